@@ -1,0 +1,3 @@
+module github.com/aclc-dev/aclc
+
+go 1.26.8

@@ -1,0 +1,108 @@
+// Package yunikorn holds the reference semantics of Apache YuniKorn queue
+// ACLs: the ACL grammar, the queue configuration loader and validator, the
+// queue tree and the submit/admin decision. It is plain Go and is the oracle
+// every other runtime is compared with.
+//
+// See https://yunikorn.apache.org/docs/user_guide/acls
+package yunikorn
+
+// The configuration types mirror YuniKorn's configs package. Keys are the
+// lower-cased field names, matched case-sensitively; unknown keys are errors.
+
+// SchedulerConfig is the content of queues.yaml.
+type SchedulerConfig struct {
+	Partitions []PartitionConfig `yaml:"partitions" json:"partitions"`
+	Checksum   string            `yaml:"checksum,omitempty" json:"checksum,omitempty"`
+}
+
+// PartitionConfig is one partition.
+type PartitionConfig struct {
+	Name              string                  `yaml:"name" json:"name"`
+	Queues            []QueueConfig           `yaml:"queues" json:"queues"`
+	PlacementRules    []PlacementRule         `yaml:"placementrules,omitempty" json:"placementrules,omitempty"`
+	Limits            []Limit                 `yaml:"limits,omitempty" json:"limits,omitempty"`
+	Preemption        PartitionPreemptionConf `yaml:"preemption,omitempty" json:"preemption,omitempty"`
+	NodeSortPolicy    NodeSortingPolicy       `yaml:"nodesortpolicy,omitempty" json:"nodesortpolicy,omitempty"`
+	UserGroupResolver UserGroupResolver       `yaml:"usergroupresolver,omitempty" json:"usergroupresolver,omitempty"`
+
+	// Line is the source line of the partition entry (0 when unknown).
+	Line int `yaml:"-" json:"-"`
+}
+
+// UserGroupResolver names the group resolver of the partition.
+type UserGroupResolver struct {
+	Type string `yaml:"type,omitempty" json:"type,omitempty"`
+}
+
+// PartitionPreemptionConf is the partition's preemption block.
+type PartitionPreemptionConf struct {
+	Enabled                *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	QuotaPreemptionEnabled *bool `yaml:"quotapreemptionenabled,omitempty" json:"quotapreemptionenabled,omitempty"`
+}
+
+// NodeSortingPolicy is the partition's node sort policy.
+type NodeSortingPolicy struct {
+	Type            string             `yaml:"type,omitempty" json:"type,omitempty"`
+	ResourceWeights map[string]float64 `yaml:"resourceweights,omitempty" json:"resourceweights,omitempty"`
+}
+
+// QueueConfig is one queue; SubmitACL and AdminACL are kept verbatim.
+type QueueConfig struct {
+	Name            string            `yaml:"name" json:"name"`
+	Parent          bool              `yaml:"parent,omitempty" json:"parent,omitempty"`
+	Resources       Resources         `yaml:"resources,omitempty" json:"resources,omitempty"`
+	MaxApplications uint64            `yaml:"maxapplications,omitempty" json:"maxapplications,omitempty"`
+	Properties      map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
+	AdminACL        string            `yaml:"adminacl,omitempty" json:"adminacl,omitempty"`
+	SubmitACL       string            `yaml:"submitacl,omitempty" json:"submitacl,omitempty"`
+	ChildTemplate   ChildTemplate     `yaml:"childtemplate,omitempty" json:"childtemplate,omitempty"`
+	Queues          []QueueConfig     `yaml:"queues,omitempty" json:"queues,omitempty"`
+	Limits          []Limit           `yaml:"limits,omitempty" json:"limits,omitempty"`
+
+	// Positions of the entry and of its ACL values in the source (0 when
+	// unknown, e.g. for a root inserted by the validator).
+	Line          int `yaml:"-" json:"-"`
+	AdminACLLine  int `yaml:"-" json:"-"`
+	SubmitACLLine int `yaml:"-" json:"-"`
+	// Inserted is true for a root queue added by the validator.
+	Inserted bool `yaml:"-" json:"-"`
+}
+
+// ChildTemplate is the template for dynamic children; it has no ACL fields.
+type ChildTemplate struct {
+	MaxApplications uint64            `yaml:"maxapplications,omitempty" json:"maxapplications,omitempty"`
+	Properties      map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
+	Resources       Resources         `yaml:"resources,omitempty" json:"resources,omitempty"`
+}
+
+// Resources are guaranteed and maximum resource quantities.
+type Resources struct {
+	Guaranteed map[string]string `yaml:"guaranteed,omitempty" json:"guaranteed,omitempty"`
+	Max        map[string]string `yaml:"max,omitempty" json:"max,omitempty"`
+}
+
+// PlacementRule is one placement rule (not used by ACL decisions, but part
+// of the file and validated).
+type PlacementRule struct {
+	Name   string         `yaml:"name" json:"name"`
+	Parent *PlacementRule `yaml:"parent,omitempty" json:"parent,omitempty"`
+	Create bool           `yaml:"create,omitempty" json:"create,omitempty"`
+	Filter Filter         `yaml:"filter,omitempty" json:"filter,omitempty"`
+	Value  string         `yaml:"value,omitempty" json:"value,omitempty"`
+}
+
+// Filter is a placement rule filter.
+type Filter struct {
+	Type   string   `yaml:"type,omitempty" json:"type,omitempty"`
+	Users  []string `yaml:"users,omitempty" json:"users,omitempty"`
+	Groups []string `yaml:"groups,omitempty" json:"groups,omitempty"`
+}
+
+// Limit is a user/group limit.
+type Limit struct {
+	Limit           string            `yaml:"limit,omitempty" json:"limit,omitempty"`
+	Users           []string          `yaml:"users,omitempty" json:"users,omitempty"`
+	Groups          []string          `yaml:"groups,omitempty" json:"groups,omitempty"`
+	MaxResources    map[string]string `yaml:"maxresources,omitempty" json:"maxresources,omitempty"`
+	MaxApplications uint64            `yaml:"maxapplications,omitempty" json:"maxapplications,omitempty"`
+}
