@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue"}' |
+    aclc eval --engine native --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml
+  aclc eval --engine rego --entrypoint yunikorn/queues/decision --input in.json examples/yunikorn/org.yaml
+  aclc eval --jsonl --entrypoint yunikorn/queues/decision --bundle queues.tar.gz < inputs.jsonl
+`
+
+func runEval(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("eval", "aclc eval [--engine native|rego|wasm|opa-wasm|http] [--url URL] --entrypoint E [--resolver R] [--input FILE|-] [--jsonl] (SOURCE... | --bundle FILE)", evalExamples, stderr)
+	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm, opa-wasm or http")
+	url := fs.String("url", "", "base `URL` of an OPA-compatible server (engine http)")
+	ep := fs.String("entrypoint", "", "decision `entrypoint`, e.g. yunikorn/queues/decision")
+	resolver := fs.String("resolver", "", "group `resolver`: none")
+	inputPath := fs.String("input", "-", "input `file` (JSON), or - for standard input")
+	jsonl := fs.Bool("jsonl", false, "read one JSON input per line and write one compact decision per line")
+	bundlePath := fs.String("bundle", "", "evaluate this bundle `file` instead of building SOURCE")
+	srcs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return parseStatus(err)
+	}
+	if *ep == "" {
+		errorf(stderr, "eval: --entrypoint is required")
+		fs.Usage()
+		return exitUsage
+	}
+	if (len(srcs) == 0) == (*bundlePath == "") && *engineName != engine.HTTP {
+		errorf(stderr, "eval: give either SOURCE files or --bundle")
+		return exitUsage
+	}
+	if err := checkResolver(*resolver); err != nil {
+		errorf(stderr, "eval: %v", err)
+		return exitUsage
+	}
+	ctx := context.Background()
+	eng, err := openEngine(ctx, *engineName, *url, srcs, *bundlePath)
+	if err != nil {
+		errorf(stderr, "eval: %v", err)
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		return exitError
+	}
+	defer eng.Close(ctx)
+
+	var in io.Reader = stdin
+	if *inputPath != "-" {
+		f, err := os.Open(*inputPath)
+		if err != nil {
+			errorf(stderr, "eval: %v", err)
+			return exitError
+		}
+		defer f.Close()
+		in = f
+	}
+	if *jsonl {
+		return evalLines(ctx, eng, *ep, in, stdout, stderr)
+	}
+	raw, err := io.ReadAll(in)
+	if err != nil {
+		errorf(stderr, "eval: read input: %v", err)
+		return exitError
+	}
+	if !json.Valid(raw) {
+		errorf(stderr, "eval: input is not valid JSON")
+		return exitError
+	}
+	out, err := eng.Eval(ctx, *ep, raw)
+	if err != nil {
+		errorf(stderr, "eval: %v", err)
+		if errors.Is(err, engine.ErrUnknownEntrypoint) {
+			return exitUsage
+		}
+		return exitError
+	}
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, out, "", "  ") != nil {
+		pretty.Reset()
+		pretty.Write(out)
+	}
+	fmt.Fprintln(stdout, pretty.String())
+	return exitOK
+}
+
+// evalLines answers one decision per input line, in order; a bad line gets
+// {"error": ...} and the rest go on.
+func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, stdout, stderr io.Writer) int {
+	status := exitOK
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var out json.RawMessage
+		var err error
+		if !json.Valid(raw) {
+			err = fmt.Errorf("line %d: input is not valid JSON", line)
+		} else if out, err = eng.Eval(ctx, ep, raw); err != nil {
+			err = fmt.Errorf("line %d: %w", line, err)
+		}
+		if err != nil {
+			status = exitError
+			b, _ := json.Marshal(map[string]string{"error": err.Error()})
+			out = b
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, out) == nil {
+			out = compact.Bytes()
+		}
+		w.Write(out)
+		w.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		errorf(stderr, "eval: read input: %v", err)
+		return exitError
+	}
+	return status
+}
+
+var errUsage = errors.New("usage")
+
+// openEngine builds the named engine from sources or a bundle file.
+func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath string) (engine.Engine, error) {
+	switch name {
+	case engine.Native:
+		if bundlePath != "" {
+			return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
+		}
+		s, err := translate.LoadSources(srcs, translate.KindAuto)
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewNative(s, nil), nil
+	case engine.Rego:
+		if bundlePath != "" {
+			b, err := translate.ReadBundle(bundlePath)
+			if err != nil {
+				return nil, err
+			}
+			return engine.NewRego(b, engine.BundleEntrypoints(b)), nil
+		}
+		s, err := translate.LoadSources(srcs, translate.KindAuto)
+		if err != nil {
+			return nil, err
+		}
+		b, err := translate.RegoBundle(s)
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewRego(b, s.Entrypoints()), nil
+	}
+	return nil, fmt.Errorf("%w: unknown --engine %q (want native or rego)", errUsage, name)
+}

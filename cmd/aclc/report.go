@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
+  aclc report --as sue --as john:dev --as bob:test --engine rego examples/yunikorn/acl-doc.yaml
+`
+
+// principalFlag collects --as user[:group,group] values.
+type principalFlag []string
+
+func (p *principalFlag) String() string     { return strings.Join(*p, " ") }
+func (p *principalFlag) Set(v string) error { *p = append(*p, v); return nil }
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE", reportExamples, stderr)
+	engineName := fs.String("engine", engine.Wasm, "`engine` that decides the --as rows: native, rego, wasm or opa-wasm")
+	var as principalFlag
+	fs.Var(&as, "as", "decide for this `user[:group,...]` on every queue (repeatable)")
+	srcs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return parseStatus(err)
+	}
+	if len(srcs) != 1 {
+		errorf(stderr, "report: give exactly one SOURCE")
+		fs.Usage()
+		return exitUsage
+	}
+	s, err := translate.LoadSources(srcs, translate.KindAuto)
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	if s.Queues == nil {
+		errorf(stderr, "report: %s has no YuniKorn queues", srcs[0])
+		return exitError
+	}
+	w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+	for _, p := range s.Queues.Partitions {
+		fmt.Fprintf(w, "partition %s\nQUEUE\tMAY SUBMIT\tMAY ADMINISTER\n", p.Name)
+		for _, q := range p.Queues() {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", q.Path, whoMay(q, true), whoMay(q, false))
+		}
+		fmt.Fprintln(w)
+	}
+	w.Flush()
+	if len(as) == 0 {
+		return exitOK
+	}
+	ctx := context.Background()
+	eng, err := openEngine(ctx, *engineName, "", srcs, "")
+	if err != nil {
+		errorf(stderr, "report: %v", err)
+		return exitError
+	}
+	defer eng.Close(ctx)
+	fmt.Fprintf(w, "decisions by the %s engine\nUSER\tGROUPS\tQUEUE\tSUBMIT\tADMIN\tWHY (submit)\n", eng.Name())
+	for _, spec := range as {
+		user, groups, _ := strings.Cut(spec, ":")
+		var gs []string
+		if groups != "" {
+			gs = strings.Split(groups, ",")
+		}
+		for _, p := range s.Queues.Partitions {
+			for _, q := range p.Queues() {
+				sub, err1 := decideOn(ctx, eng, p.Name, q.Path, "submit", user, gs)
+				adm, err2 := decideOn(ctx, eng, p.Name, q.Path, "admin", user, gs)
+				if err1 != nil || err2 != nil {
+					errorf(stderr, "report: %v %v", err1, err2)
+					return exitError
+				}
+				shown := "(resolved)"
+				if len(gs) > 0 {
+					shown = strings.Join(gs, ",")
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", user, shown, qualified(p.Name, q.Path), verdict(sub.Allow), verdict(adm.Allow), sub.Reason)
+			}
+		}
+	}
+	w.Flush()
+	return exitOK
+}
+
+func qualified(partition, path string) string {
+	if partition == "default" {
+		return path
+	}
+	return partition + ":" + path
+}
+
+func verdict(b bool) string {
+	if b {
+		return "allow"
+	}
+	return "deny"
+}
+
+func decideOn(ctx context.Context, eng engine.Engine, partition, queue, action, user string, groups []string) (yunikorn.Decision, error) {
+	in, _ := json.Marshal(yunikorn.Input{Partition: partition, Queue: queue, Action: action, User: user, Groups: groups})
+	out, err := eng.Eval(ctx, translate.EntrypointYuniKornQueues, in)
+	var d yunikorn.Decision
+	if err == nil {
+		err = json.Unmarshal(out, &d)
+	}
+	return d, err
+}
+
+// whoMay lists the principals the queue's chain admits, with the ACL that
+// admits each; submit counts submit and admin ACLs, admin only admin ACLs.
+func whoMay(q *yunikorn.Queue, submit bool) string {
+	if submit && q.Recovery {
+		return "nobody (recovery queue)"
+	}
+	var parts []string
+	for n := q; n != nil; n = n.Parent {
+		acls := []struct {
+			kind string
+			acl  yunikorn.ACL
+		}{{"adminacl", n.Admin}}
+		if submit {
+			acls = append(acls[:0:0], struct {
+				kind string
+				acl  yunikorn.ACL
+			}{"submitacl", n.Submit}, acls[0])
+		}
+		for _, a := range acls {
+			if a.acl.AllowAll || len(a.acl.Users)+len(a.acl.Groups) > 0 {
+				parts = append(parts, fmt.Sprintf("%s (%s of %s)", a.acl.String(), a.kind, n.Path))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "nobody"
+	}
+	return strings.Join(parts, "; ")
+}

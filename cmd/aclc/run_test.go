@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, input string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	old := stdin
+	stdin = strings.NewReader(input)
+	defer func() { stdin = old }()
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const seedConfig = "../../examples/yunikorn/acl-doc.yaml"
+
+func TestBuildWritesALoadableBundle(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	code, stdout, stderr := runCLI(t, "", "build", "-o", out, seedConfig)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "yunikorn/queues/decision") {
+		t.Errorf("summary does not name the entrypoint: %s", stdout)
+	}
+	code, stdout, stderr = runCLI(t, `{"queue":"root.product","action":"submit","user":"x","groups":["product"]}`,
+		"eval", "--engine", "rego", "--entrypoint", "yunikorn/queues/decision", "--bundle", out)
+	if code != exitOK || !strings.Contains(stdout, `"allow": true`) {
+		t.Fatalf("eval of the built bundle: exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+func TestBuildFailureWritesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{"yaml error is located", "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: *\n", ":5:"},
+		{"unknown key is located", "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitACL: sue\n", ":5:"},
+		{"runtime acl error is located", "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: \"user1  group1\"\n", "multiple spaces found in ACL: 'user1  group1'"},
+		{"invalid queue name", "partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n          - name: a.b\n", "invalid queue name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := writeFile(t, "q.yaml", tt.content)
+			out := filepath.Join(t.TempDir(), "b.tar.gz")
+			code, _, stderr := runCLI(t, "", "build", "-o", out, src)
+			if code != exitError {
+				t.Fatalf("exit %d, want %d; stderr %s", code, exitError, stderr)
+			}
+			if !strings.Contains(stderr, src) || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q should name %s and contain %q", stderr, src, tt.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output file exists after a failed build")
+			}
+			entries, _ := os.ReadDir(filepath.Dir(out))
+			if len(entries) != 0 {
+				t.Errorf("temporary files left behind: %v", entries)
+			}
+		})
+	}
+}
+
+func TestEvalEnginesAgreeOnSeed(t *testing.T) {
+	in := `{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`
+	var outs []string
+	for _, e := range []string{"native", "rego"} {
+		code, stdout, stderr := runCLI(t, in, "eval", "--engine", e, "--entrypoint", "yunikorn/queues/decision", seedConfig)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", e, code, stderr)
+		}
+		outs = append(outs, stdout)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("native %s != rego %s", outs[0], outs[1])
+	}
+	if !strings.Contains(outs[0], `adminacl of root.test allows group \"dev\"`) {
+		t.Errorf("unexpected decision %s", outs[0])
+	}
+}
+
+func TestEvalJSONLKeepsGoingAfterABadLine(t *testing.T) {
+	lines := `{"queue":"root.test","action":"submit","user":"sue"}
+not json
+{"queue":"root.product","action":"submit","user":"sue"}
+`
+	code, stdout, _ := runCLI(t, lines, "eval", "--engine", "native", "--jsonl", "--entrypoint", "yunikorn/queues/decision", seedConfig)
+	if code != exitError {
+		t.Errorf("exit %d, want %d for a bad line", code, exitError)
+	}
+	got := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(got) != 3 {
+		t.Fatalf("want 3 output lines, got %q", got)
+	}
+	var first, second, third map[string]any
+	for i, p := range []*map[string]any{&first, &second, &third} {
+		if err := json.Unmarshal([]byte(got[i]), p); err != nil {
+			t.Fatalf("line %d is not JSON: %q", i+1, got[i])
+		}
+	}
+	if first["allow"] != true || third["allow"] != false {
+		t.Errorf("decisions out of order or wrong: %q", got)
+	}
+	if e, _ := second["error"].(string); !strings.Contains(e, "line 2") {
+		t.Errorf("bad line should get an error naming it: %q", got[1])
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no command", nil},
+		{"unknown command", []string{"frobnicate"}},
+		{"eval without entrypoint", []string{"eval", seedConfig}},
+		{"eval with both sources and bundle", []string{"eval", "--entrypoint", "x", "--bundle", "b.tar.gz", seedConfig}},
+		{"unknown engine", []string{"eval", "--engine", "nope", "--entrypoint", "yunikorn/queues/decision", seedConfig}},
+		{"unknown flag", []string{"build", "--nope", seedConfig}},
+		{"build without sources", []string{"build"}},
+		{"unknown target", []string{"build", "--target", "nope", "-o", "/dev/null", seedConfig}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code, _, _ := runCLI(t, "{}", tt.args...); code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+		})
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, c := range commands() {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", c.name, "-h")
+			if code != exitOK || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "Examples:") {
+				t.Errorf("%s -h: exit %d, %q", c.name, code, stderr)
+			}
+		})
+	}
+}
+
+func TestCheckReportsTrapsAndErrors(t *testing.T) {
+	trap := writeFile(t, "trap.yaml", "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: \"user1, user2\"\n")
+	code, stdout, _ := runCLI(t, "", "check", trap)
+	if code != exitOK || !strings.Contains(stdout, "comma-space") || !strings.Contains(stdout, trap+":5") {
+		t.Errorf("check of a trap: exit %d, %s", code, stdout)
+	}
+	bad := writeFile(t, "bad.yaml", "partitions:\n  - name: default\n    queues:\n      - name: root\n        foo: bar\n")
+	code, stdout, _ = runCLI(t, "", "check", bad)
+	if code != exitError || !strings.Contains(stdout, bad+":5") {
+		t.Errorf("check of an invalid file: exit %d, %s", code, stdout)
+	}
+}
+
+func TestReportShowsSeedTable(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--as", "john:dev", seedConfig)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"root.product", "groups product (submitacl of root.product)", "john", "allow"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package yunikorn
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDiagnose pins one warning per YuniKorn trap (spec §8).
+func TestDiagnose(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		wantCode string
+		wantMsg  string
+		wantLine int
+	}{
+		{"service account user is silently dropped", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: system:serviceaccount:ns:sa\n",
+			CodeDroppedName, `user "system:serviceaccount:ns:sa" is silently dropped`, 5},
+		{"dotted group is silently dropped", "partitions:\n- name: default\n  queues:\n  - name: root\n    adminacl: \" team.a\"\n",
+			CodeDroppedName, `group "team.a" is silently dropped`, 5},
+		{"comma space makes a group", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"user1, user2\"\n",
+			CodeCommaSpace, `"user2" is a group, not a user`, 5},
+		{"wildcard group list discards users", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"sue,bob *\"\n",
+			CodeWildcardDiscards, "discards the users", 5},
+		{"child deny-all cannot narrow", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: any-user\n    queues:\n    - name: acldeny\n      submitacl: \" \"\n",
+			CodeCannotNarrow, "submitacl of root allows users any-user", 8},
+		{"child below a wildcard cannot narrow", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"*\"\n    queues:\n    - name: a\n      submitacl: sue\n",
+			CodeCannotNarrow, "allows everybody", 8},
+		{"root without acl", "partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n    - name: a\n      submitacl: sue\n",
+			CodeRootNoACL, "nobody may submit except through ACLs", 4},
+		{"unknown resolver type falls back", "partitions:\n- name: default\n  usergroupresolver:\n    type: OS\n  queues:\n  - name: root\n    submitacl: \"*\"\n",
+			CodeResolverFallback, `"OS" is not one of test, os, ldap`, 0},
+		{"configured recovery queue", "partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"*\"\n    queues:\n    - name: \"@recovery@\"\n",
+			CodeRecoveryQueue, "nobody may ever submit", 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf, err := Load("q.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := BuildTree("q.yaml", conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []string
+			for _, d := range Diagnose(tree) {
+				found = append(found, d.String())
+				if d.Code == tt.wantCode && strings.Contains(d.Msg, tt.wantMsg) {
+					if d.Line != tt.wantLine {
+						t.Errorf("line %d, want %d: %s", d.Line, tt.wantLine, d)
+					}
+					return
+				}
+			}
+			t.Errorf("no %s warning containing %q; got %q", tt.wantCode, tt.wantMsg, found)
+		})
+	}
+}
+
+// TestDiagnoseQuietOnCleanConfig: a config without traps gets no warning.
+func TestDiagnoseQuietOnCleanConfig(t *testing.T) {
+	conf, err := Load("q.yaml", []byte("partitions:\n- name: default\n  queues:\n  - name: root\n    adminacl: \" ops\"\n    queues:\n    - name: a\n      submitacl: sue dev\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := BuildTree("q.yaml", conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diagnose(tree); len(d) != 0 {
+		t.Errorf("unexpected warnings: %v", d)
+	}
+}

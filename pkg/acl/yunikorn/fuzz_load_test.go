@@ -1,0 +1,50 @@
+package yunikorn
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoad checks that Load never panics and that every error it returns is
+// a located error matching ErrInvalidConfig. It is seeded with the load
+// corpus in testdata/load.
+func FuzzLoad(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "load", "*"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("partitions: &p [*p]\n"))
+	f.Add([]byte("a: &a {<<: *a}\n"))
+	f.Add([]byte("kind: ConfigMap\ndata:\n  queues.yaml: \"partitions:\\n  - bad: 1\\n\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conf, err := Load("fuzz.yaml", data)
+		if err == nil {
+			if conf == nil {
+				t.Fatal("nil configuration without an error")
+			}
+			// A loaded configuration always passes validation again: the
+			// validator's changes are stable.
+			if err := Validate(conf); err != nil {
+				t.Fatalf("loaded configuration fails Validate: %v", err)
+			}
+			return
+		}
+		if !errors.Is(err, ErrInvalidConfig) {
+			t.Fatalf("error does not match ErrInvalidConfig: %v", err)
+		}
+		var list SourceErrors
+		var one *SourceError
+		if !errors.As(err, &list) && !errors.As(err, &one) {
+			t.Fatalf("error is %T, not a SourceError: %v", err, err)
+		}
+	})
+}

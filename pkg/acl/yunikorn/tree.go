@@ -1,0 +1,168 @@
+package yunikorn
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// RecoveryQueue is the queue YuniKorn creates under root for forced
+// placements. Submitting to it is never allowed.
+const RecoveryQueue = "root.@recovery@"
+
+// Queue is one node of a partition's queue tree, as the scheduler builds it.
+type Queue struct {
+	Name     string // lower-cased, as YuniKorn stores it
+	Path     string // "root.a.b"
+	Parent   *Queue
+	Children []*Queue
+	Submit   ACL
+	Admin    ACL
+	// Leaf is true for a queue that can hold applications: no children and
+	// not marked parent.
+	Leaf bool
+	// Recovery is true for root.@recovery@, whether YuniKorn added it or the
+	// configuration names it.
+	Recovery bool
+	// Added is true for queues that exist at runtime without being configured
+	// (root.@recovery@).
+	Added bool
+
+	Config *QueueConfig // nil for added queues
+}
+
+// Partition is one partition's queue tree.
+type Partition struct {
+	Name     string
+	Root     *Queue
+	Resolver string // usergroupresolver.type as configured
+	byPath   map[string]*Queue
+}
+
+// Queue returns the queue at the lower-cased path, or nil.
+func (p *Partition) Queue(path string) *Queue { return p.byPath[path] }
+
+// Queues returns every queue in depth-first configuration order.
+func (p *Partition) Queues() []*Queue {
+	var out []*Queue
+	var walk func(q *Queue)
+	walk = func(q *Queue) {
+		out = append(out, q)
+		for _, c := range q.Children {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	return out
+}
+
+// QueueTree is the runtime view of a validated SchedulerConfig: every
+// partition's queues with their parsed ACLs.
+type QueueTree struct {
+	Partitions []*Partition
+	byName     map[string]*Partition
+	// Resolver is the group resolver YuniKorn would use for the whole
+	// process: the first partition's usergroupresolver.type.
+	Resolver string
+	// File is the source the tree was built from, for messages.
+	File string
+}
+
+// Partition returns the named partition; "" and any case of "default" name
+// the default partition, as in the configuration.
+func (t *QueueTree) Partition(name string) *Partition {
+	return t.byName[NormalisePartitionName(name)]
+}
+
+// NormalisePartitionName applies YuniKorn's partition name rule: "" and any
+// case of "default" become "default"; other names keep their case.
+func NormalisePartitionName(name string) string {
+	if name == "" || strings.EqualFold(name, "default") {
+		return "default"
+	}
+	return name
+}
+
+// BuildTree turns a validated configuration into queue trees, failing where
+// YuniKorn's partition or queue creation fails: a root not named exactly
+// "root", and ACL strings that the validator accepts but the runtime parser
+// rejects.
+func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
+	t := &QueueTree{byName: map[string]*Partition{}, File: file}
+	for i := range conf.Partitions {
+		pc := &conf.Partitions[i]
+		if len(pc.Queues) != 1 || pc.Queues[0].Name != "root" {
+			line := pc.Line
+			if len(pc.Queues) > 0 {
+				line = pc.Queues[0].Line
+			}
+			return nil, sourceError(file, line, pc.Name, "partition cannot be created without root queue")
+		}
+		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{}}
+		root, err := buildQueue(file, p, nil, &pc.Queues[0])
+		if err != nil {
+			return nil, err
+		}
+		p.Root = root
+		if p.byPath[RecoveryQueue] == nil {
+			rq := &Queue{Name: "@recovery@", Path: RecoveryQueue, Parent: root, Leaf: true, Recovery: true, Added: true,
+				Submit: emptyACL(), Admin: emptyACL()}
+			root.Children = append(root.Children, rq)
+			p.byPath[RecoveryQueue] = rq
+		}
+		if i == 0 {
+			t.Resolver = p.Resolver
+		}
+		t.Partitions = append(t.Partitions, p)
+		t.byName[p.Name] = p
+	}
+	return t, nil
+}
+
+func emptyACL() ACL { return ACL{Users: map[string]struct{}{}, Groups: map[string]struct{}{}} }
+
+func buildQueue(file string, p *Partition, parent *Queue, qc *QueueConfig) (*Queue, error) {
+	name := strings.ToLower(qc.Name)
+	q := &Queue{Name: name, Path: name, Parent: parent, Config: qc}
+	if parent != nil {
+		q.Path = parent.Path + "." + name
+	}
+	// The runtime parses the submit ACL first, then the admin ACL.
+	var err error
+	if q.Submit, err = ParseACL(qc.SubmitACL); err != nil {
+		return nil, queueCreationError(file, qc.SubmitACLLine, qc.SubmitACL, err)
+	}
+	if q.Admin, err = ParseACL(qc.AdminACL); err != nil {
+		return nil, queueCreationError(file, qc.AdminACLLine, qc.AdminACL, err)
+	}
+	q.Leaf = !qc.Parent && len(qc.Queues) == 0
+	q.Recovery = q.Path == RecoveryQueue
+	p.byPath[q.Path] = q
+	for i := range qc.Queues {
+		c, err := buildQueue(file, p, q, &qc.Queues[i])
+		if err != nil {
+			return nil, err
+		}
+		q.Children = append(q.Children, c)
+	}
+	return q, nil
+}
+
+func queueCreationError(file string, line int, value string, err error) error {
+	// YuniKorn joins the errors with errors.Join, hence the newline.
+	return sourceError(file, line, value, "configured queue creation failed: \n"+err.Error())
+}
+
+func sourceError(file string, line int, value, msg string) error {
+	return fmt.Errorf("%w", SourceErrors{{File: file, Line: line, Value: value, Msg: msg}})
+}
+
+// SortedPartitionNames returns the partition names in sorted order.
+func (t *QueueTree) SortedPartitionNames() []string {
+	out := make([]string, 0, len(t.Partitions))
+	for _, p := range t.Partitions {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out
+}

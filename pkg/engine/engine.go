@@ -1,0 +1,59 @@
+// Package engine runs aclc decisions on each runtime behind one interface:
+// the native reference code, OPA's evaluator, OPA's Wasm engine, aclc's own
+// wazero host and any OPA-compatible HTTP server.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Engine evaluates decision entry points.
+//
+// Eval returns the entry point's value as JSON. An error means the engine
+// could not decide; callers that answer users turn it into a deny with
+// Deny.
+type Engine interface {
+	Name() string
+	Eval(ctx context.Context, entrypoint string, input []byte) (json.RawMessage, error)
+	Close(ctx context.Context) error
+}
+
+// Names of the engines, as the CLI's --engine flag takes them.
+const (
+	Native  = "native"
+	Rego    = "rego"
+	Wasm    = "wasm"
+	OPAWasm = "opa-wasm"
+	HTTP    = "http"
+)
+
+// ErrUnknownEntrypoint is returned, wrapped, for an entry point an engine
+// does not serve.
+var ErrUnknownEntrypoint = errors.New("unknown entrypoint")
+
+func unknownEntrypoint(ep string, known []string) error {
+	k := append([]string(nil), known...)
+	sort.Strings(k)
+	return fmt.Errorf("%w %q (have: %s)", ErrUnknownEntrypoint, ep, strings.Join(k, ", "))
+}
+
+// Deny is the decision every entry point answers when evaluation fails: the
+// caller is refused, and told why.
+func Deny(err error) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"allow": false, "reason": "internal error: " + err.Error()})
+	return b
+}
+
+// Decide evaluates and turns any error into a deny.
+func Decide(ctx context.Context, e Engine, entrypoint string, input []byte) (json.RawMessage, error) {
+	out, err := e.Eval(ctx, entrypoint, input)
+	if err != nil {
+		return Deny(err), err
+	}
+	return out, nil
+}

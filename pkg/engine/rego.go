@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// RegoEngine evaluates a Rego bundle with OPA's evaluator. Each entry point
+// is prepared once and reused for every input.
+type RegoEngine struct {
+	b        *bundle.Bundle
+	mu       sync.Mutex
+	prepared map[string]*rego.PreparedEvalQuery
+	eps      []string
+}
+
+// NewRego prepares OPA's evaluator over a Rego bundle.
+func NewRego(b *bundle.Bundle, entrypoints []string) *RegoEngine {
+	return &RegoEngine{b: b, prepared: map[string]*rego.PreparedEvalQuery{}, eps: entrypoints}
+}
+
+// Name implements Engine.
+func (*RegoEngine) Name() string { return Rego }
+
+// EntrypointQuery turns "a/b/c" into the query "data.a.b.c".
+func EntrypointQuery(ep string) string { return "data." + strings.ReplaceAll(ep, "/", ".") }
+
+func (e *RegoEngine) query(ctx context.Context, ep string) (*rego.PreparedEvalQuery, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if pq, ok := e.prepared[ep]; ok {
+		return pq, nil
+	}
+	known := false
+	for _, k := range e.eps {
+		known = known || k == ep
+	}
+	if !known {
+		return nil, unknownEntrypoint(ep, e.eps)
+	}
+	pq, err := rego.New(
+		rego.Query(EntrypointQuery(ep)),
+		rego.ParsedBundle("aclc", e.b),
+		rego.SetRegoVersion(ast.RegoV1),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", ep, err)
+	}
+	e.prepared[ep] = &pq
+	return &pq, nil
+}
+
+// Eval implements Engine.
+func (e *RegoEngine) Eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
+	pq, err := e.query(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	var in any
+	if err := util.UnmarshalJSON(input, &in); err != nil {
+		return nil, fmt.Errorf("parse input: %w", err)
+	}
+	v, err := ast.InterfaceToValue(in)
+	if err != nil {
+		return nil, fmt.Errorf("parse input: %w", err)
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(v))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil, fmt.Errorf("%s: undefined", ep)
+	}
+	return json.Marshal(rs[0].Expressions[0].Value)
+}
+
+// Close implements Engine.
+func (*RegoEngine) Close(context.Context) error { return nil }
+
+// BundleEntrypoints lists aclc's decision entry points whose package the
+// bundle contains.
+func BundleEntrypoints(b *bundle.Bundle) []string {
+	var out []string
+	for _, ep := range translate.AllEntrypoints {
+		pkg := "data." + strings.ReplaceAll(ep[:strings.LastIndex(ep, "/")], "/", ".")
+		for _, m := range b.Modules {
+			if m.Parsed != nil && m.Parsed.Package.Path.String() == pkg {
+				out = append(out, ep)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package translate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/aclc-dev/aclc/policy/rego"
+	"github.com/aclc-dev/aclc/schemas"
+)
+
+// Roots are the bundle roots aclc owns: its data under "aclc" and one
+// package tree per decision family.
+var Roots = []string{"aclc", "yunikorn"}
+
+// SchemaSet returns aclc's JSON Schemas as an OPA schema set, so that the
+// policy's schema annotations type-check the input.
+func SchemaSet() (*ast.SchemaSet, error) {
+	ss := ast.NewSchemaSet()
+	for name, raw := range schemas.Files() {
+		var v any
+		if err := util.UnmarshalJSON(raw, &v); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		ref := ast.Ref{ast.SchemaRootDocument}
+		for _, p := range schemas.AnnotationRef(name) {
+			ref = append(ref, ast.StringTerm(p))
+		}
+		ss.Put(ref, v)
+	}
+	return ss, nil
+}
+
+// ParseModules parses the embedded policy library (and, with tests, its
+// unit tests) as Rego v1.
+func ParseModules(tests bool) (map[string]*ast.Module, error) {
+	src := policy.Modules()
+	if tests {
+		for k, v := range policy.TestModules() {
+			src[k] = v
+		}
+	}
+	out := make(map[string]*ast.Module, len(src))
+	for _, name := range policy.Names(src) {
+		m, err := ast.ParseModuleWithOpts(name, src[name], ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return nil, err
+		}
+		out[name] = m
+	}
+	return out, nil
+}
+
+// CheckModules compiles the modules with the schema annotations enforced,
+// so a policy that misuses its input fails the build.
+func CheckModules(mods map[string]*ast.Module) error {
+	ss, err := SchemaSet()
+	if err != nil {
+		return err
+	}
+	c := ast.NewCompiler().WithSchemas(ss).WithUseTypeCheckAnnotations(true)
+	c.Compile(mods)
+	if c.Failed() {
+		return c.Errors
+	}
+	return nil
+}
+
+// RegoBundle builds the plain Rego bundle: the policy library, the data
+// document and a manifest whose revision is a hash of the content.
+func RegoBundle(s *Sources) (*bundle.Bundle, error) {
+	mods, err := ParseModules(false)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckModules(mods); err != nil {
+		return nil, fmt.Errorf("policy library: %w", err)
+	}
+	data := s.Data()
+	dataJSON, err := json.Marshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("encode data: %w", err)
+	}
+	// Round-trip so the bundle holds plain JSON values, as if read from disk.
+	var dataDoc map[string]any
+	if err := util.UnmarshalJSON(dataJSON, &dataDoc); err != nil {
+		return nil, err
+	}
+	src := policy.Modules()
+	names := policy.Names(src)
+	h := sha256.New()
+	h.Write(dataJSON)
+	b := &bundle.Bundle{Data: dataDoc}
+	for _, name := range names {
+		h.Write([]byte(name))
+		h.Write([]byte(src[name]))
+		p := "/" + filepath.ToSlash(name)
+		b.Modules = append(b.Modules, bundle.ModuleFile{URL: p, Path: p, Raw: []byte(src[name]), Parsed: mods[name]})
+	}
+	roots := append([]string(nil), Roots...)
+	sort.Strings(roots)
+	b.Manifest = bundle.Manifest{Revision: hex.EncodeToString(h.Sum(nil)), Roots: &roots}
+	b.Manifest.SetRegoVersion(ast.RegoV1)
+	return b, nil
+}
+
+// WriteBundle writes b as a gzipped tarball.
+func WriteBundle(w io.Writer, b *bundle.Bundle) error {
+	return bundle.NewWriter(w).Write(*b)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, so a failed build never leaves a half-written file behind.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".aclc-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// BundleBytes renders b in memory.
+func BundleBytes(b *bundle.Bundle) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteBundle(&buf, b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadBundle loads a bundle from a .tar.gz file or a directory.
+func ReadBundle(path string) (*bundle.Bundle, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	var loader bundle.DirectoryLoader
+	if st.IsDir() {
+		loader = bundle.NewDirectoryLoader(path)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		loader = bundle.NewTarballLoaderWithBaseURL(f, path)
+	}
+	b, err := bundle.NewCustomReader(loader).WithRegoVersion(ast.RegoV1).Read()
+	if err != nil {
+		return nil, fmt.Errorf("read bundle %s: %w", path, err)
+	}
+	return &b, nil
+}

@@ -1,0 +1,125 @@
+// Package translate turns access-control sources into policy data and OPA
+// bundles: it parses and validates each source, normalises it into the data
+// document the Rego library expects, and writes bundles.
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+)
+
+// Kind names a source format.
+type Kind string
+
+// The source kinds aclc reads.
+const (
+	KindAuto           Kind = ""
+	KindYuniKornQueues Kind = "yunikorn-queues"
+)
+
+// ErrSource is returned, wrapped, for any source that cannot be read or is
+// invalid. Nothing is written when a source fails.
+var ErrSource = errors.New("invalid source")
+
+// sourceError marks err as ErrSource without changing its text, so users
+// read "file:line:col: message" and callers can still match ErrSource.
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string   { return e.err.Error() }
+func (e sourceError) Unwrap() []error { return []error{ErrSource, e.err} }
+
+// Sources is the parsed content of every source file of a build.
+type Sources struct {
+	Files []string
+	// Queues is the YuniKorn queue configuration; YuniKorn has one per
+	// scheduler, so a build takes at most one.
+	Queues *yunikorn.QueueTree
+	// QueueConfig is the validated configuration behind Queues.
+	QueueConfig *yunikorn.SchedulerConfig
+}
+
+// LoadSources reads, detects, validates and normalises the named files.
+// force, when not KindAuto, overrides content detection.
+func LoadSources(paths []string, force Kind) (*Sources, error) {
+	if len(paths) == 0 {
+		return nil, sourceError{errors.New("no source files given")}
+	}
+	s := &Sources{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, sourceError{err}
+		}
+		if err := s.Add(p, data, force); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Add parses one more source from memory; name is used in messages.
+func (s *Sources) Add(name string, data []byte, force Kind) error {
+	kind := force
+	if kind == KindAuto {
+		var err error
+		if kind, err = detect(name, data); err != nil {
+			return err
+		}
+	}
+	switch kind {
+	case KindYuniKornQueues:
+		if s.Queues != nil {
+			return sourceError{fmt.Errorf("%s: a second YuniKorn queue configuration (the first is %s); YuniKorn reads one", name, s.Queues.File)}
+		}
+		conf, err := yunikorn.Load(name, data)
+		if err != nil {
+			return sourceError{err}
+		}
+		tree, err := yunikorn.BuildTree(name, conf)
+		if err != nil {
+			return sourceError{err}
+		}
+		s.Queues, s.QueueConfig = tree, conf
+	default:
+		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues)", name, kind)}
+	}
+	s.Files = append(s.Files, name)
+	return nil
+}
+
+func detect(path string, data []byte) (Kind, error) {
+	if yunikorn.IsQueueSource(data) {
+		return KindYuniKornQueues, nil
+	}
+	return KindAuto, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml or a yunikorn-configs ConfigMap)", path)}
+}
+
+// Data returns the data document of the bundle: everything under the
+// "aclc" root.
+func (s *Sources) Data() map[string]any {
+	aclc := map[string]any{}
+	if s.Queues != nil {
+		aclc["yunikorn"] = YuniKornData(s.Queues)
+	}
+	return map[string]any{"aclc": aclc}
+}
+
+// Entrypoints returns the decision entry points the sources provide.
+func (s *Sources) Entrypoints() []string {
+	var eps []string
+	if s.Queues != nil {
+		eps = append(eps, EntrypointYuniKornQueues)
+	}
+	return eps
+}
+
+// Entry points of the decisions.
+const (
+	EntrypointYuniKornQueues = "yunikorn/queues/decision"
+)
+
+// AllEntrypoints lists every decision aclc's policy library provides.
+var AllEntrypoints = []string{EntrypointYuniKornQueues}

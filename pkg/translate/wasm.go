@@ -1,0 +1,36 @@
+package translate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/compile"
+)
+
+// WasmBundle compiles the Rego bundle to WebAssembly in-process, with every
+// decision of the sources as an entry point. The result carries
+// /policy.wasm, the data and a manifest listing the entry points; OPA strips
+// the entry-point rules from its Rego, so ship the plain Rego bundle to
+// runtimes that should evaluate Rego.
+func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
+	rb, err := RegoBundle(s)
+	if err != nil {
+		return nil, err
+	}
+	eps := s.Entrypoints()
+	if len(eps) == 0 {
+		eps = AllEntrypoints
+	}
+	c := compile.New().
+		WithTarget(compile.TargetWasm).
+		WithEntrypoints(eps...).
+		WithBundle(rb).
+		WithRegoVersion(ast.RegoV1).
+		WithRevision(rb.Manifest.Revision)
+	if err := c.Build(ctx); err != nil {
+		return nil, fmt.Errorf("compile to wasm: %w", err)
+	}
+	return c.Bundle(), nil
+}

@@ -1,0 +1,49 @@
+// Package policy embeds aclc's hand-written Rego library (Rego v1), the
+// modules every bundle carries next to the compiled data.
+package policy
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed all:yunikorn
+var files embed.FS
+
+// Modules returns the policy modules (test files excluded), keyed by their
+// path inside this directory, e.g. "yunikorn/queues.rego".
+func Modules() map[string]string { return collect(false) }
+
+// TestModules returns the *_test.rego modules, keyed like Modules.
+func TestModules() map[string]string { return collect(true) }
+
+func collect(tests bool) map[string]string {
+	out := map[string]string{}
+	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		if strings.HasSuffix(p, "_test.rego") != tests {
+			return nil
+		}
+		b, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = string(b)
+		return nil
+	})
+	return out
+}
+
+// Names returns the keys of m in sorted order.
+func Names(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,170 @@
+// Package tests holds aclc's cross-runtime conformance corpus and its
+// runner: every case is decided by every engine and compared with the
+// expected decision and with the native reference.
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// File is one corpus file: an optional shared source and its cases.
+type File struct {
+	Path       string `yaml:"-"`
+	Source     string `yaml:"source"`
+	SourceFile string `yaml:"source_file"`
+	Entrypoint string `yaml:"entrypoint"`
+	Cases      []Case `yaml:"cases"`
+}
+
+// Case is one conformance case.
+type Case struct {
+	Note               string         `yaml:"note"`
+	Cite               string         `yaml:"cite"`
+	Source             string         `yaml:"source"`
+	SourceFile         string         `yaml:"source_file"`
+	Entrypoint         string         `yaml:"entrypoint"`
+	Input              any            `yaml:"input"`
+	Want               map[string]any `yaml:"want"`
+	WantReason         *string        `yaml:"want_reason"`
+	WantReasonContains string         `yaml:"want_reason_contains"`
+	WantError          string         `yaml:"want_error"`
+
+	// Filled by Load: the source text and the name it is read under.
+	SourceName string `yaml:"-"`
+	SourceText []byte `yaml:"-"`
+}
+
+// InputJSON renders the case input as JSON.
+func (c *Case) InputJSON() ([]byte, error) { return json.Marshal(c.Input) }
+
+// Load reads every *.yaml file below dir, resolving each case's source
+// (relative source_file paths are taken from root). Notes must be unique.
+func Load(root, dir string) ([]*File, error) {
+	var files []*File
+	seen := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f := &File{Path: p}
+		dec := yaml.NewDecoder(bytes.NewReader(raw))
+		dec.KnownFields(true)
+		if err := dec.Decode(f); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		for i := range f.Cases {
+			c := &f.Cases[i]
+			if c.Note == "" {
+				return fmt.Errorf("%s: case %d has no note", p, i)
+			}
+			if other, dup := seen[c.Note]; dup {
+				return fmt.Errorf("%s: note %q already used in %s", p, c.Note, other)
+			}
+			seen[c.Note] = p
+			if c.Entrypoint == "" {
+				c.Entrypoint = f.Entrypoint
+			}
+			if c.Entrypoint == "" {
+				c.Entrypoint = "yunikorn/queues/decision"
+			}
+			switch {
+			case c.Source != "":
+				c.SourceName, c.SourceText = fmt.Sprintf("%s[%s]", p, c.Note), []byte(c.Source)
+			case c.SourceFile != "":
+				if c.SourceText, err = os.ReadFile(filepath.Join(root, c.SourceFile)); err != nil {
+					return fmt.Errorf("%s: %s: %w", p, c.Note, err)
+				}
+				c.SourceName = c.SourceFile
+			case f.Source != "":
+				c.SourceName, c.SourceText = p, []byte(f.Source)
+			case f.SourceFile != "":
+				if c.SourceText, err = os.ReadFile(filepath.Join(root, f.SourceFile)); err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
+				c.SourceName = f.SourceFile
+			default:
+				return fmt.Errorf("%s: %s: no source", p, c.Note)
+			}
+			if c.WantError == "" && c.Want == nil {
+				return fmt.Errorf("%s: %s: neither want nor want_error", p, c.Note)
+			}
+		}
+		files = append(files, f)
+		return nil
+	})
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, err
+}
+
+// Exceptions names, per engine, the cases known to diverge and why.
+type Exceptions map[string]map[string]string
+
+// LoadExceptions reads the exceptions file; a missing file means none.
+func LoadExceptions(path string) (Exceptions, error) {
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return Exceptions{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ex Exceptions
+	if err := yaml.Unmarshal(raw, &ex); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ex == nil {
+		ex = Exceptions{}
+	}
+	return ex, nil
+}
+
+// Check compares a decision with the case's expectations and returns what
+// differs, or "".
+func (c *Case) Check(got json.RawMessage) string {
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		return fmt.Sprintf("decision is not a JSON object: %s", got)
+	}
+	var diffs []string
+	for k, want := range c.Want {
+		if !jsonEqual(want, m[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s: got %v, want %v", k, m[k], want))
+		}
+	}
+	reason, _ := m["reason"].(string)
+	if c.WantReason != nil && reason != *c.WantReason {
+		diffs = append(diffs, fmt.Sprintf("reason: got %q, want %q", reason, *c.WantReason))
+	}
+	if c.WantReasonContains != "" && !strings.Contains(reason, c.WantReasonContains) {
+		diffs = append(diffs, fmt.Sprintf("reason: got %q, want it to contain %q", reason, c.WantReasonContains))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func jsonEqual(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// SameJSON reports whether two JSON documents are equal as values.
+func SameJSON(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return jsonEqual(va, vb)
+}
