@@ -6,6 +6,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/wasm"
 )
 
 // EngineSet is every engine built over one set of sources.
@@ -27,6 +28,25 @@ func NewEngineSet(ctx context.Context, name string, src []byte) (*EngineSet, err
 	}
 	set := &EngineSet{Sources: s}
 	set.Engines = append(set.Engines, engine.NewNative(s, nil), engine.NewRego(rb, s.Entrypoints()))
+	wb, err := translate.WasmBundle(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("wasm bundle: %w", err)
+	}
+	raw, err := translate.BundleBytes(wb)
+	if err != nil {
+		return nil, err
+	}
+	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(2))
+	if err != nil {
+		return nil, fmt.Errorf("wasm engine: %w", err)
+	}
+	set.Engines = append(set.Engines, w)
+	ow, err := engine.NewOPAWasm(ctx, wb)
+	if err != nil {
+		set.Close(ctx)
+		return nil, fmt.Errorf("opa-wasm engine: %w", err)
+	}
+	set.Engines = append(set.Engines, ow)
 	return set, nil
 }
 

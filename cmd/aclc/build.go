@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -47,8 +48,17 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 			errorf(stderr, "build: %v", err)
 			return exitError
 		}
+	case "wasm":
+		b, err := translate.WasmBundle(context.Background(), s)
+		if err == nil {
+			data, err = translate.BundleBytes(b)
+		}
+		if err != nil {
+			errorf(stderr, "build: %v", err)
+			return exitError
+		}
 	default:
-		errorf(stderr, "build: unknown --target %q (want rego)", *target)
+		errorf(stderr, "build: unknown --target %q (want rego or wasm)", *target)
 		return exitUsage
 	}
 	if err := translate.WriteFileAtomic(*out, data); err != nil {

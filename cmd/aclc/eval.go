@@ -10,8 +10,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/wasm"
 )
 
 const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue"}' |
@@ -168,6 +171,31 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 			return nil, err
 		}
 		return engine.NewRego(b, s.Entrypoints()), nil
+	case engine.Wasm, engine.OPAWasm:
+		var b *bundle.Bundle
+		var err error
+		if bundlePath != "" {
+			b, err = translate.ReadBundle(bundlePath)
+		} else {
+			var s *translate.Sources
+			if s, err = translate.LoadSources(srcs, translate.KindAuto); err == nil {
+				b, err = translate.WasmBundle(ctx, s)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b.WasmModules) == 0 {
+			return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm", bundlePath)
+		}
+		if name == engine.OPAWasm {
+			return engine.NewOPAWasm(ctx, b)
+		}
+		raw, err := translate.BundleBytes(b)
+		if err != nil {
+			return nil, err
+		}
+		return engine.NewWasm(ctx, raw, wasm.NewConfig())
 	}
-	return nil, fmt.Errorf("%w: unknown --engine %q (want native or rego)", errUsage, name)
+	return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm or opa-wasm)", errUsage, name)
 }

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	_ "github.com/open-policy-agent/opa/v1/features/wasm" // registers OPA's Wasm engine
+	"github.com/open-policy-agent/opa/v1/resolver"
+	wasmresolver "github.com/open-policy-agent/opa/v1/resolver/wasm"
+	"github.com/open-policy-agent/opa/v1/util"
+)
+
+// OPAWasmEngine evaluates the same Wasm module with OPA's own Wasm engine.
+type OPAWasmEngine struct {
+	r    *wasmresolver.Resolver
+	refs map[string]ast.Ref
+	eps  []string
+}
+
+// NewOPAWasm loads the bundle's policy.wasm and data into OPA's Wasm engine.
+func NewOPAWasm(ctx context.Context, b *bundle.Bundle) (*OPAWasmEngine, error) {
+	if len(b.WasmModules) != 1 {
+		return nil, fmt.Errorf("want one wasm module in the bundle, have %d", len(b.WasmModules))
+	}
+	e := &OPAWasmEngine{refs: map[string]ast.Ref{}}
+	var refs []ast.Ref
+	for _, ep := range b.Manifest.WasmResolvers {
+		ref, err := ast.PtrRef(ast.DefaultRootDocument, ep.Entrypoint)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+		e.refs[ep.Entrypoint] = ref
+		e.eps = append(e.eps, ep.Entrypoint)
+	}
+	r, err := wasmresolver.NewWithContext(ctx, refs, b.WasmModules[0].Raw, b.Data)
+	if err != nil {
+		return nil, fmt.Errorf("opa wasm engine: %w", err)
+	}
+	e.r = r
+	return e, nil
+}
+
+// Name implements Engine.
+func (*OPAWasmEngine) Name() string { return OPAWasm }
+
+// Eval implements Engine.
+func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
+	ref, ok := e.refs[ep]
+	if !ok {
+		return nil, unknownEntrypoint(ep, e.eps)
+	}
+	var in any
+	if err := util.UnmarshalJSON(input, &in); err != nil {
+		return nil, fmt.Errorf("parse input: %w", err)
+	}
+	t, err := ast.InterfaceToValue(in)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.r.Eval(ctx, resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
+	if err != nil {
+		return nil, err
+	}
+	if res.Value == nil {
+		return nil, fmt.Errorf("%s: undefined", ep)
+	}
+	v, err := ast.JSON(res.Value)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// Close implements Engine.
+func (e *OPAWasmEngine) Close(context.Context) error { e.r.Close(); return nil }

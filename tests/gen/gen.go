@@ -1,0 +1,94 @@
+// Package gen generates large YuniKorn queue configurations for benchmarks
+// and scale tests.
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LargeConfig is a generated configuration and a request that reaches its
+// deepest level.
+type LargeConfig struct {
+	YAML []byte
+	// Queues and Names count the generated queues and ACL names.
+	Queues, Names int
+	// DeepQueue is a queue at the maximum depth; DeepUser is in its own
+	// submit ACL, so the decision stops at the first level, as it does for
+	// the small configurations.
+	DeepQueue string
+	DeepUser  string
+}
+
+// Large returns a configuration with about `queues` queues in a tree up to
+// `depth` levels below root, each queue carrying a submit and an admin ACL,
+// with `names` user and group names spread over the ACLs. The output is
+// deterministic.
+func Large(queues, depth, names int) *LargeConfig {
+	// Each queue has two ACLs; each ACL splits its share between users
+	// and groups.
+	perACL := names / (2 * queues)
+	if perACL < 2 {
+		perACL = 2
+	}
+	nUsers, nGroups := (perACL+1)/2, perACL/2
+	// A tree where every parent has `fan` children, cut to the queue count:
+	// the first branch is made depth levels deep so DeepQueue exists.
+	var b strings.Builder
+	b.Grow(queues * (perACL*2*10 + 96))
+	b.WriteString("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: \" admins\"\n        adminacl: \" ops\"\n        queues:\n")
+	lc := &LargeConfig{Queues: 1}
+	nameSeq := 0
+	lastUser := ""
+	acl := func() string {
+		us := make([]string, nUsers)
+		gs := make([]string, nGroups)
+		for i := range us {
+			us[i] = fmt.Sprintf("u%d", nameSeq)
+			nameSeq++
+		}
+		for i := range gs {
+			gs[i] = fmt.Sprintf("g%d", nameSeq)
+			nameSeq++
+		}
+		lc.Names += nUsers + nGroups
+		lastUser = us[0]
+		return strings.Join(us, ",") + " " + strings.Join(gs, ",")
+	}
+	// Breadth per level so that depth levels hold about `queues` queues.
+	fan := 2
+	for ; ; fan++ {
+		total, n := 0, 1
+		for l := 0; l < depth; l++ {
+			n *= fan
+			total += n
+		}
+		if total >= queues {
+			break
+		}
+	}
+	var path []string
+	var emit func(level int)
+	emit = func(level int) {
+		for c := 0; c < fan && lc.Queues < queues; c++ {
+			name := fmt.Sprintf("q%d", c)
+			lc.Queues++
+			indent := strings.Repeat("    ", level) + "          "
+			submit := acl()
+			submitUser := lastUser
+			fmt.Fprintf(&b, "%s- name: %s\n%s  submitacl: \"%s\"\n%s  adminacl: \"%s\"\n", indent, name, indent, submit, indent, acl())
+			if c == 0 && level == len(path) {
+				path = append(path, name)
+				lc.DeepUser = submitUser
+			}
+			if level+1 < depth && lc.Queues < queues {
+				fmt.Fprintf(&b, "%s  queues:\n", indent)
+				emit(level + 1)
+			}
+		}
+	}
+	emit(0)
+	lc.YAML = []byte(b.String())
+	lc.DeepQueue = "root." + strings.Join(path, ".")
+	return lc
+}

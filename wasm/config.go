@@ -1,0 +1,115 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"runtime"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// BuiltinFunc implements a builtin the policy calls on the host (any builtin
+// OPA does not compile into the module, e.g. custom builtins or sprintf).
+//
+// Each argument is the JSON encoding of the Rego value (sets become arrays,
+// non-string object keys are stringified). The result must be JSON text; a
+// nil result means undefined.
+//
+// Errors and panics make the call undefined, matching the non-strict
+// semantics of OPA's own Wasm engine (there is no strict-builtin-errors mode
+// for Wasm); they do not fail the evaluation.
+//
+// ctx is the context passed to Eval.
+type BuiltinFunc func(ctx context.Context, args []json.RawMessage) (result json.RawMessage, err error)
+
+// Default limits.
+const (
+	defaultMemoryLimitPages = 1024 // 64 MiB
+)
+
+// Config holds the options of Load. It is immutable: every With method
+// returns a modified copy. The zero value is not valid; start with
+// NewConfig.
+type Config struct {
+	poolSize         int
+	memoryLimitPages uint32
+	builtins         map[string]BuiltinFunc
+	cache            wazero.CompilationCache
+	data             []byte
+	dataSet          bool
+}
+
+// NewConfig returns the default configuration: a pool of
+// runtime.GOMAXPROCS(0) instances, a 64 MiB memory limit per instance, no
+// builtins and a process-wide in-memory compilation cache.
+func NewConfig() Config {
+	return Config{
+		poolSize:         runtime.GOMAXPROCS(0),
+		memoryLimitPages: defaultMemoryLimitPages,
+	}
+}
+
+// WithPoolSize sets the number of policy instances, i.e. the number of
+// evaluations that can run in parallel. Values below 1 mean 1. All
+// instances are created by Load.
+func (c Config) WithPoolSize(n int) Config {
+	c.poolSize = max(n, 1)
+	return c
+}
+
+// WithMemoryLimitPages sets the maximum linear memory of each instance in
+// 64 KiB pages (default 1024, i.e. 64 MiB). 0 means the default; values
+// above 65536 (4 GiB) are capped.
+func (c Config) WithMemoryLimitPages(pages uint32) Config {
+	switch {
+	case pages == 0:
+		pages = defaultMemoryLimitPages
+	case pages > 65536:
+		pages = 65536
+	}
+	c.memoryLimitPages = pages
+	return c
+}
+
+// WithBuiltins sets the host builtins by Rego name (e.g. "sprintf",
+// "aclc.groups"). Load fails if the module needs a builtin that is not in m.
+// The map is copied.
+func (c Config) WithBuiltins(m map[string]BuiltinFunc) Config {
+	c.builtins = maps.Clone(m)
+	return c
+}
+
+// WithCompilationCache sets the wazero compilation cache used to compile
+// the policy (e.g. wazero.NewCompilationCacheWithDir for a cache that
+// survives restarts). By default a process-wide in-memory cache is shared
+// by all policies.
+func (c Config) WithCompilationCache(cache wazero.CompilationCache) Config {
+	c.cache = cache
+	return c
+}
+
+// WithData sets the data document (JSON text, an object), replacing any
+// data.json files of the bundle. The bytes are copied.
+func (c Config) WithData(json []byte) Config {
+	c.data = append([]byte(nil), json...)
+	c.dataSet = true
+	return c
+}
+
+// sharedCache is the default compilation cache.
+var sharedCache = sync.OnceValue(wazero.NewCompilationCache)
+
+func (c Config) normalized() Config {
+	if c.poolSize < 1 {
+		c.poolSize = runtime.GOMAXPROCS(0)
+	}
+	if c.memoryLimitPages == 0 {
+		c.memoryLimitPages = defaultMemoryLimitPages
+	}
+	if c.cache == nil {
+		c.cache = sharedCache()
+	}
+	return c
+}

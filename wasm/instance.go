@@ -1,0 +1,594 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// instance is one instantiated copy of the policy: its own host module,
+// glue module (owning the linear memory) and policy module. An instance is
+// used by one goroutine at a time (it is taken from and returned to the
+// pool).
+type instance struct {
+	p *Policy
+
+	hostCompiled wazero.CompiledModule
+	host         api.Module
+	glue         api.Module
+	mod          api.Module
+	mem          api.Memory
+
+	fnEval       api.Function
+	fnMalloc     api.Function
+	fnFree       api.Function
+	fnJSONParse  api.Function
+	fnJSONDump   api.Function
+	fnHeapPtrGet api.Function
+	fnHeapPtrSet api.Function
+	fnStash      api.Function // nil before ABI 1.3
+
+	// evalStack is the reused parameter/result stack of opa_eval.
+	evalStack [7]uint64
+	// callStack is the reused stack for the small exports called from the
+	// host (malloc, parse, dump), including nested calls made while a
+	// builtin runs inside opa_eval; those never overlap.
+	callStack [2]uint64
+
+	// abortMsg is set by opa_abort before it traps.
+	aborted  bool
+	abortMsg string
+
+	// interrupted is set when the yield check found the context done.
+	interrupted bool
+
+	// startPages is the memory size after data loading; growth well beyond
+	// it gets the instance recycled.
+	startPages uint32
+}
+
+// abortError is the panic value of opa_abort; wazero turns it into the
+// error of the call.
+type abortError struct{ msg string }
+
+func (e *abortError) Error() string { return "opa_abort: " + e.msg }
+
+// hostCallError is the panic value used when a call back into the guest,
+// made while a builtin runs, fails; it aborts the evaluation.
+type hostCallError struct{ err error }
+
+func (e *hostCallError) Error() string { return "host call: " + e.err.Error() }
+func (e *hostCallError) Unwrap() error { return e.err }
+
+var (
+	i32x1 = []api.ValueType{api.ValueTypeI32}
+	i32x2 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}
+	i32x3 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}
+	i32x4 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}
+	i32x5 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}
+	i32x6 = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}
+)
+
+// newInstance instantiates host, glue and policy modules.
+//
+// Module naming: wazero resolves imports by module name within a Runtime
+// and names must be unique, yet every instance needs its own "env" (its own
+// memory) and its own host functions (bound to that instance). Instead of
+// one Runtime per instance (which recompiles, or at best re-loads from the
+// cache, the policy for every instance), all three modules are instantiated
+// anonymously (name "") in the single Runtime of the Policy, and their
+// imports are wired with wazero's experimental ImportResolver: the glue
+// module's "opa" import resolves to this instance's host module and the
+// policy's "env" import to this instance's glue module. The policy and the
+// glue module are compiled once per Policy; only the tiny host module
+// (whose Go functions close over the instance) is compiled per instance.
+func (p *Policy) newInstance(ctx context.Context, glue wazero.CompiledModule) (_ *instance, err error) {
+	inst := &instance{p: p}
+	defer func() {
+		if err != nil {
+			inst.close()
+		}
+	}()
+
+	// wazero wants a name to compile a host module; the instance itself is
+	// anonymous (see anon below), so the name is never registered.
+	hb := p.rt.NewHostModuleBuilder(hostModuleName)
+	fb := func(f api.GoModuleFunc, params []api.ValueType, results []api.ValueType, name string) {
+		hb.NewFunctionBuilder().WithGoModuleFunction(f, params, results).Export(name)
+	}
+	fb(inst.hostAbort, i32x1, nil, "opa_abort")
+	fb(inst.hostPrintln, i32x1, nil, "opa_println")
+	fb(inst.hostBuiltin0, i32x2, i32x1, "opa_builtin0")
+	fb(inst.hostBuiltin1, i32x3, i32x1, "opa_builtin1")
+	fb(inst.hostBuiltin2, i32x4, i32x1, "opa_builtin2")
+	fb(inst.hostBuiltin3, i32x5, i32x1, "opa_builtin3")
+	fb(inst.hostBuiltin4, i32x6, i32x1, "opa_builtin4")
+	if inst.hostCompiled, err = hb.Compile(ctx); err != nil {
+		return nil, fmt.Errorf("compile host module: %w", err)
+	}
+	anon := wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	if inst.host, err = p.rt.InstantiateModule(ctx, inst.hostCompiled, anon); err != nil {
+		return nil, fmt.Errorf("instantiate host module: %w", err)
+	}
+	host := inst.host
+	gctx := experimental.WithImportResolver(ctx, func(name string) api.Module {
+		if name == hostModuleName {
+			return host
+		}
+		return nil
+	})
+	if inst.glue, err = p.rt.InstantiateModule(gctx, glue, anon); err != nil {
+		return nil, fmt.Errorf("instantiate env module: %w", err)
+	}
+	env := inst.glue
+	pctx := experimental.WithImportResolver(ctx, func(name string) api.Module {
+		if name == envModuleName {
+			return env
+		}
+		return nil
+	})
+	if inst.mod, err = p.rt.InstantiateModule(pctx, p.compiled, anon); err != nil {
+		return nil, fmt.Errorf("instantiate policy module: %w", err)
+	}
+	if err := checkABI(inst.mod); err != nil {
+		return nil, err
+	}
+	inst.mem = inst.mod.Memory()
+	if inst.mem == nil {
+		return nil, errors.New("invalid module: no memory")
+	}
+	for _, f := range []struct {
+		fn   *api.Function
+		name string
+	}{
+		{&inst.fnEval, "opa_eval"},
+		{&inst.fnMalloc, "opa_malloc"},
+		{&inst.fnFree, "opa_free"},
+		{&inst.fnJSONParse, "opa_json_parse"},
+		{&inst.fnJSONDump, "opa_json_dump"},
+		{&inst.fnHeapPtrGet, "opa_heap_ptr_get"},
+		{&inst.fnHeapPtrSet, "opa_heap_ptr_set"},
+	} {
+		if *f.fn = inst.mod.ExportedFunction(f.name); *f.fn == nil {
+			return nil, fmt.Errorf("invalid module: missing export %q", f.name)
+		}
+	}
+	inst.fnStash = inst.mod.ExportedFunction("opa_heap_blocks_stash")
+	return inst, nil
+}
+
+// checkABI requires ABI major version 1 and minor version >= 2 (opa_eval).
+func checkABI(mod api.Module) error {
+	major := mod.ExportedGlobal("opa_wasm_abi_version")
+	minor := mod.ExportedGlobal("opa_wasm_abi_minor_version")
+	if major == nil || minor == nil {
+		return errors.New("invalid module: not an OPA policy (no opa_wasm_abi_version/opa_wasm_abi_minor_version globals)")
+	}
+	maj, mnr := int32(uint32(major.Get())), int32(uint32(minor.Get()))
+	if maj != 1 || mnr < 2 {
+		return fmt.Errorf("invalid module: unsupported OPA Wasm ABI version %d.%d (need 1.2 or later)", maj, mnr)
+	}
+	return nil
+}
+
+// close releases the instance's modules (safe on partly built instances).
+func (inst *instance) close() {
+	ctx := context.Background()
+	for _, m := range []api.Module{inst.mod, inst.glue, inst.host} {
+		if m != nil {
+			_ = m.Close(ctx)
+		}
+	}
+	if inst.hostCompiled != nil {
+		_ = inst.hostCompiled.Close(ctx)
+	}
+}
+
+// call invokes a small export with up to two arguments and one result.
+func (inst *instance) call(ctx context.Context, fn api.Function, args ...uint32) (uint32, error) {
+	s := inst.callStack[:]
+	for i, a := range args {
+		s[i] = uint64(a)
+	}
+	if err := fn.CallWithStack(ctx, s); err != nil {
+		return 0, err
+	}
+	return uint32(s[0]), nil
+}
+
+// initHeap initialises the guest heap and returns the base heap pointer.
+func (inst *instance) initHeap(ctx context.Context) (uint32, error) {
+	if _, err := inst.call(ctx, inst.fnMalloc, 0); err != nil {
+		return 0, fmt.Errorf("init heap: %w", err)
+	}
+	base, err := inst.call(ctx, inst.fnHeapPtrGet)
+	if err != nil {
+		return 0, fmt.Errorf("init heap: %w", err)
+	}
+	return base, nil
+}
+
+// parseJSON copies JSON text into guest memory and parses it; 0 means the
+// guest could not parse it.
+func (inst *instance) parseJSON(ctx context.Context, text []byte) (uint32, error) {
+	n := uint32(len(text))
+	addr, err := inst.call(ctx, inst.fnMalloc, n)
+	if err != nil {
+		return 0, err
+	}
+	if !inst.mem.Write(addr, text) {
+		return 0, fmt.Errorf("write %d bytes at %#x: out of range", n, addr)
+	}
+	return inst.call(ctx, inst.fnJSONParse, addr, n)
+}
+
+// dumpJSON serialises the value at addr with opa_json_dump and returns a
+// view of the NUL-terminated text in guest memory (valid until the next
+// guest call).
+func (inst *instance) dumpJSON(ctx context.Context, addr uint32) ([]byte, error) {
+	s, err := inst.call(ctx, inst.fnJSONDump, addr)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := inst.cString(s)
+	if !ok {
+		return nil, fmt.Errorf("read dumped value at %#x: out of range or unterminated", s)
+	}
+	return b, nil
+}
+
+// cString returns a view of the NUL-terminated string at addr.
+func (inst *instance) cString(addr uint32) ([]byte, bool) {
+	size := inst.mem.Size()
+	if addr >= size {
+		return nil, false
+	}
+	buf, ok := inst.mem.Read(addr, size-addr)
+	if !ok {
+		return nil, false
+	}
+	n := bytes.IndexByte(buf, 0)
+	if n < 0 {
+		return nil, false
+	}
+	return buf[:n:n], true
+}
+
+// loadData parses the data document in this (first) instance and records
+// the heap layout every other instance copies.
+func (inst *instance) loadData(ctx context.Context, data []byte) error {
+	p := inst.p
+	base, err := inst.initHeap(ctx)
+	if err != nil {
+		return err
+	}
+	n := uint32(len(data))
+	str, err := inst.call(ctx, inst.fnMalloc, n)
+	if err != nil {
+		return fmt.Errorf("load data: %w", inst.describe(err))
+	}
+	if !inst.mem.Write(str, data) {
+		return errors.New("load data: write out of range")
+	}
+	dataAddr, err := inst.call(ctx, inst.fnJSONParse, str, n)
+	if err != nil {
+		return fmt.Errorf("load data: %w", inst.describe(err))
+	}
+	if dataAddr == 0 {
+		return errors.New("load data: the policy module could not parse the data document")
+	}
+	if _, err := inst.call(ctx, inst.fnFree, str); err != nil {
+		return fmt.Errorf("load data: %w", inst.describe(err))
+	}
+	if inst.fnStash != nil {
+		// Keep the free blocks of the data region out of the per-eval free
+		// lists (ABI 1.3); the heap reset in opa_eval would otherwise hand
+		// them out again.
+		if _, err := inst.call(ctx, inst.fnStash); err != nil {
+			return fmt.Errorf("load data: %w", inst.describe(err))
+		}
+	}
+	evalHeapPtr, err := inst.call(ctx, inst.fnHeapPtrGet)
+	if err != nil {
+		return fmt.Errorf("load data: %w", err)
+	}
+	if evalHeapPtr < base {
+		return fmt.Errorf("load data: heap pointer moved backwards (%#x < %#x)", evalHeapPtr, base)
+	}
+	// The snapshot starts at address 0, not at the heap base: the module's
+	// start function parses its own tables and frees temporaries, and the
+	// data parser reuses those freed blocks, which lie below the heap base.
+	// The allocator's state (free lists, stash) lives in static memory
+	// there too. Copying the whole prefix gives every instance the exact
+	// memory image of the first one.
+	snap, ok := inst.mem.Read(0, evalHeapPtr)
+	if !ok {
+		return errors.New("load data: heap out of range")
+	}
+	p.baseHeapPtr = base
+	p.evalHeapPtr = evalHeapPtr
+	p.dataAddr = dataAddr
+	p.snapshot = bytes.Clone(snap)
+	p.snapshotPages = inst.mem.Size() / wasmPageSize
+	inst.startPages = p.snapshotPages
+	return nil
+}
+
+// restoreData gives a fresh instance the data of the first one by copying
+// memory [0, evalHeapPtr) of the first instance instead of parsing the
+// data document again. The heap layout is deterministic for a module, so the
+// copied value pointers are valid; the instance was created with the glue
+// module whose initial memory already has the first instance's final size,
+// so the guest allocator's notion of the heap top (taken from the memory size
+// at start-up) matches too.
+func (inst *instance) restoreData(ctx context.Context) error {
+	p := inst.p
+	base, err := inst.initHeap(ctx)
+	if err != nil {
+		return err
+	}
+	if base != p.baseHeapPtr {
+		return fmt.Errorf("restore data: heap base %#x differs from the first instance's %#x", base, p.baseHeapPtr)
+	}
+	if !inst.mem.Write(0, p.snapshot) {
+		return errors.New("restore data: write out of range")
+	}
+	if _, err := inst.call(ctx, inst.fnHeapPtrSet, p.evalHeapPtr); err != nil {
+		return fmt.Errorf("restore data: %w", err)
+	}
+	inst.startPages = inst.mem.Size() / wasmPageSize
+	return nil
+}
+
+// eval runs one evaluation. It returns the entrypoint's value (a fresh copy)
+// and whether the instance should be recycled even though it succeeded.
+func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte) (json.RawMessage, bool, error) {
+	p := inst.p
+	mem := inst.mem
+	n := uint32(len(input))
+	addr := p.evalHeapPtr
+	if uint64(addr)+uint64(n) > uint64(mem.Size()) {
+		// Let the guest allocator grow the memory so that its heap-top
+		// bookkeeping stays in step with the real memory size (growing it
+		// from the host would make the guest grow it again later).
+		a, err := inst.allocInput(ctx, n)
+		if err != nil {
+			return nil, false, err
+		}
+		addr = a
+	}
+	if n > 0 && !mem.Write(addr, input) {
+		return nil, false, errors.New("wasm: write input: out of range")
+	}
+	s := inst.evalStack[:]
+	s[0] = 0 // reserved
+	s[1] = uint64(uint32(entrypoint))
+	s[2] = uint64(p.dataAddr)
+	s[3] = uint64(addr)
+	s[4] = uint64(n)
+	s[5] = uint64(addr + n) // heap pointer for this evaluation
+	s[6] = 0                // format: JSON
+	if err := inst.fnEval.CallWithStack(ctx, s); err != nil {
+		return nil, false, inst.evalError(ctx, err)
+	}
+	res, ok := inst.cString(uint32(s[0]))
+	if !ok {
+		return nil, false, errors.New("wasm: read result: out of range or unterminated")
+	}
+	v, err := unwrapResult(res)
+	recycle := mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
+	return v, recycle, err
+}
+
+// recycleSlack returns how far an instance's memory may grow past its size
+// after data loading before the instance is replaced, to give the memory of
+// an outlier evaluation back: half the headroom to the limit, at least
+// 16 MiB.
+func recycleSlack(startPages, limitPages uint32) uint32 {
+	return max(256, (limitPages-min(startPages, limitPages))/2)
+}
+
+// allocInput reserves n bytes for the input at the start of the evaluation
+// heap with opa_malloc.
+func (inst *instance) allocInput(ctx context.Context, n uint32) (uint32, error) {
+	if _, err := inst.call(ctx, inst.fnHeapPtrSet, inst.p.evalHeapPtr); err != nil {
+		return 0, inst.evalError(ctx, err)
+	}
+	a, err := inst.call(ctx, inst.fnMalloc, n)
+	if err != nil {
+		return 0, inst.evalError(ctx, err)
+	}
+	if uint64(a)+uint64(n) > uint64(inst.mem.Size()) {
+		return 0, errors.New("wasm: allocate input: out of range")
+	}
+	return a, nil
+}
+
+const (
+	resultPrefix   = `[{"result":`
+	resultSuffix   = `}]`
+	maxResultDepth = 1 << 16
+)
+
+// unwrapResult strips the result-set wrapper [{"result": v}] of a compiled
+// entrypoint's JSON result and copies v.
+func unwrapResult(res []byte) (json.RawMessage, error) {
+	if len(res) == 2 && res[0] == '[' && res[1] == ']' {
+		return nil, ErrUndefined
+	}
+	if len(res) < len(resultPrefix)+len(resultSuffix)+1 ||
+		string(res[:len(resultPrefix)]) != resultPrefix ||
+		string(res[len(res)-len(resultSuffix):]) != resultSuffix {
+		return nil, fmt.Errorf("wasm: unexpected result shape %.64q", res)
+	}
+	v := res[len(resultPrefix) : len(res)-len(resultSuffix)]
+	if ok, _ := validJSON(v, maxResultDepth); !ok {
+		// E.g. a module whose entrypoint yields several results.
+		return nil, fmt.Errorf("wasm: unexpected result shape %.64q", res)
+	}
+	out := make(json.RawMessage, len(v))
+	copy(out, v)
+	return out, nil
+}
+
+// evalError classifies the error of a guest call made for an evaluation.
+func (inst *instance) evalError(ctx context.Context, err error) error {
+	if inst.aborted {
+		if inst.abortMsg == "opa_malloc: failed" {
+			return fmt.Errorf("wasm: policy aborted: %s (memory limit of %d pages reached)", inst.abortMsg, inst.p.cfg.memoryLimitPages)
+		}
+		return fmt.Errorf("wasm: policy aborted: %s", inst.abortMsg)
+	}
+	if inst.interrupted {
+		return fmt.Errorf("wasm: evaluation interrupted: %w", ctx.Err())
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		switch exit.ExitCode() {
+		case sys.ExitCodeContextCanceled, sys.ExitCodeDeadlineExceeded:
+			if cerr := ctx.Err(); cerr != nil {
+				return fmt.Errorf("wasm: evaluation interrupted: %w", cerr)
+			}
+			return fmt.Errorf("wasm: evaluation interrupted: %w", err)
+		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("wasm: evaluation interrupted: %w", cerr)
+	}
+	return fmt.Errorf("wasm: evaluation failed: %w", err)
+}
+
+// describe turns an aborted guest call into its abort message.
+func (inst *instance) describe(err error) error {
+	if inst.aborted {
+		return fmt.Errorf("policy aborted: %s", inst.abortMsg)
+	}
+	return err
+}
+
+// Host functions. They run on the goroutine that called into the guest.
+
+func (inst *instance) hostAbort(_ context.Context, _ api.Module, stack []uint64) {
+	msg := "(unreadable abort message)"
+	if b, ok := inst.cString(uint32(stack[0])); ok {
+		msg = string(b)
+	}
+	inst.aborted = true
+	inst.abortMsg = msg
+	panic(&abortError{msg: msg})
+}
+
+// hostPrintln serves opa_println, which only the C library's debug traces
+// use; the output is discarded.
+func (inst *instance) hostPrintln(context.Context, api.Module, []uint64) {}
+
+func (inst *instance) hostBuiltin0(ctx context.Context, _ api.Module, stack []uint64) {
+	if int32(uint32(stack[0])) == yieldID {
+		inst.yield(ctx)
+		stack[0] = 0
+		return
+	}
+	inst.dispatch(ctx, stack, 0)
+}
+
+// yieldID is the builtin id with which the loop instrumentation calls
+// opa_builtin0 every yieldInterval loop iterations (see internal/interrupt);
+// OPA's builtin ids are never negative (-1 is used by the C library's
+// import-forcing stub).
+const (
+	yieldID       = -2
+	yieldInterval = 1 << 14
+)
+
+// yield stops the evaluation when its context is done. Being a call into
+// Go, it is also a safe point for the Go scheduler and garbage collector,
+// which cannot preempt native Wasm code.
+func (inst *instance) yield(ctx context.Context) {
+	if ctx.Err() != nil {
+		inst.interrupted = true
+		panic(&interruptError{})
+	}
+}
+
+type interruptError struct{}
+
+func (*interruptError) Error() string { return "evaluation interrupted" }
+
+func (inst *instance) hostBuiltin1(ctx context.Context, _ api.Module, stack []uint64) {
+	inst.dispatch(ctx, stack, 1)
+}
+
+func (inst *instance) hostBuiltin2(ctx context.Context, _ api.Module, stack []uint64) {
+	inst.dispatch(ctx, stack, 2)
+}
+
+func (inst *instance) hostBuiltin3(ctx context.Context, _ api.Module, stack []uint64) {
+	inst.dispatch(ctx, stack, 3)
+}
+
+func (inst *instance) hostBuiltin4(ctx context.Context, _ api.Module, stack []uint64) {
+	inst.dispatch(ctx, stack, 4)
+}
+
+// dispatch serves opa_builtinN(id, ctx, a1..aN): the arguments are value
+// addresses, dumped to JSON for the BuiltinFunc; the JSON result is parsed
+// back into a guest value whose address is returned (0 = undefined).
+//
+// ctx is the context of the wazero call, i.e. the one passed to Eval.
+func (inst *instance) dispatch(ctx context.Context, stack []uint64, nargs int) {
+	id := int32(uint32(stack[0]))
+	var addrs [4]uint32
+	for i := range nargs {
+		addrs[i] = uint32(stack[2+i])
+	}
+	fn := inst.p.builtin(id)
+	if fn == nil {
+		inst.aborted = true
+		inst.abortMsg = fmt.Sprintf("unknown builtin id %d", id)
+		panic(&abortError{msg: inst.abortMsg})
+	}
+	args := make([]json.RawMessage, nargs)
+	for i := range nargs {
+		b, err := inst.dumpJSON(ctx, addrs[i])
+		if err != nil {
+			panic(&hostCallError{err: err})
+		}
+		args[i] = bytes.Clone(b)
+	}
+	res := callBuiltin(ctx, fn, args)
+	ok, needsSanitize := validJSON(res, maxResultDepth)
+	if !ok {
+		stack[0] = 0 // nil or not JSON: undefined
+		return
+	}
+	if needsSanitize {
+		res = sanitize(res)
+	}
+	addr, err := inst.parseJSON(ctx, res)
+	if err != nil {
+		panic(&hostCallError{err: err})
+	}
+	stack[0] = uint64(addr)
+}
+
+// callBuiltin runs a BuiltinFunc; errors and panics yield undefined (nil),
+// as in OPA's non-strict Wasm evaluation.
+func callBuiltin(ctx context.Context, fn BuiltinFunc, args []json.RawMessage) (res json.RawMessage) {
+	defer func() {
+		if recover() != nil {
+			res = nil
+		}
+	}()
+	r, err := fn(ctx, args)
+	if err != nil {
+		return nil
+	}
+	return r
+}
