@@ -42,13 +42,11 @@ type Config struct {
 }
 
 // NewConfig returns the default configuration: a pool of
-// runtime.GOMAXPROCS(0) instances, a 64 MiB memory limit per instance, no
-// builtins and a process-wide in-memory compilation cache.
+// runtime.GOMAXPROCS(0) instances, a memory limit per instance of 64 MiB
+// plus room for the parsed data (see WithMemoryLimitPages), no builtins and
+// a process-wide in-memory compilation cache.
 func NewConfig() Config {
-	return Config{
-		poolSize:         runtime.GOMAXPROCS(0),
-		memoryLimitPages: defaultMemoryLimitPages,
-	}
+	return Config{poolSize: runtime.GOMAXPROCS(0)}
 }
 
 // WithPoolSize sets the number of policy instances, i.e. the number of
@@ -60,16 +58,12 @@ func (c Config) WithPoolSize(n int) Config {
 }
 
 // WithMemoryLimitPages sets the maximum linear memory of each instance in
-// 64 KiB pages (default 1024, i.e. 64 MiB). 0 means the default; values
-// above 65536 (4 GiB) are capped.
+// 64 KiB pages, data included. 0 means the default: 1024 pages (64 MiB)
+// plus sixteen times the size of the data document, since parsed values
+// take several times the room of their JSON text. Values above 65536
+// (4 GiB) are capped.
 func (c Config) WithMemoryLimitPages(pages uint32) Config {
-	switch {
-	case pages == 0:
-		pages = defaultMemoryLimitPages
-	case pages > 65536:
-		pages = 65536
-	}
-	c.memoryLimitPages = pages
+	c.memoryLimitPages = min(pages, 65536)
 	return c
 }
 
@@ -101,12 +95,18 @@ func (c Config) WithData(json []byte) Config {
 // sharedCache is the default compilation cache.
 var sharedCache = sync.OnceValue(wazero.NewCompilationCache)
 
+// withDataRoom sets the default memory limit for a data document of n
+// bytes, unless a limit was set.
+func (c Config) withDataRoom(n int) Config {
+	if c.memoryLimitPages == 0 {
+		c.memoryLimitPages = uint32(min(uint64(defaultMemoryLimitPages)+16*uint64(n)/wasmPageSize, 65536))
+	}
+	return c
+}
+
 func (c Config) normalized() Config {
 	if c.poolSize < 1 {
 		c.poolSize = runtime.GOMAXPROCS(0)
-	}
-	if c.memoryLimitPages == 0 {
-		c.memoryLimitPages = defaultMemoryLimitPages
 	}
 	if c.cache == nil {
 		c.cache = sharedCache()

@@ -162,6 +162,7 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	if len(data) == 0 {
 		data = []byte("{}")
 	}
+	cfg = cfg.withDataRoom(len(data))
 	if ok, needsSanitize := validJSON(data, maxResultDepth); !ok {
 		return nil, errors.New("wasm: data: invalid JSON or nested too deeply")
 	} else if needsSanitize {
