@@ -43,17 +43,24 @@ demo: build
 	@for f in $(EXAMPLES); do \
 	  n=$$(basename $$f .yaml); \
 	  $(BIN) build --target rego -o $(OUT)/$$n.tar.gz $$f >/dev/null || exit 1; \
+	  $(BIN) build --target wasm -o $(OUT)/$$n-wasm.tar.gz $$f >/dev/null || exit 1; \
 	done
 	@echo "== examples/yunikorn/acl-doc.yaml: the ACL documentation's partition (sue; john in dev; bob in test)"
-	@$(BIN) report --engine rego --as sue --as john:dev --as bob:test examples/yunikorn/acl-doc.yaml
+	@$(BIN) report --engine wasm --as sue --as john:dev --as bob:test examples/yunikorn/acl-doc.yaml
 	@for f in examples/yunikorn/sue.yaml examples/yunikorn/sue-dev.yaml examples/yunikorn/dev-test.yaml examples/yunikorn/deny-all.yaml; do \
 	  echo "== $$f"; \
-	  $(BIN) report --engine rego --as sue --as john:dev --as bob:test $$f || exit 1; \
+	  $(BIN) report --engine wasm --as sue --as john:dev --as bob:test $$f || exit 1; \
 	done
 	@for f in examples/yunikorn/default-config.yaml examples/yunikorn/configmap.yaml examples/yunikorn/org.yaml; do \
 	  echo "== $$f"; $(BIN) report $$f || exit 1; $(BIN) check $$f || exit 1; echo; \
 	done
-	@echo "bundles written to $(OUT)/"
+	@echo "== the same decision on every engine (john, in dev, administers root.test)"
+	@for e in native rego opa-wasm wasm; do \
+	  printf '%-9s ' $$e; \
+	  echo '{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}' | \
+	    $(BIN) eval --jsonl --engine $$e --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml || exit 1; \
+	done
+	@echo "Rego and Wasm bundles written to $(OUT)/"
 
 clean:
 	rm -rf bin $(OUT)
