@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Files returns every schema file keyed by its slash path under this
-// directory, e.g. "yunikorn/queues/input.json". OPA's schema annotations name
+// Files returns every schema file keyed by its slash path under
+// schemas/json, e.g. "yunikorn/queues/input.json". OPA's schema annotations name
 // the same files as schema.yunikorn.queues.input.
 func Files() map[string][]byte {
 	out := map[string][]byte{}
@@ -16,7 +16,7 @@ func Files() map[string][]byte {
 		if err != nil || d.IsDir() || path.Ext(p) != ".json" {
 			return err
 		}
-		b, err := FS.ReadFile(p)
+		b, err := fs.ReadFile(FS, p)
 		if err == nil {
 			out[p] = b
 		}

@@ -10,18 +10,29 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// FS holds the schema files, one directory per source (yunikorn/, ...).
-// The pattern takes every directory below this one whole, so a new source's
-// schemas are embedded without touching this file.
+// files holds schemas/json whole, so a new source's schemas are embedded
+// without touching this file. Only JSON lives under that directory, so
+// OPA's own tools can load it too: "opa test -s schemas/json policy/rego".
 //
-//go:embed */*
-var FS embed.FS
+//go:embed all:json
+var files embed.FS
+
+// FS holds the schema files, one directory per source (yunikorn/, ...),
+// named by their path below schemas/json, e.g. "yunikorn/queues/config.json".
+var FS = func() fs.FS {
+	sub, err := fs.Sub(files, "json")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}()
 
 // baseURL gives the embedded files absolute URLs, which the compiler needs to
 // resolve references; nothing is ever fetched from it.
