@@ -13,6 +13,8 @@ package wasm
 // type, import, memory and export sections); only what the glue needs is
 // encoded.
 
+import "github.com/aclc-dev/aclc/wasm/internal/leb128"
+
 const (
 	wasmPageSize = 65536
 
@@ -66,14 +68,14 @@ func glueModule(minPages, maxPages uint32) []byte {
 	// Type section: one function type per host function (duplicates are
 	// allowed and keep the encoder trivial).
 	var sec []byte
-	sec = appendULEB(sec, uint32(len(hostFuncs)))
+	sec = leb128.AppendUint32(sec, uint32(len(hostFuncs)))
 	for _, f := range hostFuncs {
 		sec = append(sec, 0x60)
-		sec = appendULEB(sec, uint32(f.params))
+		sec = leb128.AppendUint32(sec, uint32(f.params))
 		for range f.params {
 			sec = append(sec, valTypeI32)
 		}
-		sec = appendULEB(sec, uint32(f.results))
+		sec = leb128.AppendUint32(sec, uint32(f.results))
 		for range f.results {
 			sec = append(sec, valTypeI32)
 		}
@@ -82,33 +84,33 @@ func glueModule(minPages, maxPages uint32) []byte {
 
 	// Import section: every host function from the host module.
 	sec = sec[:0]
-	sec = appendULEB(sec, uint32(len(hostFuncs)))
+	sec = leb128.AppendUint32(sec, uint32(len(hostFuncs)))
 	for i, f := range hostFuncs {
 		sec = appendName(sec, hostModuleName)
 		sec = appendName(sec, f.name)
 		sec = append(sec, externFunc)
-		sec = appendULEB(sec, uint32(i))
+		sec = leb128.AppendUint32(sec, uint32(i))
 	}
 	out = appendSection(out, sectionImport, sec)
 
 	// Memory section: one memory with min and max limits.
 	sec = sec[:0]
-	sec = appendULEB(sec, 1)
+	sec = leb128.AppendUint32(sec, 1)
 	sec = append(sec, 0x01) // limits flag: min and max present
-	sec = appendULEB(sec, minPages)
-	sec = appendULEB(sec, maxPages)
+	sec = leb128.AppendUint32(sec, minPages)
+	sec = leb128.AppendUint32(sec, maxPages)
 	out = appendSection(out, sectionMemory, sec)
 
 	// Export section: the memory and the re-exported functions.
 	sec = sec[:0]
-	sec = appendULEB(sec, uint32(1+len(hostFuncs)))
+	sec = leb128.AppendUint32(sec, uint32(1+len(hostFuncs)))
 	sec = appendName(sec, "memory")
 	sec = append(sec, externMemory)
-	sec = appendULEB(sec, 0)
+	sec = leb128.AppendUint32(sec, 0)
 	for i, f := range hostFuncs {
 		sec = appendName(sec, f.name)
 		sec = append(sec, externFunc)
-		sec = appendULEB(sec, uint32(i))
+		sec = leb128.AppendUint32(sec, uint32(i))
 	}
 	out = appendSection(out, sectionExport, sec)
 	return out
@@ -116,23 +118,11 @@ func glueModule(minPages, maxPages uint32) []byte {
 
 func appendSection(out []byte, id byte, content []byte) []byte {
 	out = append(out, id)
-	out = appendULEB(out, uint32(len(content)))
+	out = leb128.AppendUint32(out, uint32(len(content)))
 	return append(out, content...)
 }
 
 func appendName(out []byte, s string) []byte {
-	out = appendULEB(out, uint32(len(s)))
+	out = leb128.AppendUint32(out, uint32(len(s)))
 	return append(out, s...)
-}
-
-func appendULEB(out []byte, v uint32) []byte {
-	for {
-		b := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			out = append(out, b|0x80)
-			continue
-		}
-		return append(out, b)
-	}
 }

@@ -316,22 +316,19 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 // errorAt locates an error at the first of the source pointers that exists,
 // or at line when the configuration has no source index.
 func (v validator) errorAt(line int, value, msg string, at ...string) error {
-	e := &SourceError{Line: line, Value: value, Msg: msg}
-	for _, ptr := range at {
-		if l, c, ok := v.src.pos(ptr); ok {
-			e.Line, e.Column = l, c
-			break
-		}
-	}
-	return e
+	return locate(v.src.pos, line, value, msg, at)
 }
 
 // keyErrorAt is errorAt for errors about an entry as a whole, which are
 // reported at its key.
 func (v validator) keyErrorAt(line int, value, msg string, at ...string) error {
+	return locate(v.src.keyPos, line, value, msg, at)
+}
+
+func locate(pos func(string) (int, int, bool), line int, value, msg string, at []string) error {
 	e := &SourceError{Line: line, Value: value, Msg: msg}
 	for _, ptr := range at {
-		if l, c, ok := v.src.keyPos(ptr); ok {
+		if l, c, ok := pos(ptr); ok {
 			e.Line, e.Column = l, c
 			break
 		}

@@ -45,6 +45,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/aclc-dev/aclc/wasm/internal/leb128"
 )
 
 // Yield names the imported function the instrumented code calls every
@@ -156,22 +158,22 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 
 	var check []byte
 	check = append(check, 0x23)
-	check = appendU32(check, g)                   // global.get
+	check = leb128.AppendUint32(check, g)         // global.get
 	check = append(check, 0x41, 0x01, 0x6b, 0x24) // i32.const 1; i32.sub; global.set
-	check = appendU32(check, g)
+	check = leb128.AppendUint32(check, g)
 	check = append(check, 0x23)
-	check = appendU32(check, g)             // global.get
+	check = leb128.AppendUint32(check, g)   // global.get
 	check = append(check, 0x45, opIf, 0x40) // i32.eqz; if
 	check = append(check, 0x41)
 	check = appendS32(check, int32(interval)) // i32.const interval
 	check = append(check, 0x24)
-	check = appendU32(check, g) // global.set
+	check = leb128.AppendUint32(check, g) // global.set
 	for _, a := range yield.Args {
 		check = append(check, 0x41)
 		check = appendS32(check, a)
 	}
 	check = append(check, 0x10)
-	check = appendU32(check, uint32(yieldFunc)) // call
+	check = leb128.AppendUint32(check, uint32(yieldFunc)) // call
 	for range yt.results {
 		check = append(check, 0x1a) // drop
 	}
@@ -205,7 +207,7 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	res = append(res, module[:8]...)
 	for _, s := range out {
 		res = append(res, s.id)
-		res = appendU32(res, uint32(len(s.content)))
+		res = leb128.AppendUint32(res, uint32(len(s.content)))
 		res = append(res, s.content...)
 	}
 	return res, nil
@@ -296,7 +298,7 @@ func appendToVec(vec, elem []byte) []byte {
 		n = r.u32()
 		rest = vec[r.i:]
 	}
-	out := appendU32(nil, n+1)
+	out := leb128.AppendUint32(nil, n+1)
 	out = append(out, rest...)
 	return append(out, elem...)
 }
@@ -318,7 +320,7 @@ func insertSection(secs []section, s section) []section {
 func instrumentCode(b []byte, check []byte) ([]byte, error) {
 	r := &reader{b: b}
 	n := r.u32()
-	out := appendU32(make([]byte, 0, len(b)+len(b)/8), n)
+	out := leb128.AppendUint32(make([]byte, 0, len(b)+len(b)/8), n)
 	var body []byte
 	for f := range n {
 		size := r.u32()
@@ -331,7 +333,7 @@ func instrumentCode(b []byte, check []byte) ([]byte, error) {
 			return nil, fmt.Errorf("interrupt: function %d: %w", f, err)
 		}
 		r.i += int(size)
-		out = appendU32(out, uint32(len(body)))
+		out = leb128.AppendUint32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if r.err != nil || r.i != len(b) {
@@ -519,18 +521,6 @@ func (r *reader) limits() {
 	r.leb()
 	if flags&0x01 != 0 {
 		r.leb()
-	}
-}
-
-func appendU32(out []byte, v uint32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			out = append(out, c|0x80)
-			continue
-		}
-		return append(out, c)
 	}
 }
 
