@@ -22,6 +22,7 @@ type File struct {
 	Source     string `yaml:"source"`
 	SourceFile string `yaml:"source_file"`
 	Entrypoint string `yaml:"entrypoint"`
+	Resolver   string `yaml:"resolver"`
 	Cases      []Case `yaml:"cases"`
 }
 
@@ -32,6 +33,7 @@ type Case struct {
 	Source             string         `yaml:"source"`
 	SourceFile         string         `yaml:"source_file"`
 	Entrypoint         string         `yaml:"entrypoint"`
+	Resolver           string         `yaml:"resolver"` // a --resolver value (file=PATH relative to the repository root), or "config"
 	Input              any            `yaml:"input"`
 	Want               map[string]any `yaml:"want"`
 	WantReason         *string        `yaml:"want_reason"`
@@ -52,6 +54,9 @@ func Load(root, dir string) ([]*File, error) {
 	var files []*File
 	seen := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "testdata" {
+			return fs.SkipDir // files the cases refer to, not cases
+		}
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".yaml" {
 			return err
 		}
@@ -79,6 +84,15 @@ func Load(root, dir string) ([]*File, error) {
 			}
 			if c.Entrypoint == "" {
 				c.Entrypoint = "yunikorn/queues/decision"
+			}
+			switch c.Resolver {
+			case "":
+				c.Resolver = f.Resolver
+			case "config": // the queue configuration's usergroupresolver decides
+				c.Resolver = ""
+			}
+			if path, ok := strings.CutPrefix(c.Resolver, "file="); ok && !filepath.IsAbs(path) {
+				c.Resolver = "file=" + filepath.Join(root, path)
 			}
 			switch {
 			case c.Source != "":

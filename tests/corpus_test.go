@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -36,13 +37,18 @@ func TestCorpus(t *testing.T) {
 			c := &f.Cases[i]
 			total++
 			t.Run(c.Note, func(t *testing.T) {
-				key := string(c.SourceText)
+				key := c.Resolver + "\x00" + string(c.SourceText)
 				set, ok := sets[key]
 				if !ok && setErrs[key] == nil {
-					set, setErrs[key] = NewEngineSet(ctx, c.SourceName, c.SourceText)
+					set, setErrs[key] = NewEngineSet(ctx, c.SourceName, c.SourceText, c.Resolver)
 					if set != nil {
 						sets[key] = set
 					}
+				}
+				if set != nil {
+					// The group cache is process-wide; each engine starts the
+					// case from an empty one, as a fresh scheduler would.
+					engine.UseGroupResolution(set.Sources.Groups())
 				}
 				if c.WantError != "" {
 					err := setErrs[key]
@@ -66,6 +72,7 @@ func TestCorpus(t *testing.T) {
 				}
 				var ref []byte
 				for _, e := range set.Engines {
+					engine.ResetGroupCache()
 					got, err := e.Eval(ctx, c.Entrypoint, input)
 					problem := ""
 					switch {

@@ -15,19 +15,36 @@ type EngineSet struct {
 	Engines []engine.Engine
 }
 
+// RegoStatic names the rego engine over a bundle whose group resolution is
+// compiled into data (no custom builtin, as stock OPA runs it).
+const RegoStatic = "rego-static"
+
+type namedEngine struct {
+	engine.Engine
+	name string
+}
+
+func (n namedEngine) Name() string { return n.name }
+
 // NewEngineSet builds the bundles once and opens every in-process engine
-// on them. The native engine comes first: it is the reference.
-func NewEngineSet(ctx context.Context, name string, src []byte) (*EngineSet, error) {
+// on them. The native engine comes first: it is the reference. resolver is
+// a --resolver value ("" for the configuration's choice). When the resolver
+// can be compiled in, a rego engine over the static bundle joins too.
+func NewEngineSet(ctx context.Context, name string, src []byte, resolver string) (*EngineSet, error) {
 	s := &translate.Sources{}
 	if err := s.Add(name, src, translate.KindAuto); err != nil {
 		return nil, err
 	}
+	if err := s.SetGroupResolution(resolver, false); err != nil {
+		return nil, err
+	}
+	engine.UseGroupResolution(s.Groups())
 	rb, err := translate.RegoBundle(s)
 	if err != nil {
 		return nil, fmt.Errorf("rego bundle: %w", err)
 	}
 	set := &EngineSet{Sources: s}
-	set.Engines = append(set.Engines, engine.NewNative(s, nil), engine.NewRego(rb, s.Entrypoints()))
+	set.Engines = append(set.Engines, engine.NewNative(s), engine.NewRego(rb, s.Entrypoints()))
 	wb, err := translate.WasmBundle(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("wasm bundle: %w", err)
@@ -47,6 +64,20 @@ func NewEngineSet(ctx context.Context, name string, src []byte) (*EngineSet, err
 		return nil, fmt.Errorf("opa-wasm engine: %w", err)
 	}
 	set.Engines = append(set.Engines, ow)
+	if s.Groups().NeedsHostBuiltin() {
+		st := &translate.Sources{}
+		if err := st.Add(name, src, translate.KindAuto); err != nil {
+			return nil, err
+		}
+		if err := st.SetGroupResolution(resolver, true); err == nil {
+			sb, err := translate.RegoBundle(st)
+			if err != nil {
+				set.Close(ctx)
+				return nil, fmt.Errorf("static rego bundle: %w", err)
+			}
+			set.Engines = append(set.Engines, namedEngine{engine.NewRego(sb, st.Entrypoints()), RegoStatic})
+		}
+	}
 	return set, nil
 }
 

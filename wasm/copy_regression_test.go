@@ -19,7 +19,14 @@ func TestCopiedInstancesIterateDataArrays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods := map[string]string{"q.rego": string(src) + "\nchain_members := [n | some n in queues.root.chain]\n"}
+	groups, err := os.ReadFile("../policy/rego/yunikorn/groups_static.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := map[string]string{
+		"q.rego":      string(src) + "\nchain_members := [n | some n in queues.root.chain]\n",
+		"groups.rego": string(groups),
+	}
 	data := `{"aclc":{"yunikorn":{"partitions":{"default":{"queues":{"root":{"leaf":false,"chain":["root"],"submit":{"all":true},"admin":{"all":false}}}}}}}}`
 	b := buildWasmBundle(t, mods, data, "yunikorn/queues/chain_members", "yunikorn/queues/decision")
 	p, err := wasm.Load(ctx, b, wasm.NewConfig().WithPoolSize(3))

@@ -10,14 +10,16 @@ import (
 
 const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
   aclc build --target wasm -o queues-wasm.tar.gz examples/yunikorn/org.yaml
+  aclc build --resolver file=groups.yaml --static-groups -o stock-opa.tar.gz examples/yunikorn/org.yaml
   opa run --server queues.tar.gz      # a plain rego bundle loads in stock OPA
 `
 
 func runBuild(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("build", "aclc build [--target rego|wasm] [-o OUT] [--resolver R] SOURCE...", buildExamples, stderr)
+	fs := newFlags("build", "aclc build [--target rego|wasm] [-o OUT] [--resolver R] [--static-groups] SOURCE...", buildExamples, stderr)
 	target := fs.String("target", "rego", "bundle `kind`: rego (plain Rego + data, for any OPA) or wasm (Rego compiled to WebAssembly)")
 	out := fs.String("o", "bundle.tar.gz", "output `file`")
-	resolver := fs.String("resolver", "", "group `resolver`: none (default: the queue config's usergroupresolver.type, else none)")
+	resolver := fs.String("resolver", "", resolverUsage)
+	static := fs.Bool("static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA")
 	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -28,11 +30,7 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if err := checkResolver(*resolver); err != nil {
-		errorf(stderr, "build: %v", err)
-		return exitUsage
-	}
-	s, err := translate.LoadSources(srcs, translate.Kind(*kind))
+	s, err := loadSources(srcs, translate.Kind(*kind), *resolver, *static)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
@@ -65,15 +63,10 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "build: write %s: %v", *out, err)
 		return exitError
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s bundle, %d bytes, entrypoints: %v)\n", *out, *target, len(data), s.Entrypoints())
-	return exitOK
-}
-
-// checkResolver accepts the resolvers this build can evaluate.
-func checkResolver(r string) error {
-	switch r {
-	case "", "none":
-		return nil
+	builtin := "no custom builtins"
+	if s.Groups().NeedsHostBuiltin() {
+		builtin = "needs aclc's builtin aclc.user_groups"
 	}
-	return fmt.Errorf("unknown --resolver %q (want none)", r)
+	fmt.Fprintf(stdout, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s)\n", *out, *target, len(data), s.Entrypoints(), s.Groups(), builtin)
+	return exitOK
 }

@@ -28,7 +28,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm, opa-wasm or http")
 	url := fs.String("url", "", "base `URL` of an OPA-compatible server (engine http)")
 	ep := fs.String("entrypoint", "", "decision `entrypoint`, e.g. yunikorn/queues/decision")
-	resolver := fs.String("resolver", "", "group `resolver`: none")
+	resolver := fs.String("resolver", "", resolverUsage)
 	inputPath := fs.String("input", "-", "input `file` (JSON), or - for standard input")
 	jsonl := fs.Bool("jsonl", false, "read one JSON input per line and write one compact decision per line")
 	bundlePath := fs.String("bundle", "", "evaluate this bundle `file` instead of building SOURCE")
@@ -45,12 +45,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "eval: give either SOURCE files or --bundle")
 		return exitUsage
 	}
-	if err := checkResolver(*resolver); err != nil {
-		errorf(stderr, "eval: %v", err)
-		return exitUsage
-	}
 	ctx := context.Background()
-	eng, err := openEngine(ctx, *engineName, *url, srcs, *bundlePath)
+	eng, err := openEngine(ctx, *engineName, *url, srcs, *bundlePath, *resolver)
 	if err != nil {
 		errorf(stderr, "eval: %v", err)
 		if errors.Is(err, errUsage) {
@@ -143,59 +139,56 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 var errUsage = errors.New("usage")
 
 // openEngine builds the named engine from sources or a bundle file.
-func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath string) (engine.Engine, error) {
+func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath, resolver string) (engine.Engine, error) {
 	switch name {
-	case engine.Native:
-		if bundlePath != "" {
+	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
+	default:
+		return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm or opa-wasm)", errUsage, name)
+	}
+	var s *translate.Sources
+	var b *bundle.Bundle
+	var err error
+	if bundlePath != "" {
+		if name == engine.Native {
 			return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
 		}
-		s, err := translate.LoadSources(srcs, translate.KindAuto)
+		if b, err = translate.ReadBundle(bundlePath); err != nil {
+			return nil, err
+		}
+		g, err := translate.BundleGroupResolution(b.Data, resolver)
 		if err != nil {
 			return nil, err
 		}
-		return engine.NewNative(s, nil), nil
+		engine.UseGroupResolution(g)
+	} else if s, err = loadSources(srcs, translate.KindAuto, resolver, false); err != nil {
+		return nil, err
+	}
+	switch name {
+	case engine.Native:
+		return engine.NewNative(s), nil
 	case engine.Rego:
-		if bundlePath != "" {
-			b, err := translate.ReadBundle(bundlePath)
-			if err != nil {
-				return nil, err
-			}
+		if b != nil {
 			return engine.NewRego(b, engine.BundleEntrypoints(b)), nil
 		}
-		s, err := translate.LoadSources(srcs, translate.KindAuto)
-		if err != nil {
-			return nil, err
-		}
-		b, err := translate.RegoBundle(s)
-		if err != nil {
+		if b, err = translate.RegoBundle(s); err != nil {
 			return nil, err
 		}
 		return engine.NewRego(b, s.Entrypoints()), nil
-	case engine.Wasm, engine.OPAWasm:
-		var b *bundle.Bundle
-		var err error
-		if bundlePath != "" {
-			b, err = translate.ReadBundle(bundlePath)
-		} else {
-			var s *translate.Sources
-			if s, err = translate.LoadSources(srcs, translate.KindAuto); err == nil {
-				b, err = translate.WasmBundle(ctx, s)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b.WasmModules) == 0 {
-			return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm", bundlePath)
-		}
-		if name == engine.OPAWasm {
-			return engine.NewOPAWasm(ctx, b)
-		}
-		raw, err := translate.BundleBytes(b)
-		if err != nil {
-			return nil, err
-		}
-		return engine.NewWasm(ctx, raw, wasm.NewConfig())
 	}
-	return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm or opa-wasm)", errUsage, name)
+	if b == nil {
+		if b, err = translate.WasmBundle(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.WasmModules) == 0 {
+		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm", bundlePath)
+	}
+	if name == engine.OPAWasm {
+		return engine.NewOPAWasm(ctx, b)
+	}
+	raw, err := translate.BundleBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewWasm(ctx, raw, wasm.NewConfig())
 }

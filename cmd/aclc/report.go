@@ -26,6 +26,7 @@ func (p *principalFlag) Set(v string) error { *p = append(*p, v); return nil }
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE", reportExamples, stderr)
 	engineName := fs.String("engine", engine.Wasm, "`engine` that decides the --as rows: native, rego, wasm or opa-wasm")
+	resolver := fs.String("resolver", "", resolverUsage)
 	var as principalFlag
 	fs.Var(&as, "as", "decide for this `user[:group,...]` on every queue (repeatable)")
 	srcs, err := parseInterleaved(fs, args)
@@ -37,7 +38,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	s, err := translate.LoadSources(srcs, translate.KindAuto)
+	s, err := loadSources(srcs, translate.KindAuto, *resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
@@ -59,7 +60,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	ctx := context.Background()
-	eng, err := openEngine(ctx, *engineName, "", srcs, "")
+	eng, err := openEngine(ctx, *engineName, "", srcs, "", *resolver)
 	if err != nil {
 		errorf(stderr, "report: %v", err)
 		return exitError

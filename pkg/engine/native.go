@@ -15,12 +15,10 @@ type NativeEngine struct {
 	resolver yunikorn.GroupResolver
 }
 
-// NewNative returns the reference engine over parsed sources.
-func NewNative(src *translate.Sources, r yunikorn.GroupResolver) *NativeEngine {
-	if r == nil {
-		r = yunikorn.NoResolver{}
-	}
-	return &NativeEngine{src: src, resolver: r}
+// NewNative returns the reference engine over parsed sources, resolving
+// groups as the sources' build does.
+func NewNative(src *translate.Sources) *NativeEngine {
+	return &NativeEngine{src: src, resolver: nativeResolver(src.Groups())}
 }
 
 // Name implements Engine.

@@ -11,6 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/resolver"
 	wasmresolver "github.com/open-policy-agent/opa/v1/resolver/wasm"
 	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 )
 
 // OPAWasmEngine evaluates the same Wasm module with OPA's own Wasm engine.
@@ -25,6 +27,7 @@ func NewOPAWasm(ctx context.Context, b *bundle.Bundle) (*OPAWasmEngine, error) {
 	if len(b.WasmModules) != 1 {
 		return nil, fmt.Errorf("want one wasm module in the bundle, have %d", len(b.WasmModules))
 	}
+	opabuiltins.Register()
 	e := &OPAWasmEngine{refs: map[string]ast.Ref{}}
 	var refs []ast.Ref
 	for _, ep := range b.Manifest.WasmResolvers {

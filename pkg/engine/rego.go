@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/util"
 
+	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -26,6 +27,7 @@ type RegoEngine struct {
 
 // NewRego prepares OPA's evaluator over a Rego bundle.
 func NewRego(b *bundle.Bundle, entrypoints []string) *RegoEngine {
+	opabuiltins.Register()
 	return &RegoEngine{b: b, prepared: map[string]*rego.PreparedEvalQuery{}, eps: entrypoints}
 }
 

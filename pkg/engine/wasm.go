@@ -15,9 +15,10 @@ type WasmEngine struct {
 	eps map[string]wasm.Entrypoint
 }
 
-// NewWasm loads a Wasm bundle (.tar.gz bytes) on aclc's host.
+// NewWasm loads a Wasm bundle (.tar.gz bytes) on aclc's host, with aclc's
+// builtins.
 func NewWasm(ctx context.Context, bundle []byte, cfg wasm.Config) (*WasmEngine, error) {
-	p, err := wasm.Load(ctx, bundle, cfg)
+	p, err := wasm.Load(ctx, bundle, cfg.WithBuiltins(WasmBuiltins()))
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/util"
 
-	"github.com/aclc-dev/aclc/policy/rego"
+	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	hostpolicy "github.com/aclc-dev/aclc/policy/host"
+	policy "github.com/aclc-dev/aclc/policy/rego"
 	"github.com/aclc-dev/aclc/schemas"
 )
 
@@ -41,15 +43,36 @@ func SchemaSet() (*ast.SchemaSet, error) {
 	return ss, nil
 }
 
-// ParseModules parses the embedded policy library (and, with tests, its
-// unit tests) as Rego v1.
-func ParseModules(tests bool) (map[string]*ast.Module, error) {
+// staticGroupsModule is replaced by the host modules when the bundle
+// resolves groups through aclc's builtin.
+const staticGroupsModule = "yunikorn/groups_static.rego"
+
+// moduleSources returns the Rego sources of a bundle: the portable library,
+// with group resolution through the host builtin when host is set.
+func moduleSources(host bool) map[string]string {
 	src := policy.Modules()
+	if host {
+		delete(src, staticGroupsModule)
+		for k, v := range hostpolicy.Modules() {
+			src["host/"+k] = v
+		}
+	}
+	return src
+}
+
+// ParseModules parses the embedded policy library (and, with tests, its
+// unit tests) as Rego v1, with static group resolution.
+func ParseModules(tests bool) (map[string]*ast.Module, error) {
+	src := moduleSources(false)
 	if tests {
 		for k, v := range policy.TestModules() {
 			src[k] = v
 		}
 	}
+	return parseModules(src)
+}
+
+func parseModules(src map[string]string) (map[string]*ast.Module, error) {
 	out := make(map[string]*ast.Module, len(src))
 	for _, name := range policy.Names(src) {
 		m, err := ast.ParseModuleWithOpts(name, src[name], ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
@@ -62,13 +85,14 @@ func ParseModules(tests bool) (map[string]*ast.Module, error) {
 }
 
 // CheckModules compiles the modules with the schema annotations enforced,
-// so a policy that misuses its input fails the build.
+// so a policy that misuses its input fails the build. aclc's builtins are
+// declared.
 func CheckModules(mods map[string]*ast.Module) error {
 	ss, err := SchemaSet()
 	if err != nil {
 		return err
 	}
-	c := ast.NewCompiler().WithSchemas(ss).WithUseTypeCheckAnnotations(true)
+	c := ast.NewCompiler().WithSchemas(ss).WithUseTypeCheckAnnotations(true).WithCapabilities(opabuiltins.Capabilities())
 	c.Compile(mods)
 	if c.Failed() {
 		return c.Errors
@@ -79,7 +103,8 @@ func CheckModules(mods map[string]*ast.Module) error {
 // RegoBundle builds the plain Rego bundle: the policy library, the data
 // document and a manifest whose revision is a hash of the content.
 func RegoBundle(s *Sources) (*bundle.Bundle, error) {
-	mods, err := ParseModules(false)
+	src := moduleSources(s.Groups().NeedsHostBuiltin())
+	mods, err := parseModules(src)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +121,6 @@ func RegoBundle(s *Sources) (*bundle.Bundle, error) {
 	if err := util.UnmarshalJSON(dataJSON, &dataDoc); err != nil {
 		return nil, err
 	}
-	src := policy.Modules()
 	names := policy.Names(src)
 	h := sha256.New()
 	h.Write(dataJSON)

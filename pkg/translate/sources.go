@@ -39,6 +39,8 @@ type Sources struct {
 	Queues *yunikorn.QueueTree
 	// QueueConfig is the validated configuration behind Queues.
 	QueueConfig *yunikorn.SchedulerConfig
+
+	groups GroupResolution
 }
 
 // LoadSources reads, detects, validates and normalises the named files.
@@ -102,7 +104,11 @@ func detect(path string, data []byte) (Kind, error) {
 func (s *Sources) Data() map[string]any {
 	aclc := map[string]any{}
 	if s.Queues != nil {
-		aclc["yunikorn"] = YuniKornData(s.Queues)
+		yk := YuniKornData(s.Queues)
+		for k, v := range s.Groups().data() {
+			yk[k] = v
+		}
+		aclc["yunikorn"] = yk
 	}
 	return map[string]any{"aclc": aclc}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/compile"
+
+	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 )
 
 // WasmBundle compiles the Rego bundle to WebAssembly in-process, with every
@@ -29,6 +31,9 @@ func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
 		WithBundle(rb).
 		WithRegoVersion(ast.RegoV1).
 		WithRevision(rb.Manifest.Revision)
+	if s.Groups().NeedsHostBuiltin() {
+		c = c.WithCapabilities(opabuiltins.Capabilities())
+	}
 	if err := c.Build(ctx); err != nil {
 		return nil, fmt.Errorf("compile to wasm: %w", err)
 	}

@@ -27,10 +27,7 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 		}
 		parts[p.Name] = map[string]any{"queues": queues}
 	}
-	return map[string]any{
-		"resolver":   t.Resolver,
-		"partitions": parts,
-	}
+	return map[string]any{"partitions": parts}
 }
 
 func aclData(a yunikorn.ACL) map[string]any {

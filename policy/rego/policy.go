@@ -14,21 +14,23 @@ var files embed.FS
 
 // Modules returns the policy modules (test files excluded), keyed by their
 // path inside this directory, e.g. "yunikorn/queues.rego".
-func Modules() map[string]string { return collect(false) }
+func Modules() map[string]string { return Collect(files, false) }
 
 // TestModules returns the *_test.rego modules, keyed like Modules.
-func TestModules() map[string]string { return collect(true) }
+func TestModules() map[string]string { return Collect(files, true) }
 
-func collect(tests bool) map[string]string {
+// Collect reads the .rego files of fsys keyed by path: the unit tests
+// (*_test.rego) when tests is set, the other modules otherwise.
+func Collect(fsys fs.FS, tests bool) map[string]string {
 	out := map[string]string{}
-	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
 			return err
 		}
 		if strings.HasSuffix(p, "_test.rego") != tests {
 			return nil
 		}
-		b, err := files.ReadFile(p)
+		b, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}

@@ -115,7 +115,7 @@ func setup(ctx context.Context, sc *scenario) {
 	check(err)
 	ow, err := engine.NewOPAWasm(ctx, wb)
 	check(err)
-	sc.engines = []engine.Engine{engine.NewNative(s, nil), engine.NewRego(rb, s.Entrypoints()), ow, w}
+	sc.engines = []engine.Engine{engine.NewNative(s), engine.NewRego(rb, s.Entrypoints()), ow, w}
 }
 
 // measure times single decisions one by one (for the median and tails),

@@ -80,20 +80,33 @@ queues := partitions[partition_key].queues
 path := lower(queue_raw)
 
 # ConvertUGI: an empty user is refused unless forced (then nobody/nogroup); without
-# groups the user is resolved and the user name is not checked; with groups it is.
+# groups the user is resolved and the user name is not checked, unless the lookup failed
+# on a forced application (then the only group is nogroup); with groups it is checked.
 ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 	user_raw == ""
 	forced_raw == true
 } else := {"error": "empty user cannot resolve"} if {
 	user_raw == ""
-} else := {"user": user_raw, "groups": resolve_groups(user_raw)} if {
+} else := {"user": user_raw, "groups": resolved.groups} if {
 	count(groups_raw) == 0
-} else := {"user": user_raw, "groups": groups_raw} if {
+	not resolved.error
+} else := {"error": resolved.error} if {
+	count(groups_raw) == 0
+	forced_raw != true
+} else := {"user": user_raw, "groups": given_groups} if {
 	valid_user_name(user_raw)
 } else := {"error": "invalid username, it contains invalid characters"}
 
-# The "none" resolver: the user's only group is the user name.
-resolve_groups(user) := [user]
+# The groups the request carries, or YuniKorn's fallback when a forced lookup failed.
+given_groups := ["nogroup"] if {
+	count(groups_raw) == 0
+} else := groups_raw
+
+# The lookup of a request without groups: {"groups": [...]} or, when it failed,
+# {"groups": [...], "error": "..."}. lookup_groups is defined by the module the build
+# picks: YuniKorn's "none" rule and data compiled from a static resolver
+# (yunikorn/groups_static.rego), or aclc's host builtin with YuniKorn's cache.
+resolved := lookup_groups(user_raw)
 
 # configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$ without a regex engine.
 user_first_chars := "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

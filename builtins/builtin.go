@@ -1,0 +1,91 @@
+package builtins
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Builtin describes one custom builtin: its Rego name, argument and result kinds for declarations, and a JSON-level implementation.
+//
+// Working on JSON keeps this package free of OPA: each runtime adapter
+// converts its own values to JSON and back, and all of them share Func.
+type Builtin struct {
+	Name        string   // e.g. "aclc.user_groups"
+	Description string   // states the argument and result types, for declarations and docs
+	Args        []string // names, for docs
+	// Func is the implementation: JSON in, JSON out; a nil result is
+	// undefined, an error a malformed call.
+	Func func(args []json.RawMessage) (json.RawMessage, error)
+}
+
+// UserGroupsName is the Rego name of the group resolution builtin.
+const UserGroupsName = "aclc.user_groups"
+
+// userGroupsResult is the result of aclc.user_groups; a struct, not a map,
+// so that its JSON is byte-for-byte the same on every call.
+type userGroupsResult struct {
+	Groups []string `json:"groups"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// UserGroups is "aclc.user_groups"(user string): {"groups": [...]} on
+// success, or {"groups": [...what was found...], "error": "<message>"} when
+// the lookup failed, through the cache's GetUserGroup. A lookup failure is a
+// value, not an error, because YuniKorn's ConvertUGI still uses it (a forced
+// application falls back to nogroup); only a malformed call is an error.
+func UserGroups(c *Cache) Builtin {
+	return Builtin{
+		Name: UserGroupsName,
+		Description: "user_groups(user string) object: the user's groups as YuniKorn resolves them, " +
+			`{"groups": [string]}, with "error": string added when the lookup failed`,
+		Args: []string{"user"},
+		Func: func(args []json.RawMessage) (json.RawMessage, error) {
+			if len(args) != 1 {
+				return nil, fmt.Errorf("%s: want 1 argument, got %d", UserGroupsName, len(args))
+			}
+			var user string
+			if kind := jsonKind(args[0]); kind != "string" {
+				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserGroupsName, kind)
+			}
+			if err := json.Unmarshal(args[0], &user); err != nil {
+				return nil, fmt.Errorf("%s: operand 1: %w", UserGroupsName, err)
+			}
+			groups, msg := c.Groups(user)
+			if groups == nil {
+				groups = []string{} // JSON [] rather than null: the policy iterates it
+			}
+			return json.Marshal(userGroupsResult{Groups: groups, Error: msg})
+		},
+	}
+}
+
+// All returns every custom builtin over c, sorted by name, for adapters that
+// register them in bulk.
+func All(c *Cache) []Builtin {
+	all := []Builtin{UserGroups(c)}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	return all
+}
+
+// jsonKind names the JSON type of v in OPA's words, for type errors.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}

@@ -1,0 +1,150 @@
+package translate
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aclc-dev/aclc/builtins"
+)
+
+// GroupResolution says how a bundle resolves the groups of a request that
+// carries none.
+type GroupResolution struct {
+	// Spec is the resolver: "none", "os", "test" or "file=PATH".
+	Spec string
+	// Static compiles the resolver's answers into the bundle's data, so the
+	// bundle needs no custom builtin (none, test and file only).
+	Static bool
+
+	resolver builtins.Resolver
+}
+
+// ErrResolver is returned, wrapped, for a resolver that cannot be used.
+var ErrResolver = errors.New("resolver")
+
+// SetGroupResolution chooses the resolver: spec "" takes YuniKorn's choice,
+// the first partition's usergroupresolver.type (else none).
+func (s *Sources) SetGroupResolution(spec string, static bool) error {
+	if spec == "" {
+		spec = builtins.ResolverNone
+		if s.Queues != nil && len(s.Queues.Partitions) > 0 {
+			spec = builtins.ResolverForConfigType(s.Queues.Resolver)
+		}
+		if spec == "ldap" {
+			return fmt.Errorf("%w: the queue configuration selects the ldap resolver, which aclc does not implement: pass --resolver none|os|test|file=PATH", ErrResolver)
+		}
+	}
+	g, err := NewGroupResolution(spec, static)
+	if err == nil {
+		s.groups = g
+	}
+	return err
+}
+
+// NewGroupResolution checks a --resolver value and opens the resolver.
+func NewGroupResolution(spec string, static bool) (GroupResolution, error) {
+	r, err := builtins.NewResolver(spec)
+	if err != nil {
+		return GroupResolution{}, fmt.Errorf("%w: %w", ErrResolver, err)
+	}
+	if static && r.Name() == builtins.ResolverOS {
+		return GroupResolution{}, fmt.Errorf("%w: the os resolver asks the host at decision time and cannot be compiled into a bundle; drop --static-groups", ErrResolver)
+	}
+	return GroupResolution{Spec: spec, Static: static, resolver: r}, nil
+}
+
+// BundleGroupResolution returns the resolution a built bundle was made
+// for, from its data; spec, when set, overrides the resolver (it must be
+// given for a file resolver, whose path the bundle does not record).
+func BundleGroupResolution(data map[string]any, spec string) (GroupResolution, error) {
+	yk, _ := data["aclc"].(map[string]any)
+	yk, _ = yk["yunikorn"].(map[string]any)
+	name, _ := yk["resolver"].(string)
+	_, static := yk["groups"]
+	if spec == "" {
+		switch name {
+		case "", builtins.ResolverNone:
+			spec = builtins.ResolverNone
+		case builtins.ResolverFile:
+			if static {
+				spec = builtins.ResolverNone // answers are in the data; the resolver is not consulted
+			} else {
+				return GroupResolution{}, fmt.Errorf("%w: the bundle resolves groups from a file: pass --resolver file=PATH", ErrResolver)
+			}
+		default:
+			spec = name
+		}
+	}
+	return NewGroupResolution(spec, static)
+}
+
+// Groups returns the group resolution of the build (none by default).
+func (s *Sources) Groups() GroupResolution {
+	if s.groups.resolver == nil {
+		return GroupResolution{Spec: builtins.ResolverNone, resolver: builtins.NoResolver{}}
+	}
+	return s.groups
+}
+
+// Resolver returns the chosen resolver.
+func (g GroupResolution) Resolver() builtins.Resolver { return g.resolver }
+
+// NeedsHostBuiltin reports whether the bundle calls aclc.user_groups: every
+// resolver but none, unless compiled in statically.
+func (g GroupResolution) NeedsHostBuiltin() bool {
+	return g.resolver != nil && g.resolver.Name() != builtins.ResolverNone && !g.Static
+}
+
+// staticUsers are the users whose answers a static build compiles in: the
+// file's users, or the test resolver's table (every other user fails the
+// lookup, as in YuniKorn).
+func (g GroupResolution) staticUsers() []string {
+	switch r := g.resolver.(type) {
+	case *builtins.FileResolver:
+		var users []string
+		for u := range r.Users() {
+			users = append(users, u)
+		}
+		sort.Strings(users)
+		return users
+	case builtins.TestResolver:
+		return builtins.TestResolverUsers()
+	}
+	return nil
+}
+
+// data is the resolution part of data.aclc.yunikorn: the resolver's name
+// and, for a static build, each known user's lookup result.
+func (g GroupResolution) data() map[string]any {
+	name := builtins.ResolverNone
+	if g.resolver != nil {
+		name = g.resolver.Name()
+	}
+	out := map[string]any{"resolver": name}
+	if !g.Static || name == builtins.ResolverNone {
+		return out
+	}
+	users := map[string]any{}
+	for _, u := range g.staticUsers() {
+		groups, err := g.resolver.Resolve(u)
+		entry := map[string]any{"groups": append([]string{}, groups...)}
+		if err != nil {
+			entry["error"] = err.Error()
+		}
+		users[u] = entry
+	}
+	out["groups"] = users
+	return out
+}
+
+// String renders the resolution for messages.
+func (g GroupResolution) String() string {
+	var b strings.Builder
+	b.WriteString(g.Spec)
+	if g.Static {
+		b.WriteString(" (static)")
+	}
+	return b.String()
+}
