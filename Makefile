@@ -19,11 +19,12 @@ build:
 
 # The default suite: unit, Rego, corpus on every in-process engine, property
 # and race tests. Long fuzzing lives in `make fuzz`.
-test:
+# The stock opa binary runs the Rego unit tests and the stock-OPA tests.
+test: $(OPA)
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race -run 'Concurrent|Race|Pool' ./wasm/ ./tests/
-	$(MAKE) opa-test
+	ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 ./...
+	$(GO) test -count=1 -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
+	$(OPA) test -s schemas/json policy/rego
 
 $(OPA): go.mod
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION)
@@ -40,6 +41,7 @@ fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/
+	$(GO) test -run xxx -fuzz FuzzParseFileResolver -fuzztime $(FUZZTIME) ./builtins/
 
 check:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)

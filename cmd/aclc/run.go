@@ -31,6 +31,7 @@ func commands() []command {
 		{"eval", "evaluate a decision on one of the engines", runEval},
 		{"check", "validate sources and warn about YuniKorn's traps", runCheck},
 		{"report", "print who may submit to and administer each queue, and why", runReport},
+		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
 	}
 }
 

@@ -182,3 +182,67 @@ func TestReportShowsSeedTable(t *testing.T) {
 		}
 	}
 }
+
+func TestResolverFlagOnEveryEngine(t *testing.T) {
+	in := `{"queue":"root.test","action":"admin","user":"testuser1"}`
+	for _, e := range []string{"native", "rego", "wasm", "opa-wasm"} {
+		code, stdout, stderr := runCLI(t, in, "eval", "--engine", e, "--resolver", "test", "--jsonl", "--entrypoint", "yunikorn/queues/decision", seedConfig)
+		want := `{"allow":false,"reason":"no adminacl on root.test or its ancestors allows user \"testuser1\" with groups [group1000, group1001]"}`
+		if code != exitOK || strings.TrimSpace(stdout) != want {
+			t.Errorf("%s: exit %d, %s %s", e, code, stdout, stderr)
+		}
+	}
+}
+
+func TestStaticGroupsRefusesTheOSResolver(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "--static-groups", "-o", out, seedConfig)
+	if code != exitError || !strings.Contains(stderr, "cannot be compiled into a bundle") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a bundle was written")
+	}
+}
+
+func TestUnknownResolverIsRefused(t *testing.T) {
+	code, _, stderr := runCLI(t, "{}", "eval", "--resolver", "ldap", "--entrypoint", "yunikorn/queues/decision", seedConfig)
+	if code != exitError || !strings.Contains(stderr, `unknown resolver "ldap"`) {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+}
+
+func TestFileResolverBundleNeedsItsFile(t *testing.T) {
+	groups := writeFile(t, "groups.yaml", "john: [dev]\n")
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	if code, _, stderr := runCLI(t, "", "build", "--target", "wasm", "--resolver", "file="+groups, "-o", out, seedConfig); code != exitOK {
+		t.Fatalf("build: %s", stderr)
+	}
+	in := `{"queue":"root.test","action":"admin","user":"john"}`
+	if code, _, stderr := runCLI(t, in, "eval", "--bundle", out, "--entrypoint", "yunikorn/queues/decision"); code != exitError || !strings.Contains(stderr, "--resolver file=PATH") {
+		t.Errorf("eval without the file: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, in, "eval", "--bundle", out, "--resolver", "file="+groups, "--entrypoint", "yunikorn/queues/decision")
+	if code != exitOK || !strings.Contains(stdout, `adminacl of root.test allows group \"dev\"`) {
+		t.Errorf("eval with the file: exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+func TestCapabilitiesDeclareTheBuiltin(t *testing.T) {
+	code, stdout, _ := runCLI(t, "", "capabilities")
+	var caps struct {
+		Builtins []struct {
+			Name string `json:"name"`
+		} `json:"builtins"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(stdout), &caps) != nil {
+		t.Fatalf("exit %d, output is not JSON", code)
+	}
+	found := false
+	for _, b := range caps.Builtins {
+		found = found || b.Name == "aclc.user_groups"
+	}
+	if !found || len(caps.Builtins) < 100 {
+		t.Errorf("capabilities hold %d builtins, aclc.user_groups found: %v", len(caps.Builtins), found)
+	}
+}
