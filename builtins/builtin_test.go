@@ -65,7 +65,43 @@ func TestUserGroupsBuiltin(t *testing.T) {
 // TestAll pins the registry adapters read: every builtin once, by name.
 func TestAll(t *testing.T) {
 	all := All(NewCache(nil, nil))
-	if len(all) != 1 || all[0].Name != UserGroupsName || all[0].Func == nil || all[0].Description == "" {
+	want := []string{DecodeErrorName, UserGroupsName, UserInfoErrorName}
+	if len(all) != len(want) {
 		t.Fatalf("All = %+v", all)
+	}
+	for i, b := range all {
+		if b.Name != want[i] || b.Func == nil || b.Description == "" {
+			t.Errorf("All[%d] = %+v, want %s with a Func and a description", i, b, want[i])
+		}
+	}
+}
+
+// TestAdmissionBuiltins: the decode and annotation builtins give the
+// decoder's words for bad values and "" for good ones (spec §3.3, §4.2).
+func TestAdmissionBuiltins(t *testing.T) {
+	tests := []struct {
+		name string
+		b    Builtin
+		args []string
+		want string
+	}{
+		{"pod with metadata as a string", DecodeError(), []string{`"Pod"`, `{"metadata":"x"}`}, `"json: cannot unmarshal string into Go struct field Pod.metadata of type v1.ObjectMeta"`},
+		{"missing object is the end of input", DecodeError(), []string{`"Pod"`, `null`}, `"unexpected end of JSON input"`},
+		{"well-formed deployment", DecodeError(), []string{`"Deployment"`, `{"spec":{"template":{"metadata":{}}}}`}, `""`},
+		{"unknown kind is not decoded", DecodeError(), []string{`"ConfigMap"`, `"x"`}, `""`},
+		{"array annotation value", UserInfoError(), []string{`"[]"`}, `"json: cannot unmarshal array into Go value of type si.UserGroupInformation"`},
+		{"valid annotation value", UserInfoError(), []string{`"{\"user\":\"a\"}"`}, `""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := make([]json.RawMessage, len(tt.args))
+			for i, a := range tt.args {
+				args[i] = json.RawMessage(a)
+			}
+			got, err := tt.b.Func(args)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("got %s, %v; want %s", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,9 @@ type Case struct {
 	Entrypoint         string         `yaml:"entrypoint"`
 	Resolver           string         `yaml:"resolver"` // a --resolver value (file=PATH relative to the repository root), or "config"
 	Input              any            `yaml:"input"`
+	Namespaces         map[string]any `yaml:"namespaces"` // replicated namespaces: name → {annotations: {...}}
 	Want               map[string]any `yaml:"want"`
+	WantPatch          any            `yaml:"want_patch"` // the decoded JSON Patch of an AdmissionReview response
 	WantReason         *string        `yaml:"want_reason"`
 	WantReasonContains string         `yaml:"want_reason_contains"`
 	WantError          string         `yaml:"want_error"`
@@ -43,6 +46,24 @@ type Case struct {
 	// Filled by Load: the source text and the name it is read under.
 	SourceName string `yaml:"-"`
 	SourceText []byte `yaml:"-"`
+}
+
+// Kubernetes returns the case's replicated cluster data in kube-mgmt's
+// shape, or nil.
+func (c *Case) Kubernetes() map[string]any {
+	if c.Namespaces == nil {
+		return nil
+	}
+	nss := map[string]any{}
+	for name, v := range c.Namespaces {
+		m, _ := v.(map[string]any)
+		meta := map[string]any{"name": name}
+		if a, ok := m["annotations"]; ok {
+			meta["annotations"] = a
+		}
+		nss[name] = map[string]any{"metadata": meta}
+	}
+	return map[string]any{"namespaces": nss}
 }
 
 // InputJSON renders the case input as JSON.
@@ -153,9 +174,34 @@ func (c *Case) Check(got json.RawMessage) string {
 		return fmt.Sprintf("decision is not a JSON object: %s", got)
 	}
 	var diffs []string
+	if c.WantPatch != nil {
+		resp, _ := m["response"].(map[string]any)
+		enc, _ := resp["patch"].(string)
+		raw, err := base64.StdEncoding.DecodeString(enc)
+		var patch any
+		if err == nil {
+			err = json.Unmarshal(raw, &patch)
+		}
+		if err != nil || !jsonEqual(patch, c.WantPatch) {
+			diffs = append(diffs, fmt.Sprintf("patch: got %s (%v), want %s", raw, err, mustJSON(c.WantPatch)))
+		}
+		// The rest of the response is compared without the patch.
+		cp := map[string]any{}
+		for k, v := range resp {
+			if k != "patch" {
+				cp[k] = v
+			}
+		}
+		actual := map[string]any{}
+		for k, v := range m {
+			actual[k] = v
+		}
+		actual["response"] = cp
+		m = actual
+	}
 	for k, want := range c.Want {
 		if !jsonEqual(want, m[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s: got %v, want %v", k, m[k], want))
+			diffs = append(diffs, fmt.Sprintf("%s: got %s, want %s", k, mustJSON(m[k]), mustJSON(want)))
 		}
 	}
 	reason, _ := m["reason"].(string)
@@ -166,6 +212,11 @@ func (c *Case) Check(got json.RawMessage) string {
 		diffs = append(diffs, fmt.Sprintf("reason: got %q, want it to contain %q", reason, c.WantReasonContains))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func jsonEqual(a, b any) bool {

@@ -30,8 +30,8 @@ func (n namedEngine) Name() string { return n.name }
 // on them. The native engine comes first: it is the reference. resolver is
 // a --resolver value ("" for the configuration's choice). When the resolver
 // can be compiled in, a rego engine over the static bundle joins too.
-func NewEngineSet(ctx context.Context, name string, src []byte, resolver string) (*EngineSet, error) {
-	s := &translate.Sources{}
+func NewEngineSet(ctx context.Context, name string, src []byte, resolver string, kubernetes map[string]any) (*EngineSet, error) {
+	s := &translate.Sources{Kubernetes: kubernetes}
 	if err := s.Add(name, src, translate.KindAuto); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func NewEngineSet(ctx context.Context, name string, src []byte, resolver string)
 	}
 	set.Engines = append(set.Engines, ow)
 	if s.Groups().NeedsHostBuiltin() {
-		st := &translate.Sources{}
+		st := &translate.Sources{Kubernetes: kubernetes}
 		if err := st.Add(name, src, translate.KindAuto); err != nil {
 			return nil, err
 		}

@@ -23,26 +23,40 @@ import (
 )
 
 // UserGroups is the name of the group-resolution builtin.
-const UserGroups = "aclc.user_groups"
+const UserGroups = builtins.UserGroupsName
 
-// userGroupsType is aclc.user_groups(user) → {"groups": [...], "error": "..."};
-// "error" is present only when the lookup failed.
-var userGroupsType = types.NewFunction(
-	types.Args(types.Named("user", types.S).Description("the user name")),
-	types.Named("result", types.NewObject(
-		[]*types.StaticProperty{types.NewStaticProperty("groups", types.NewArray(nil, types.S))},
-		types.NewDynamicProperty(types.S, types.S),
-	)).Description(`{"groups": [...]}, with "error" when the lookup failed`),
-)
+// decls are the types of aclc's builtins, by name.
+var decls = map[string]*types.Function{
+	// aclc.user_groups(user) → {"groups": [...]}, with "error" when the lookup failed.
+	builtins.UserGroupsName: types.NewFunction(
+		types.Args(types.Named("user", types.S).Description("the user name")),
+		types.Named("result", types.NewObject(
+			[]*types.StaticProperty{types.NewStaticProperty("groups", types.NewArray(nil, types.S))},
+			types.NewDynamicProperty(types.S, types.S),
+		)).Description(`{"groups": [...]}, with "error" when the lookup failed`),
+	),
+	builtins.DecodeErrorName: types.NewFunction(
+		types.Args(types.Named("kind", types.S).Description("the object's kind"), types.Named("object", types.A).Description("the object")),
+		types.Named("message", types.S).Description(`the decoder's message, or ""`),
+	),
+	builtins.UserInfoErrorName: types.NewFunction(
+		types.Args(types.Named("value", types.S).Description("a pre-set user.info annotation")),
+		types.Named("message", types.S).Description(`why YuniKorn refuses it, or ""`),
+	),
+}
 
-// Decls returns the declarations of aclc's builtins.
+// Decls returns the declarations of aclc's builtins, sorted by name.
 func Decls() []*ast.Builtin {
-	return []*ast.Builtin{{
-		Name:             UserGroups,
-		Description:      "Resolves a user's groups with the configured resolver behind YuniKorn's cache.",
-		Decl:             userGroupsType,
-		Nondeterministic: true,
-	}}
+	var out []*ast.Builtin
+	for _, b := range builtins.All(nil) {
+		out = append(out, &ast.Builtin{
+			Name:             b.Name,
+			Description:      b.Description,
+			Decl:             decls[b.Name],
+			Nondeterministic: b.Name == builtins.UserGroupsName,
+		})
+	}
+	return out
 }
 
 // Capabilities returns OPA's capabilities for this version plus aclc's
@@ -71,31 +85,55 @@ func Cache() *builtins.Cache {
 var registerOnce sync.Once
 
 // Register adds aclc's builtins to OPA's global registries, once. After it,
-// OPA's evaluator and OPA's Wasm engine both call them.
+// OPA's evaluator and OPA's Wasm engine both call them; each call goes
+// through the builtin's JSON-level implementation with the current cache.
 func Register() {
 	registerOnce.Do(func() {
-		d := Decls()[0]
-		rego.RegisterBuiltin1(&rego.Function{
-			Name: d.Name, Description: d.Description, Decl: userGroupsType, Nondeterministic: true,
-		}, func(_ rego.BuiltinContext, user *ast.Term) (*ast.Term, error) {
-			name, ok := user.Value.(ast.String)
-			if !ok {
-				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserGroups, ast.ValueName(user.Value))
-			}
-			arg, _ := json.Marshal(string(name))
-			out, err := builtins.UserGroups(Cache()).Func([]json.RawMessage{arg})
-			if err != nil || out == nil {
-				return nil, err
-			}
-			var v any
-			if err := util.UnmarshalJSON(out, &v); err != nil {
-				return nil, err
-			}
-			t, err := ast.InterfaceToValue(v)
-			if err != nil {
-				return nil, err
-			}
-			return ast.NewTerm(t), nil
-		})
+		for _, d := range Decls() {
+			name := d.Name
+			arity := len(decls[name].FuncArgs().Args)
+			rego.RegisterBuiltinDyn(&rego.Function{
+				Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
+			}, func(_ rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
+				// OPA passes the output variable after the operands.
+				return call(name, terms[:min(arity, len(terms))])
+			})
+		}
 	})
+}
+
+// Call runs the named builtin on JSON arguments with the current cache.
+func Call(name string, args []json.RawMessage) (json.RawMessage, error) {
+	for _, b := range builtins.All(Cache()) {
+		if b.Name == name {
+			return b.Func(args)
+		}
+	}
+	return nil, fmt.Errorf("unknown builtin %s", name)
+}
+
+func call(name string, terms []*ast.Term) (*ast.Term, error) {
+	args := make([]json.RawMessage, len(terms))
+	for i, t := range terms {
+		v, err := ast.JSON(t.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: operand %d: %w", name, i+1, err)
+		}
+		if args[i], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	out, err := Call(name, args)
+	if err != nil || out == nil {
+		return nil, err
+	}
+	var v any
+	if err := util.UnmarshalJSON(out, &v); err != nil {
+		return nil, err
+	}
+	t, err := ast.InterfaceToValue(v)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewTerm(t), nil
 }

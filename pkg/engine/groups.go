@@ -26,11 +26,17 @@ func ResetGroupCache() { opabuiltins.Cache().Reset() }
 // WasmBuiltins are aclc's builtins for the wazero host, reading the same
 // process-wide cache as OPA's runtimes.
 func WasmBuiltins() map[string]wasm.BuiltinFunc {
-	return map[string]wasm.BuiltinFunc{
-		opabuiltins.UserGroups: func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
-			return builtins.UserGroups(opabuiltins.Cache()).Func(args)
-		},
+	m := map[string]wasm.BuiltinFunc{}
+	for _, d := range opabuiltins.Decls() {
+		name := d.Name
+		m[name] = func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
+			if name == opabuiltins.UserGroups { // the hot path: no lookup by name
+				return builtins.UserGroups(opabuiltins.Cache()).Func(args)
+			}
+			return opabuiltins.Call(name, args)
+		}
 	}
+	return m
 }
 
 // nativeResolver gives the reference decision the build's resolution: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -33,9 +34,35 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 			tree = &yunikorn.QueueTree{}
 		}
 		return json.Marshal(tree.DecideJSON(input, n.resolver))
+	case translate.EntrypointAdmissionReview:
+		st := n.src.Admission
+		if st == nil {
+			st = admission.DefaultSettings()
+		}
+		return st.Review(input, ReplicatedNamespaces(n.src.Kubernetes)), nil
 	}
 	return nil, unknownEntrypoint(ep, n.src.Entrypoints())
 }
 
 // Close implements Engine.
 func (*NativeEngine) Close(context.Context) error { return nil }
+
+// ReplicatedNamespaces reads namespaces from kube-mgmt-shaped data
+// ({"namespaces": {name: {"metadata": {"annotations": {...}}}}}).
+func ReplicatedNamespaces(k8s map[string]any) map[string]admission.Namespace {
+	out := map[string]admission.Namespace{}
+	nss, _ := k8s["namespaces"].(map[string]any)
+	for name, v := range nss {
+		obj, _ := v.(map[string]any)
+		meta, _ := obj["metadata"].(map[string]any)
+		ann, _ := meta["annotations"].(map[string]any)
+		ns := admission.Namespace{Name: name, Annotations: map[string]string{}}
+		for k, a := range ann {
+			if s, ok := a.(string); ok {
+				ns.Annotations[k] = s
+			}
+		}
+		out[name] = ns
+	}
+	return out
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -43,27 +44,42 @@ func SchemaSet() (*ast.SchemaSet, error) {
 	return ss, nil
 }
 
-// staticGroupsModule is replaced by the host modules when the bundle
-// resolves groups through aclc's builtin.
-const staticGroupsModule = "yunikorn/groups_static.rego"
+// Modules that a build swaps for their host-builtin twins in policy/host.
+const (
+	staticGroupsModule = "yunikorn/groups_static.rego"
+	hostGroupsModule   = "yunikorn/groups_host.rego"
+	staticDecodeModule = "admission/decode_static.rego"
+	hostDecodeModule   = "admission/decode_host.rego"
+)
 
 // moduleSources returns the Rego sources of a bundle: the portable library,
-// with group resolution through the host builtin when host is set.
-func moduleSources(host bool) map[string]string {
+// with its host-builtin twins where the build calls aclc's builtins, and
+// the admission policy only when there are admission settings.
+func moduleSources(s *Sources) map[string]string {
 	src := policy.Modules()
-	if host {
+	host := hostpolicy.Modules()
+	if s.Groups().NeedsHostBuiltin() {
 		delete(src, staticGroupsModule)
-		for k, v := range hostpolicy.Modules() {
-			src["host/"+k] = v
+		src["host/"+hostGroupsModule] = host[hostGroupsModule]
+	}
+	switch {
+	case s.Admission == nil:
+		for k := range src {
+			if strings.HasPrefix(k, "admission/") {
+				delete(src, k)
+			}
 		}
+	case !s.Portable:
+		delete(src, staticDecodeModule)
+		src["host/"+hostDecodeModule] = host[hostDecodeModule]
 	}
 	return src
 }
 
-// ParseModules parses the embedded policy library (and, with tests, its
-// unit tests) as Rego v1, with static group resolution.
+// ParseModules parses the portable policy library (and, with tests, its
+// unit tests) as Rego v1.
 func ParseModules(tests bool) (map[string]*ast.Module, error) {
-	src := moduleSources(false)
+	src := policy.Modules()
 	if tests {
 		for k, v := range policy.TestModules() {
 			src[k] = v
@@ -103,7 +119,7 @@ func CheckModules(mods map[string]*ast.Module) error {
 // RegoBundle builds the plain Rego bundle: the policy library, the data
 // document and a manifest whose revision is a hash of the content.
 func RegoBundle(s *Sources) (*bundle.Bundle, error) {
-	src := moduleSources(s.Groups().NeedsHostBuiltin())
+	src := moduleSources(s)
 	mods, err := parseModules(src)
 	if err != nil {
 		return nil, err
@@ -132,6 +148,9 @@ func RegoBundle(s *Sources) (*bundle.Bundle, error) {
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: p, Path: p, Raw: []byte(src[name]), Parsed: mods[name]})
 	}
 	roots := append([]string(nil), Roots...)
+	if s.Kubernetes != nil {
+		roots = append(roots, "kubernetes")
+	}
 	sort.Strings(roots)
 	b.Manifest = bundle.Manifest{Revision: hex.EncodeToString(h.Sum(nil)), Roots: &roots}
 	b.Manifest.SetRegoVersion(ast.RegoV1)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 )
 
@@ -18,6 +19,9 @@ type Kind string
 const (
 	KindAuto           Kind = ""
 	KindYuniKornQueues Kind = "yunikorn-queues"
+	// KindYuniKornAdmission is the admissionController.* settings of a
+	// yunikorn-configs ConfigMap (the same file may carry queues.yaml).
+	KindYuniKornAdmission Kind = "yunikorn-admission"
 )
 
 // ErrSource is returned, wrapped, for any source that cannot be read or is
@@ -39,6 +43,22 @@ type Sources struct {
 	Queues *yunikorn.QueueTree
 	// QueueConfig is the validated configuration behind Queues.
 	QueueConfig *yunikorn.SchedulerConfig
+
+	// Admission is the admission controller's settings, when a source
+	// carries admissionController.* keys.
+	Admission *admission.Settings
+	// AdmissionFile is the source the settings came from.
+	AdmissionFile string
+	// Portable keeps the bundle free of aclc's host builtins for admission
+	// decoding (Gatekeeper, stock OPA); denial texts for malformed objects
+	// are then approximate.
+	Portable bool
+
+	// Kubernetes is data replicated from the cluster, as kube-mgmt puts it
+	// under data.kubernetes (e.g. {"namespaces": {name: Namespace object}}).
+	// Normally it arrives at run time; a build embeds it only when given,
+	// for tests and demos.
+	Kubernetes map[string]any
 
 	groups GroupResolution
 }
@@ -64,14 +84,33 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 
 // Add parses one more source from memory; name is used in messages.
 func (s *Sources) Add(name string, data []byte, force Kind) error {
-	kind := force
-	if kind == KindAuto {
+	kinds := []Kind{force}
+	if force == KindAuto {
 		var err error
-		if kind, err = detect(name, data); err != nil {
+		if kinds, err = detect(name, data); err != nil {
 			return err
 		}
 	}
+	for _, kind := range kinds {
+		if err := s.addKind(name, data, kind); err != nil {
+			return err
+		}
+	}
+	s.Files = append(s.Files, name)
+	return nil
+}
+
+func (s *Sources) addKind(name string, data []byte, kind Kind) error {
 	switch kind {
+	case KindYuniKornAdmission:
+		if s.Admission != nil {
+			return sourceError{fmt.Errorf("%s: a second set of admission settings (the first is %s)", name, s.AdmissionFile)}
+		}
+		st, err := admission.LoadSettings(name, data)
+		if err != nil {
+			return sourceError{err}
+		}
+		s.Admission, s.AdmissionFile = st, name
 	case KindYuniKornQueues:
 		if s.Queues != nil {
 			return sourceError{fmt.Errorf("%s: a second YuniKorn queue configuration (the first is %s); YuniKorn reads one", name, s.Queues.File)}
@@ -86,17 +125,25 @@ func (s *Sources) Add(name string, data []byte, force Kind) error {
 		}
 		s.Queues, s.QueueConfig = tree, conf
 	default:
-		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues)", name, kind)}
+		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues or yunikorn-admission)", name, kind)}
 	}
-	s.Files = append(s.Files, name)
 	return nil
 }
 
-func detect(path string, data []byte) (Kind, error) {
+// detect names the kinds a file carries: a yunikorn-configs ConfigMap may
+// hold both queues.yaml and admission settings.
+func detect(path string, data []byte) ([]Kind, error) {
+	var kinds []Kind
 	if yunikorn.IsQueueSource(data) {
-		return KindYuniKornQueues, nil
+		kinds = append(kinds, KindYuniKornQueues)
 	}
-	return KindAuto, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml or a yunikorn-configs ConfigMap)", path)}
+	if admission.IsAdmissionSource(data) {
+		kinds = append(kinds, KindYuniKornAdmission)
+	}
+	if len(kinds) == 0 {
+		return nil, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml, or a yunikorn-configs ConfigMap with queues.yaml or admissionController.* keys)", path)}
+	}
+	return kinds, nil
 }
 
 // Data returns the data document of the bundle: everything under the
@@ -110,7 +157,14 @@ func (s *Sources) Data() map[string]any {
 		}
 		aclc["yunikorn"] = yk
 	}
-	return map[string]any{"aclc": aclc}
+	if s.Admission != nil {
+		aclc["admission"] = AdmissionData(s.Admission)
+	}
+	out := map[string]any{"aclc": aclc}
+	if s.Kubernetes != nil {
+		out["kubernetes"] = s.Kubernetes
+	}
+	return out
 }
 
 // Entrypoints returns the decision entry points the sources provide.
@@ -118,6 +172,9 @@ func (s *Sources) Entrypoints() []string {
 	var eps []string
 	if s.Queues != nil {
 		eps = append(eps, EntrypointYuniKornQueues)
+	}
+	if s.Admission != nil {
+		eps = append(eps, EntrypointAdmissionReview)
 	}
 	return eps
 }
@@ -128,4 +185,4 @@ const (
 )
 
 // AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues}
+var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointAdmissionReview}

@@ -9,7 +9,7 @@ import (
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
-//go:embed all:yunikorn
+//go:embed all:yunikorn all:admission
 var files embed.FS
 
 // Modules returns the modules keyed by their path in this directory, e.g.

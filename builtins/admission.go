@@ -1,0 +1,59 @@
+package builtins
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+)
+
+// Names of the admission builtins.
+const (
+	DecodeErrorName   = "aclc.k8s_decode_error"
+	UserInfoErrorName = "aclc.user_info_error"
+)
+
+// DecodeError is "aclc.k8s_decode_error"(kind string, object any) string:
+// the message of decoding the object with the Kubernetes type of the kind,
+// as YuniKorn's webhook does, or "" when it decodes.
+func DecodeError() Builtin {
+	return Builtin{
+		Name:        DecodeErrorName,
+		Description: "k8s_decode_error(kind string, object any) string: Go's decoder message for the object as the kind's Kubernetes type, or \"\"",
+		Args:        []string{"kind", "object"},
+		Func: func(args []json.RawMessage) (json.RawMessage, error) {
+			if len(args) != 2 {
+				return nil, fmt.Errorf("%s: want 2 arguments, got %d", DecodeErrorName, len(args))
+			}
+			var kind string
+			if err := json.Unmarshal(args[0], &kind); err != nil {
+				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", DecodeErrorName, jsonKind(args[0]))
+			}
+			return json.Marshal(admission.DecodeError(kind, args[1]))
+		},
+	}
+}
+
+// UserInfoError is "aclc.user_info_error"(value string) string: why YuniKorn
+// refuses a pre-set user.info annotation, or "" when it accepts it.
+func UserInfoError() Builtin {
+	return Builtin{
+		Name:        UserInfoErrorName,
+		Description: "user_info_error(value string) string: the decoder message YuniKorn denies a pre-set user.info value with, or \"\"",
+		Args:        []string{"value"},
+		Func: func(args []json.RawMessage) (json.RawMessage, error) {
+			if len(args) != 1 {
+				return nil, fmt.Errorf("%s: want 1 argument, got %d", UserInfoErrorName, len(args))
+			}
+			var v string
+			if err := json.Unmarshal(args[0], &v); err != nil {
+				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserInfoErrorName, jsonKind(args[0]))
+			}
+			msg := ""
+			if err := admission.ValidateAnnotation(v); err != nil {
+				msg = err.Error()
+			}
+			return json.Marshal(msg)
+		},
+	}
+}
