@@ -3,6 +3,8 @@ package builtins
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"sync"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 )
@@ -54,6 +56,53 @@ func UserInfoError() Builtin {
 				msg = err.Error()
 			}
 			return json.Marshal(msg)
+		},
+	}
+}
+
+// RegexMatchAnyName is the name of the pattern-list matching builtin.
+const RegexMatchAnyName = "aclc.regex_match_any"
+
+// compiled caches the patterns RegexMatchAny has compiled; the lists come
+// from settings, so the set is small and lives as long as the process.
+var compiled sync.Map // pattern → *regexp.Regexp, or error
+
+// RegexMatchAny is "aclc.regex_match_any"(patterns [string], s string) bool:
+// whether any pattern matches s unanchored, with Go's regexp as YuniKorn
+// uses it. A pattern that does not compile never matches.
+func RegexMatchAny() Builtin {
+	return Builtin{
+		Name:        RegexMatchAnyName,
+		Description: "regex_match_any(patterns array[string], s string) boolean: Go's MatchString of any pattern on s",
+		Args:        []string{"patterns", "s"},
+		Func: func(args []json.RawMessage) (json.RawMessage, error) {
+			if len(args) != 2 {
+				return nil, fmt.Errorf("%s: want 2 arguments, got %d", RegexMatchAnyName, len(args))
+			}
+			var patterns []string
+			if err := json.Unmarshal(args[0], &patterns); err != nil {
+				return nil, fmt.Errorf("%s: operand 1 must be array[string] but got %s", RegexMatchAnyName, jsonKind(args[0]))
+			}
+			var s string
+			if err := json.Unmarshal(args[1], &s); err != nil {
+				return nil, fmt.Errorf("%s: operand 2 must be string but got %s", RegexMatchAnyName, jsonKind(args[1]))
+			}
+			for _, p := range patterns {
+				v, ok := compiled.Load(p)
+				if !ok {
+					re, err := regexp.Compile(p)
+					if err != nil {
+						v = err
+					} else {
+						v = re
+					}
+					compiled.Store(p, v)
+				}
+				if re, ok := v.(*regexp.Regexp); ok && re.MatchString(s) {
+					return json.RawMessage("true"), nil
+				}
+			}
+			return json.RawMessage("false"), nil
 		},
 	}
 }

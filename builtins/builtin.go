@@ -64,7 +64,7 @@ func UserGroups(c *Cache) Builtin {
 // All returns every custom builtin over c, sorted by name, for adapters that
 // register them in bulk.
 func All(c *Cache) []Builtin {
-	all := []Builtin{UserGroups(c), DecodeError(), UserInfoError()}
+	all := []Builtin{UserGroups(c), DecodeError(), UserInfoError(), RegexMatchAny()}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

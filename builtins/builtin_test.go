@@ -65,7 +65,7 @@ func TestUserGroupsBuiltin(t *testing.T) {
 // TestAll pins the registry adapters read: every builtin once, by name.
 func TestAll(t *testing.T) {
 	all := All(NewCache(nil, nil))
-	want := []string{DecodeErrorName, UserGroupsName, UserInfoErrorName}
+	want := []string{DecodeErrorName, RegexMatchAnyName, UserGroupsName, UserInfoErrorName}
 	if len(all) != len(want) {
 		t.Fatalf("All = %+v", all)
 	}
@@ -91,6 +91,10 @@ func TestAdmissionBuiltins(t *testing.T) {
 		{"unknown kind is not decoded", DecodeError(), []string{`"ConfigMap"`, `"x"`}, `""`},
 		{"array annotation value", UserInfoError(), []string{`"[]"`}, `"json: cannot unmarshal array into Go value of type si.UserGroupInformation"`},
 		{"valid annotation value", UserInfoError(), []string{`"{\"user\":\"a\"}"`}, `""`},
+		{"unanchored pattern matches a substring", RegexMatchAny(), []string{`["^x$","admin"]`, `"sysadmin-bob"`}, `true`},
+		{"no pattern matches", RegexMatchAny(), []string{`["^admin$"]`, `"sysadmin-bob"`}, `false`},
+		{"a pattern that does not compile never matches", RegexMatchAny(), []string{`["(unclosed"]`, `"(unclosed"`}, `false`},
+		{"empty list matches nothing", RegexMatchAny(), []string{`[]`, `""`}, `false`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

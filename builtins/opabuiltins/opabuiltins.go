@@ -39,6 +39,10 @@ var decls = map[string]*types.Function{
 		types.Args(types.Named("kind", types.S).Description("the object's kind"), types.Named("object", types.A).Description("the object")),
 		types.Named("message", types.S).Description(`the decoder's message, or ""`),
 	),
+	builtins.RegexMatchAnyName: types.NewFunction(
+		types.Args(types.Named("patterns", types.NewArray(nil, types.S)).Description("Go regular expressions"), types.Named("s", types.S).Description("the string to search")),
+		types.Named("result", types.B).Description("whether any pattern matches s, unanchored"),
+	),
 	builtins.UserInfoErrorName: types.NewFunction(
 		types.Args(types.Named("value", types.S).Description("a pre-set user.info annotation")),
 		types.Named("message", types.S).Description(`why YuniKorn refuses it, or ""`),

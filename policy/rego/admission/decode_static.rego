@@ -49,3 +49,10 @@ user_info_error(v) := "unexpected end of JSON input" if {
 	e != null
 	not is_string(e)
 } else := ""
+
+# Unanchored matching as Go's MatchString; OPA's Wasm compiles each pattern anew on every
+# evaluation, which the host builtin avoids.
+matches_any(patterns, s) if {
+	some p in patterns
+	regex.match(p, s)
+}

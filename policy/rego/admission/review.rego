@@ -144,8 +144,7 @@ template_paths := {
 
 workload_create := allow if {
 	kind == "ReplicaSet"
-	some p in settings.system_users
-	regex.match(p, user)
+	matches_any(settings.system_users, user)
 } else := allow if {
 	not kind in workload_kinds
 } else := deny(err) if {
@@ -219,19 +218,14 @@ bypass_auth if settings.bypass_auth == true
 
 annotation_allowed if {
 	settings.trust_controllers == true
-	some p in settings.system_users
-	regex.match(p, user)
+	matches_any(settings.system_users, user)
 }
 
-annotation_allowed if {
-	some p in settings.external_users
-	regex.match(p, user)
-}
+annotation_allowed if matches_any(settings.external_users, user)
 
 annotation_allowed if {
-	some p in settings.external_groups
 	some g in groups
-	regex.match(p, g)
+	matches_any(settings.external_groups, g)
 }
 
 not_allowed_message := concat("", ["user ", user, " with groups [", concat(",", groups), "] is not allowed to set user annotation"])
@@ -270,10 +264,9 @@ listed_or_all(patterns) if count(patterns) == 0
 
 listed_or_all(patterns) if matches_any(patterns, namespace)
 
-matches_any(patterns, s) if {
-	some p in patterns
-	regex.match(p, s)
-}
+# matches_any(patterns, s) (Go's MatchString: unanchored) is defined by the build's
+# decoding module: Go's regexp through a host builtin with compiled patterns cached, or
+# OPA's regex.match where no host builtin is available.
 
 # --- The annotation value YuniKorn writes: json.Marshal of {User, Groups} with omitempty,
 # user first, and Go's HTML-safe escaping (OPA's Wasm json.marshal does not escape).

@@ -1,0 +1,141 @@
+package webhook
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"time"
+)
+
+// Defaults of NewConfig.
+const (
+	DefaultAddr = "127.0.0.1:8443"
+	// DefaultBodyLimit is the Kubernetes API server's own limit on a
+	// request body (3 MiB): no AdmissionReview it sends is larger.
+	DefaultBodyLimit         = 3 << 20
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultReadTimeout       = 10 * time.Second
+	// DefaultWriteTimeout matches the API server's default webhook
+	// timeout (timeoutSeconds: 10): an answer later than that is unused.
+	DefaultWriteTimeout  = 10 * time.Second
+	DefaultIdleTimeout   = 60 * time.Second
+	DefaultShutdownGrace = 10 * time.Second
+)
+
+// Config holds the options of a Server. It is immutable: every With method
+// returns a modified copy. Start with NewConfig; values are checked when
+// the server starts listening.
+type Config struct {
+	addr              string
+	certFile, keyFile string
+	tlsConfig         *tls.Config
+	bodyLimit         int64
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	shutdownGrace     time.Duration
+	log               *slog.Logger
+}
+
+// NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of
+// 3 MiB, a read header timeout of 5s, read and write timeouts of 10s, an
+// idle timeout of 60s, a shutdown grace period of 10s, slog.Default for
+// logs, and no TLS certificate (one of WithTLSFiles or WithTLSConfig is
+// required to listen).
+func NewConfig() Config {
+	return Config{
+		addr:              DefaultAddr,
+		bodyLimit:         DefaultBodyLimit,
+		readHeaderTimeout: DefaultReadHeaderTimeout,
+		readTimeout:       DefaultReadTimeout,
+		writeTimeout:      DefaultWriteTimeout,
+		idleTimeout:       DefaultIdleTimeout,
+		shutdownGrace:     DefaultShutdownGrace,
+	}
+}
+
+// WithAddr sets the TCP address ListenAndServe listens on ("host:port";
+// port 0 picks a free one).
+func (c Config) WithAddr(a string) Config {
+	c.addr = a
+	return c
+}
+
+// WithTLSFiles serves the PEM certificate (chain) and key in these files.
+// The files are read when the server starts and re-read when they change
+// (checked at most every 10 seconds), so a rotated certificate, e.g. by
+// cert-manager into a mounted Secret, is picked up without a restart. They
+// take precedence over certificates in WithTLSConfig.
+func (c Config) WithTLSFiles(cert, key string) Config {
+	c.certFile, c.keyFile = cert, key
+	return c
+}
+
+// WithTLSConfig sets the TLS configuration (certificates, client
+// authentication, versions). It is cloned when the server starts. Without
+// a MinVersion, TLS 1.2 is the minimum.
+func (c Config) WithTLSConfig(t *tls.Config) Config {
+	c.tlsConfig = t
+	return c
+}
+
+// WithBodyLimit sets the largest request body read, in bytes; a larger
+// body is answered 400 like an unreadable one. n ≤ 0 means the default
+// (3 MiB).
+func (c Config) WithBodyLimit(n int64) Config {
+	c.bodyLimit = n
+	return c
+}
+
+// WithReadHeaderTimeout sets http.Server.ReadHeaderTimeout.
+func (c Config) WithReadHeaderTimeout(d time.Duration) Config {
+	c.readHeaderTimeout = d
+	return c
+}
+
+// WithReadTimeout sets http.Server.ReadTimeout.
+func (c Config) WithReadTimeout(d time.Duration) Config {
+	c.readTimeout = d
+	return c
+}
+
+// WithWriteTimeout sets http.Server.WriteTimeout; it also bounds each
+// decision: an engine slower than that is an internal error (deny).
+func (c Config) WithWriteTimeout(d time.Duration) Config {
+	c.writeTimeout = d
+	return c
+}
+
+// WithIdleTimeout sets http.Server.IdleTimeout for keep-alive connections.
+func (c Config) WithIdleTimeout(d time.Duration) Config {
+	c.idleTimeout = d
+	return c
+}
+
+// WithShutdownGrace sets how long a shutdown waits for in-flight requests
+// before closing their connections.
+func (c Config) WithShutdownGrace(d time.Duration) Config {
+	c.shutdownGrace = d
+	return c
+}
+
+// WithLogger sets the logger for errors (engine errors, panics, TLS and
+// connection errors); nil means slog.Default().
+func (c Config) WithLogger(l *slog.Logger) Config {
+	c.log = l
+	return c
+}
+
+func (c Config) logger() *slog.Logger {
+	if c.log == nil {
+		return slog.Default()
+	}
+	return c.log
+}
+
+func (c Config) limit() int64 {
+	if c.bodyLimit <= 0 {
+		return DefaultBodyLimit
+	}
+	return c.bodyLimit
+}

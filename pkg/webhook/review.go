@@ -1,0 +1,193 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// The HTTP answers of YuniKorn's webhook (spec §2; upstream
+// admission_controller.go Serve).
+const (
+	msgInvalidBody  = "empty or invalid body"
+	msgContentType  = "invalid Content-Type, expect `application/json`"
+	msgUnknownPath  = "request is neither mutation nor validation"
+	contentTypeJSON = "application/json"
+
+	reviewHead = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":`
+	// invalidBody answers a body that does not decode or has no request.
+	invalidBody = `{"uid":"yunikorn-invalid-body","allowed":false,"status":{"metadata":{},"message":"body decode failed"}}`
+)
+
+// deserializer is YuniKorn's: the universal deserializer of an empty
+// scheme. AdmissionReview is not registered, so kind and apiVersion are not
+// required, field names are case-sensitive (sigs.k8s.io/json), a wrongly
+// typed field anywhere in the request fails the whole body, and YAML is
+// accepted too.
+var deserializer = serializer.NewCodecFactory(runtime.NewScheme()).UniversalDeserializer()
+
+// serveReview is YuniKorn's Serve, in its order: body, Content-Type, path,
+// decoding; then the engine's decision.
+func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.limit()))
+	if err != nil || len(body) == 0 {
+		http.Error(w, msgInvalidBody, http.StatusBadRequest)
+		return
+	}
+	// Exactly: "application/json; charset=utf-8" is refused, as YuniKorn
+	// refuses it (the API server always sends the bare type).
+	if r.Header.Get("Content-Type") != contentTypeJSON {
+		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
+		return
+	}
+	validate := r.URL.Path == pathValidate
+	if !validate && r.URL.Path != pathMutate {
+		http.Error(w, msgUnknownPath, http.StatusNotFound)
+		return
+	}
+	var ar admissionv1.AdmissionReview
+	if _, _, err := deserializer.Decode(body, nil, &ar); err != nil || ar.Request == nil {
+		s.m.decision(false)
+		writeReview(w, []byte(invalidBody))
+		return
+	}
+	resp, allowed, err := s.decide(r.Context(), body, validate)
+	if err != nil {
+		s.m.engineErrors.Add(1)
+		s.log.Error("webhook: no decision, denied", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", err)
+		resp, allowed = internalError(ar.Request.UID, err), false
+	}
+	s.m.decision(allowed)
+	writeReview(w, resp)
+}
+
+// decide asks the engine and checks its answer. For /validate the patch
+// fields are dropped: a validating webhook must not return a patch.
+func (s *Server) decide(ctx context.Context, body []byte, validate bool) (json.RawMessage, bool, error) {
+	input := body
+	if !json.Valid(body) {
+		// The deserializer took it as YAML; the engine reads JSON.
+		var err error
+		if input, err = yaml.YAMLToJSON(body); err != nil {
+			return nil, false, fmt.Errorf("convert YAML body: %w", err)
+		}
+	}
+	if d := s.cfg.writeTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	out, err := s.eng.Eval(ctx, translate.EntrypointAdmissionReview, input)
+	if err != nil {
+		return nil, false, err
+	}
+	resp, head, err := parseAnswer(out)
+	if err != nil {
+		return nil, false, err
+	}
+	if validate {
+		var ar admissionv1.AdmissionResponse
+		if err := json.Unmarshal(resp, &ar); err != nil {
+			return nil, false, fmt.Errorf("engine answer: %w", err)
+		}
+		ar.Patch, ar.PatchType = nil, nil
+		if resp, err = json.Marshal(&ar); err != nil {
+			return nil, false, fmt.Errorf("engine answer: %w", err)
+		}
+	}
+	return resp, *head.Allowed, nil
+}
+
+// answerHead is what the server needs to know of an engine's answer.
+type answerHead struct {
+	UID     string `json:"uid"`
+	Allowed *bool  `json:"allowed"`
+}
+
+// parseAnswer returns the response object of the AdmissionReview an engine
+// answered; an answer without a boolean response.allowed is an error.
+func parseAnswer(out []byte) (json.RawMessage, answerHead, error) {
+	var env struct {
+		Response json.RawMessage `json:"response"`
+	}
+	var head answerHead
+	if err := json.Unmarshal(out, &env); err != nil {
+		return nil, head, fmt.Errorf("engine answer: %w", err)
+	}
+	if err := json.Unmarshal(env.Response, &head); err != nil || head.Allowed == nil {
+		return nil, head, errors.New("engine answer: no response with a boolean allowed")
+	}
+	return env.Response, head, nil
+}
+
+// internalError is the denial for a decision the engine could not make.
+func internalError(uid types.UID, err error) json.RawMessage {
+	b, _ := json.Marshal(&admissionv1.AdmissionResponse{
+		UID:     uid,
+		Allowed: false,
+		Result:  &metav1.Status{Message: "internal error: " + err.Error()},
+	})
+	return b
+}
+
+// writeReview writes the AdmissionReview envelope around resp, in
+// YuniKorn's key order.
+func writeReview(w http.ResponseWriter, resp []byte) {
+	var b bytes.Buffer
+	b.Grow(len(reviewHead) + len(resp) + 1)
+	b.WriteString(reviewHead)
+	if json.Compact(&b, resp) != nil {
+		b.Write(resp) // unreachable: resp was decoded or marshalled
+	}
+	b.WriteByte('}')
+	h := w.Header()
+	h.Set("Content-Type", contentTypeJSON)
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
+}
+
+// probeUID marks the review Probe sends.
+const probeUID = "aclc-webhook-readiness-probe"
+
+// probeReview is a Pod CREATE by a made-up user, which any engine serving
+// the admission decision answers.
+var probeReview = []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"` + probeUID + `",` +
+	`"kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},` +
+	`"namespace":"default","operation":"CREATE","userInfo":{"username":"aclc-webhook-probe","groups":["system:authenticated"]},` +
+	`"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"aclc-webhook-probe","namespace":"default"},"spec":{"containers":[{"name":"c","image":"probe"}]}}}}`)
+
+// Probe asks the engine for a decision on a sample review. When the answer
+// is a well-formed AdmissionReview for that review, the server is ready:
+// /readyz answers 200 until shutdown. Serve probes before it accepts
+// connections; call Probe yourself when mounting Handler on a server of
+// your own.
+func (s *Server) Probe(ctx context.Context) error {
+	out, err := s.eng.Eval(ctx, translate.EntrypointAdmissionReview, probeReview)
+	if err != nil {
+		return fmt.Errorf("webhook: probe review: %w", err)
+	}
+	_, head, err := parseAnswer(out)
+	if err != nil {
+		return fmt.Errorf("webhook: probe review: %w", err)
+	}
+	if head.UID != probeUID {
+		return fmt.Errorf("webhook: probe review: the answer's uid is %q, want %q", head.UID, probeUID)
+	}
+	s.ready.Store(true)
+	return nil
+}

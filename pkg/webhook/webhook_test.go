@@ -1,0 +1,390 @@
+package webhook
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	envelope = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":`
+	// invalidBodyAnswer is YuniKorn's answer to a body without a usable
+	// request (spec §2, §6).
+	invalidBodyAnswer = envelope + `{"uid":"yunikorn-invalid-body","allowed":false,"status":{"metadata":{},"message":"body decode failed"}}}`
+	podReview         = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u-1","kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"default","operation":"CREATE","userInfo":{"username":"alice","groups":["devs"]},"object":{"metadata":{"name":"p"}}}}`
+)
+
+// TestReviewHTTPRules pins the HTTP handling of YuniKorn's webhook, in its
+// order: body, then Content-Type, then path, then decoding (spec §2;
+// upstream pkg/admission/admission_controller.go Serve), and what aclc adds:
+// the body limit, /validate without the patch, deny on an engine error.
+func TestReviewHTTPRules(t *testing.T) {
+	tests := []struct {
+		name        string
+		method      string // POST unless set
+		path        string
+		contentType string // application/json unless set; "-" for none
+		body        string
+		limit       int64
+		answer      func(context.Context, []byte) (json.RawMessage, error)
+
+		wantCode        int
+		wantBody        string
+		wantContentType string // application/json for a 200, text/plain otherwise
+		wantEngine      bool   // the engine was asked
+	}{
+		{name: "an empty body is refused 400",
+			path: "/mutate", body: "",
+			wantCode: 400, wantBody: "empty or invalid body\n"},
+		{name: "a body over the limit is refused like an unreadable one",
+			path: "/mutate", body: podReview, limit: 64,
+			wantCode: 400, wantBody: "empty or invalid body\n"},
+		{name: "a body at the limit is read",
+			path: "/mutate", body: podReview, limit: int64(len(podReview)),
+			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-1","allowed":true}}`, wantEngine: true},
+		{name: "the body is checked before the Content-Type",
+			path: "/mutate", contentType: "text/plain", body: "",
+			wantCode: 400, wantBody: "empty or invalid body\n"},
+		{name: "a Content-Type other than application/json is refused 415",
+			path: "/mutate", contentType: "text/plain", body: podReview,
+			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
+		{name: "a charset parameter is refused: the Content-Type must be exactly application/json",
+			path: "/mutate", contentType: "application/json; charset=utf-8", body: podReview,
+			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
+		{name: "a missing Content-Type is refused 415",
+			path: "/mutate", contentType: "-", body: podReview,
+			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
+		{name: "the Content-Type is checked before the path",
+			path: "/nowhere", contentType: "text/plain", body: podReview,
+			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
+		{name: "an unknown path is refused 404",
+			path: "/nowhere", body: podReview,
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
+		{name: "YuniKorn's /validate-conf is not served",
+			path: "/validate-conf", body: podReview,
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
+		{name: "the path is checked before the body is decoded",
+			path: "/", body: "not json",
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
+		{name: "a body that does not decode is answered 200 with yunikorn-invalid-body",
+			path: "/mutate", body: "not json",
+			wantCode: 200, wantBody: invalidBodyAnswer},
+		{name: "a review without request is answered as an invalid body",
+			path: "/mutate", body: `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"}`,
+			wantCode: 200, wantBody: invalidBodyAnswer},
+		{name: "a wrongly typed request field fails the whole body",
+			path: "/validate", body: `{"request":{"uid":1}}`,
+			wantCode: 200, wantBody: invalidBodyAnswer},
+		{name: "request field names are case-sensitive",
+			path: "/mutate", body: `{"Request":{"uid":"u"}}`,
+			wantCode: 200, wantBody: invalidBodyAnswer},
+		{name: "the method is not checked",
+			method: "PUT", path: "/mutate", body: podReview,
+			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-1","allowed":true}}`, wantEngine: true},
+		{name: "/mutate answers the engine's response as it is, in YuniKorn's envelope",
+			path: "/mutate", body: podReview,
+			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-1","allowed":true}}`, wantEngine: true},
+		{name: "/validate answers the same decision without the patch",
+			path: "/validate", body: podReview,
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":true}}`, wantEngine: true},
+		{name: "/mutate passes a denial on",
+			path: "/mutate", body: podReview, answer: denyWith("user info annotation change is not allowed"),
+			wantCode: 200, wantBody: envelope + `{"allowed":false,"status":{"message":"user info annotation change is not allowed","metadata":{}},"uid":"u-1"}}`, wantEngine: true},
+		{name: "/validate passes a denial on",
+			path: "/validate", body: podReview, answer: denyWith("user info annotation change is not allowed"),
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"user info annotation change is not allowed"}}}`, wantEngine: true},
+		{name: "an engine error is a denial with the reason, the uid echoed",
+			path: "/mutate", body: podReview,
+			answer:   func(context.Context, []byte) (json.RawMessage, error) { return nil, errors.New("wasm: out of memory") },
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: wasm: out of memory"}}}`, wantEngine: true},
+		{name: "an engine answer without response.allowed is a denial",
+			path: "/validate", body: podReview,
+			answer: func(context.Context, []byte) (json.RawMessage, error) {
+				return json.RawMessage(`{"response":{"uid":"u-1"}}`), nil
+			},
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: engine answer: no response with a boolean allowed"}}}`, wantEngine: true},
+		{name: "an engine answer that is not JSON is a denial",
+			path: "/mutate", body: podReview,
+			answer:   func(context.Context, []byte) (json.RawMessage, error) { return json.RawMessage(`{`), nil },
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: engine answer: unexpected end of JSON input"}}}`, wantEngine: true},
+		{name: "a YAML body decodes, as in YuniKorn, and reaches the engine as JSON",
+			path: "/mutate", body: "request:\n  uid: u-yaml\n  kind: {kind: Pod}\n",
+			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-yaml","allowed":true}}`, wantEngine: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := &fakeEngine{answer: tt.answer}
+			srv := New(eng, NewConfig().WithBodyLimit(tt.limit).WithLogger(discard))
+			method := tt.method
+			if method == "" {
+				method = http.MethodPost
+			}
+			req := httptest.NewRequest(method, tt.path, strings.NewReader(tt.body))
+			switch tt.contentType {
+			case "":
+				req.Header.Set("Content-Type", "application/json")
+			case "-":
+			default:
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			rec := httptest.NewRecorder()
+			srv.Handler().ServeHTTP(rec, req)
+
+			if rec.Code != tt.wantCode {
+				t.Errorf("status %d, want %d", rec.Code, tt.wantCode)
+			}
+			if got := rec.Body.String(); got != tt.wantBody {
+				t.Errorf("body\n got %s\nwant %s", got, tt.wantBody)
+			}
+			wantCT := "text/plain; charset=utf-8"
+			if tt.wantCode == 200 {
+				wantCT = "application/json"
+			}
+			if got := rec.Header().Get("Content-Type"); got != wantCT {
+				t.Errorf("Content-Type %q, want %q", got, wantCT)
+			}
+			if got := eng.calls() > 0; got != tt.wantEngine {
+				t.Errorf("engine asked: %v, want %v", got, tt.wantEngine)
+			}
+			for _, in := range eng.inputs {
+				if !json.Valid(in) {
+					t.Errorf("the engine was given something other than JSON: %q", in)
+				}
+			}
+			if tt.wantCode == 200 {
+				var ar struct {
+					Response map[string]any `json:"response"`
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &ar); err != nil {
+					t.Fatalf("answer is not JSON: %v", err)
+				}
+				if tt.path == "/validate" {
+					if _, ok := ar.Response["patch"]; ok {
+						t.Errorf("/validate answered a patch")
+					}
+					if _, ok := ar.Response["patchType"]; ok {
+						t.Errorf("/validate answered a patchType")
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEngineTimeout: the decision is bounded by the write timeout, and a
+// decision that runs out of time is a denial.
+func TestEngineTimeout(t *testing.T) {
+	eng := &fakeEngine{answer: func(ctx context.Context, _ []byte) (json.RawMessage, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	srv := New(eng, NewConfig().WithWriteTimeout(20*time.Millisecond).WithLogger(discard))
+	req := httptest.NewRequest("POST", "/mutate", strings.NewReader(podReview))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	want := envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: context deadline exceeded"}}}`
+	if rec.Code != 200 || rec.Body.String() != want {
+		t.Errorf("got %d %s\nwant 200 %s", rec.Code, rec.Body, want)
+	}
+}
+
+func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}
+
+// TestProbes: /healthz answers while the process runs; /readyz only once
+// the engine has answered the probe review.
+func TestProbes(t *testing.T) {
+	srv := New(&fakeEngine{}, NewConfig().WithLogger(discard))
+	h := srv.Handler()
+	if rec := get(t, h, "GET", "/healthz"); rec.Code != 200 || rec.Body.String() != "ok\n" {
+		t.Errorf("/healthz before start: %d %q", rec.Code, rec.Body)
+	}
+	if rec := get(t, h, "GET", "/readyz"); rec.Code != 503 {
+		t.Errorf("/readyz before the probe: %d, want 503", rec.Code)
+	}
+	if err := srv.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rec := get(t, h, "GET", "/readyz"); rec.Code != 200 || rec.Body.String() != "ok\n" {
+		t.Errorf("/readyz after the probe: %d %q, want 200", rec.Code, rec.Body)
+	}
+	if rec := get(t, h, "HEAD", "/readyz"); rec.Code != 200 {
+		t.Errorf("HEAD /readyz: %d, want 200", rec.Code)
+	}
+	if rec := get(t, h, "POST", "/healthz"); rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /healthz: %d Allow %q, want 405 and GET, HEAD", rec.Code, rec.Header().Get("Allow"))
+	}
+}
+
+func TestProbeFailures(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(context.Context, []byte) (json.RawMessage, error)
+		want   string
+	}{
+		{"an engine error", func(context.Context, []byte) (json.RawMessage, error) {
+			return nil, errors.New("unknown entrypoint")
+		}, "webhook: probe review: unknown entrypoint"},
+		{"an answer that is not a review", func(context.Context, []byte) (json.RawMessage, error) {
+			return json.RawMessage(`{"allow":true}`), nil
+		}, "webhook: probe review: engine answer: no response with a boolean allowed"},
+		{"an answer for another review", func(context.Context, []byte) (json.RawMessage, error) {
+			return json.RawMessage(`{"response":{"uid":"x","allowed":true}}`), nil
+		}, `webhook: probe review: the answer's uid is "x", want "aclc-webhook-readiness-probe"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := New(&fakeEngine{answer: tt.answer}, NewConfig())
+			err := srv.Probe(context.Background())
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Probe = %v, want %s", err, tt.want)
+			}
+			if rec := get(t, srv.Handler(), "GET", "/readyz"); rec.Code != 503 {
+				t.Errorf("/readyz after a failed probe: %d, want 503", rec.Code)
+			}
+		})
+	}
+}
+
+// TestPanicIsAnswered500: a panic in the engine does not take the server
+// down; the next request is answered.
+func TestPanicIsAnswered500(t *testing.T) {
+	var n int
+	eng := &fakeEngine{answer: func(_ context.Context, in []byte) (json.RawMessage, error) {
+		n++
+		if n == 1 {
+			panic("engine bug")
+		}
+		return allowWithPatch(in), nil
+	}}
+	srv := New(eng, NewConfig().WithLogger(discard))
+	for i, want := range []int{500, 200} {
+		req := httptest.NewRequest("POST", "/mutate", strings.NewReader(podReview))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("request %d: status %d, want %d (%s)", i, rec.Code, want, rec.Body)
+		}
+	}
+	m := scrape(t, srv.Handler())
+	if m["aclc_webhook_panics_total"] != 1 || m[`aclc_webhook_requests_total{path="/mutate",code="500"}`] != 1 {
+		t.Errorf("panic not counted: %v", m)
+	}
+}
+
+// scrape reads /metrics into series → value, checking the text format on
+// the way: every sample belongs to a metric declared by a TYPE line.
+func scrape(t *testing.T, h http.Handler) map[string]float64 {
+	t.Helper()
+	rec := get(t, h, "GET", "/metrics")
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Fatalf("/metrics: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	out := map[string]float64{}
+	types := map[string]string{}
+	sc := bufio.NewScanner(rec.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if f := strings.Fields(line); len(f) >= 4 && f[0] == "#" && f[1] == "TYPE" {
+			types[f[2]] = f[3]
+			continue
+		}
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		series, val := line[:i], line[i+1:]
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			t.Fatalf("bad sample %q", line)
+		}
+		name := series
+		if j := strings.IndexByte(series, '{'); j >= 0 {
+			name = series[:j]
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
+		if types[name] == "" && types[base] != "histogram" {
+			t.Errorf("sample %q has no TYPE line before it", line)
+		}
+		out[series] = v
+	}
+	return out
+}
+
+// TestMetricsCount: every request is counted by path and code, every
+// answered review by its allowed field, every engine error, and the
+// admission requests' durations.
+func TestMetricsCount(t *testing.T) {
+	fail := false
+	eng := &fakeEngine{answer: func(_ context.Context, in []byte) (json.RawMessage, error) {
+		if fail {
+			return nil, errors.New("boom")
+		}
+		return allowWithPatch(in), nil
+	}}
+	srv := New(eng, NewConfig().WithLogger(discard))
+	h := srv.Handler()
+	send := func(path, body string) {
+		req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	send("/mutate", podReview)   // 200 allowed
+	send("/mutate", podReview)   // 200 allowed
+	send("/validate", podReview) // 200 allowed
+	send("/mutate", "")          // 400
+	send("/mutate", "junk")      // 200 denied (invalid body)
+	send("/x/y", podReview)      // 404, path "other"
+	fail = true
+	send("/validate", podReview) // 200 denied (engine error)
+	get(t, h, "GET", "/healthz")
+
+	m := scrape(t, h)
+	want := map[string]float64{
+		`aclc_webhook_requests_total{path="/mutate",code="200"}`:                     3,
+		`aclc_webhook_requests_total{path="/mutate",code="400"}`:                     1,
+		`aclc_webhook_requests_total{path="/validate",code="200"}`:                   2,
+		`aclc_webhook_requests_total{path="other",code="404"}`:                       1,
+		`aclc_webhook_requests_total{path="/healthz",code="200"}`:                    1,
+		`aclc_webhook_decisions_total{allowed="true"}`:                               3,
+		`aclc_webhook_decisions_total{allowed="false"}`:                              2,
+		`aclc_webhook_engine_errors_total`:                                           1,
+		`aclc_webhook_panics_total`:                                                  0,
+		`aclc_webhook_request_duration_seconds_count{path="/mutate"}`:                4,
+		`aclc_webhook_request_duration_seconds_bucket{path="/mutate",le="+Inf"}`:     4,
+		`aclc_webhook_request_duration_seconds_count{path="/validate"}`:              2,
+		`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="+Inf"}`:   2,
+		`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="0.0001"}`: m[`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="0.0001"}`],
+	}
+	for k, v := range want {
+		got, ok := m[k]
+		if !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	// Buckets are cumulative.
+	prev := -1.0
+	for _, le := range durationBuckets {
+		v := m[`aclc_webhook_request_duration_seconds_bucket{path="/mutate",le="`+strconv.FormatFloat(le, 'g', -1, 64)+`"}`]
+		if v < prev {
+			t.Errorf("bucket le=%v is %v, below the previous %v", le, v, prev)
+		}
+		prev = v
+	}
+	if m[`aclc_webhook_request_duration_seconds_sum{path="/mutate"}`] <= 0 {
+		t.Errorf("duration sum not positive")
+	}
+}
