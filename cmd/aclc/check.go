@@ -39,6 +39,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				warnings++
 			}
 		}
+		if s.Admission != nil {
+			for _, d := range s.Admission.Diagnose() {
+				fmt.Fprintf(stdout, "%s: warning: %s: %s\n", src, d.Code, d.Msg)
+				warnings++
+			}
+		}
 		fmt.Fprintf(stdout, "%s: ok (%d warnings)\n", src, warnings)
 	}
 	return status

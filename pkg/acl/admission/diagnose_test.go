@@ -1,0 +1,50 @@
+package admission
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDiagnose pins one warning per admission trap (spec §11).
+func TestDiagnose(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings map[string]string
+		code     string
+		contains string
+	}{
+		{"bad pattern falls back to the default", map[string]string{KeyExternalUsers: "(unclosed"}, CodeFallback, KeyExternalUsers},
+		{"bypassAuth disables the check", map[string]string{KeyBypassAuth: "true"}, CodeBypassAuth, "anyone may claim any identity"},
+		{"empty systemUsers breaks deployments", map[string]string{KeySystemUsers: ""}, CodeNoSystemUsers, "ReplicaSet skip is off"},
+		{"default systemUsers misses the controller manager", map[string]string{}, CodeControllerManager, "system:kube-controller-manager"},
+		{"untrusted controllers", map[string]string{KeyTrustControllers: "false"}, CodeUntrustedControls, "never get pods"},
+		{"unanchored external group", map[string]string{KeyExternalGroups: "admins"}, CodeUnanchoredPattern, `"admins" is unanchored`},
+		{"repetition split at the comma", map[string]string{KeyExternalUsers: "^a{1,3}$"}, CodeSplitPattern, "cut at a comma"},
+		{"workload update is never checked", map[string]string{}, CodeWorkloadUpdate, "Pod UPDATE only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, d := range SettingsFromMap(tt.settings).Diagnose() {
+				got = append(got, d.Code+": "+d.Msg)
+				if d.Code == tt.code && strings.Contains(d.Msg, tt.contains) {
+					return
+				}
+			}
+			t.Errorf("no %s warning containing %q in %q", tt.code, tt.contains, got)
+		})
+	}
+}
+
+// TestDiagnoseAnchoredSettingsAreQuiet: anchored patterns and a trusted
+// controller manager leave only the general workload UPDATE warning.
+func TestDiagnoseAnchoredSettingsAreQuiet(t *testing.T) {
+	s := SettingsFromMap(map[string]string{
+		KeySystemUsers:    "^system:serviceaccount:kube-system:,^system:kube-controller-manager$",
+		KeyExternalGroups: "^admins$",
+	})
+	d := s.Diagnose()
+	if len(d) != 1 || d[0].Code != CodeWorkloadUpdate {
+		t.Errorf("got %+v", d)
+	}
+}
