@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 
@@ -70,6 +72,33 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("HTTP/2, which the API server's client prefers", func(t *testing.T) {
+		tr := r.client.Transport.(*http.Transport).Clone()
+		tr.ForceAttemptHTTP2 = true
+		c := &http.Client{Transport: tr}
+		defer c.CloseIdleConnections()
+		resp, err := c.Post(r.url+"/mutate", "application/json", bytes.NewReader(review(t, "e2e-h2", "alice", nil, samplePod(nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Errorf("protocol %s, want HTTP/2", resp.Proto)
+		}
+		if got := decodeReview(t, resp, b); got.UID != "e2e-h2" || !got.Allowed || got.Patch == nil {
+			t.Errorf("response %+v", got)
+		}
+	})
+
+	t.Run("a body over Kubernetes' 3 MiB is refused 400", func(t *testing.T) {
+		big := bytes.Repeat([]byte(" "), DefaultBodyLimit)
+		resp, b := r.post(t, "/mutate", append(big, review(t, "big", "alice", nil, samplePod(nil))...))
+		if resp.StatusCode != http.StatusBadRequest || string(b) != "empty or invalid body\n" {
+			t.Errorf("got %d %q", resp.StatusCode, b)
+		}
+	})
+
 	t.Run("a body that does not decode", func(t *testing.T) {
 		resp, b := r.post(t, "/mutate", []byte(`{"request":7}`))
 		if resp.StatusCode != 200 || string(b) != invalidBodyAnswer {
@@ -113,4 +142,20 @@ func applyPatch(t *testing.T, pod *corev1.Pod, patch []byte) *corev1.Pod {
 		t.Fatal(err)
 	}
 	return &patched
+}
+
+// TestValidateAfterMutateDenies pins why `aclc webhook manifests` never
+// registers /validate next to /mutate: a validating webhook sees the object
+// after the mutating ones, so the user.info that /mutate added looks
+// pre-set, and an ordinary requester may not pre-set it (spec §4.2 step 3).
+func TestValidateAfterMutateDenies(t *testing.T) {
+	r := startTLS(t, wasmEngine(t), NewConfig().WithLogger(discard))
+	pod := samplePod(nil)
+	resp, b := r.post(t, "/mutate", review(t, "m", "alice", []string{"devs"}, pod))
+	mutated := applyPatch(t, pod, decodeReview(t, resp, b).Patch)
+	resp, b = r.post(t, "/validate", review(t, "v", "alice", []string{"devs"}, mutated))
+	got := decodeReview(t, resp, b)
+	if got.Allowed || got.Result == nil || got.Result.Message != "user alice with groups [devs] is not allowed to set user annotation" {
+		t.Errorf("validating the mutated pod: %+v, want the pre-set denial", got)
+	}
 }

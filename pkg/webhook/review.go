@@ -43,7 +43,13 @@ var deserializer = serializer.NewCodecFactory(runtime.NewScheme()).UniversalDese
 // serveReview is YuniKorn's Serve, in its order: body, Content-Type, path,
 // decoding; then the engine's decision.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.limit()))
+	// MaxBytesReader is given net/http's own writer, so that an oversized
+	// body also closes the connection.
+	raw := w
+	if sw, ok := w.(*statusWriter); ok {
+		raw = sw.ResponseWriter
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(raw, r.Body, s.cfg.limit()))
 	if err != nil || len(body) == 0 {
 		http.Error(w, msgInvalidBody, http.StatusBadRequest)
 		return

@@ -92,8 +92,9 @@ func serial() *big.Int {
 	return n
 }
 
-// certCheckInterval is how often certFiles looks at the files again.
-const certCheckInterval = 10 * time.Second
+// certCheckInterval is how often certFiles looks at the files again;
+// tests shorten it.
+var certCheckInterval = 10 * time.Second
 
 // certFiles serves a key pair from files and reloads it when either file's
 // modification time or size changes. A failed reload keeps the previous

@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aclc-dev/aclc/pkg/webhook"
+)
+
+const admissionSettings = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: yunikorn-configs
+  namespace: yunikorn
+data:
+  admissionController.accessControl.externalUsers: "^system:serviceaccount:airflow:airflow-worker$"
+`
+
+// syncBuffer is written by the command while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestWebhookUsage(t *testing.T) {
+	settings := writeFile(t, "yunikorn-configs.yaml", admissionSettings)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no TLS option", []string{settings}, exitUsage, "over HTTPS only"},
+		{"both TLS options", []string{"--self-signed", "--tls-cert", "c.pem", "--tls-key", "k.pem", settings}, exitUsage, "not both"},
+		{"a certificate without key", []string{"--tls-cert", "c.pem", settings}, exitUsage, "go together"},
+		{"a key without certificate", []string{"--tls-key", "k.pem", settings}, exitUsage, "go together"},
+		{"--ca-out without --self-signed", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--ca-out", "ca.pem", settings}, exitUsage, "go with --self-signed"},
+		{"no source", []string{"--self-signed"}, exitUsage, "no SOURCE"},
+		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
+		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "flag provided but not defined"},
+		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
+		{"queues without admission settings are refused, naming the file",
+			[]string{"--self-signed", "../../examples/yunikorn/sue.yaml"}, exitError,
+			"no admission settings in ../../examples/yunikorn/sue.yaml"},
+		{"a broken source is refused", []string{"--self-signed", writeFile(t, "bad.yaml", "admissionController.x: [\n")}, exitError, "bad.yaml"},
+		{"a missing key pair is refused before listening", []string{"--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem", settings}, exitError, "load TLS key pair"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append([]string{"webhook"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tt.want)
+			}
+			if strings.Contains(stdout, "listening") {
+				t.Errorf("listened: %s", stdout)
+			}
+		})
+	}
+}
+
+// TestWebhookServes runs 'aclc webhook --self-signed' on a free port with
+// the real Wasm engine, sends a real AdmissionReview over TLS trusting only
+// the CA written by --ca-out, applies the patch, and stops it as SIGTERM
+// would.
+func TestWebhookServes(t *testing.T) {
+	settings := writeFile(t, "yunikorn-configs.yaml", admissionSettings)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	old := webhookContext
+	webhookContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { webhookContext = old }()
+
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, settings}, &stdout, &stderr)
+	}()
+
+	addrRE := regexp.MustCompile(`listening on (https://127\.0\.0\.1:\d+)`)
+	var url string
+	for deadline := time.Now().Add(60 * time.Second); url == ""; {
+		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
+			url = m[1]
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("exited %d before listening: %s %s", code, stdout.String(), stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not listening after 60s: %s %s", stdout.String(), stderr.String())
+		}
+	}
+
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("--ca-out wrote no certificate: %q", caPEM)
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer client.CloseIdleConnections()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := client.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz not 200: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+	}
+	podJSON, _ := json.Marshal(pod)
+	body, _ := json.Marshal(&admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID:       "cli-1",
+			Kind:      metav1.GroupVersionKind{Version: "v1", Kind: "Pod"},
+			Resource:  metav1.GroupVersionResource{Version: "v1", Resource: "pods"},
+			Namespace: "team-a",
+			Operation: admissionv1.Create,
+			UserInfo:  authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}},
+			Object:    runtime.RawExtension{Raw: podJSON},
+		},
+	})
+	resp, err := client.Post(url+"/mutate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var ar admissionv1.AdmissionReview
+	if err := json.Unmarshal(b, &ar); err != nil || ar.Response == nil {
+		t.Fatalf("answer %s: %v", b, err)
+	}
+	if !ar.Response.Allowed || ar.Response.UID != "cli-1" {
+		t.Fatalf("response %+v", ar.Response)
+	}
+	patch, err := jsonpatch.DecodePatch(ar.Response.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched, err := patch.Apply(podJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got corev1.Pod
+	json.Unmarshal(patched, &got)
+	if v := got.Annotations["yunikorn.apache.org/user.info"]; v != `{"user":"alice","groups":["devs"]}` {
+		t.Errorf("user.info = %q", v)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d after the signal, want 0; stderr %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("did not stop after the signal")
+	}
+	if !strings.Contains(stdout.String(), "stopped") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}
+
+func TestWebhookManifests(t *testing.T) {
+	_, caPEM, err := webhook.SelfSigned([]string{"aclc-webhook.yunikorn.svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := writeFile(t, "ca.pem", string(caPEM))
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{"CREATE", "UPDATE"},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{"", "apps", "batch"},
+			APIVersions: []string{"v1"},
+			Resources:   []string{"pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"},
+		},
+	}}
+	type common struct {
+		name, path, policy, ns string
+		port                   int32
+		ca                     []byte
+		nsSelector             bool
+		cfg                    admissionregistrationv1.WebhookClientConfig
+		sideEffects            *admissionregistrationv1.SideEffectClass
+		versions               []string
+		rules                  []admissionregistrationv1.RuleWithOperations
+	}
+	check := func(t *testing.T, got common, want common) {
+		t.Helper()
+		svc := got.cfg.Service
+		if svc == nil || svc.Name != "aclc-webhook" || svc.Namespace != want.ns || svc.Path == nil || *svc.Path != want.path || svc.Port == nil || *svc.Port != want.port {
+			t.Errorf("service %+v", svc)
+		}
+		if !bytes.Equal(got.cfg.CABundle, want.ca) {
+			t.Errorf("caBundle %q, want the CA file", got.cfg.CABundle)
+		}
+		if got.policy != want.policy {
+			t.Errorf("failurePolicy %s, want %s", got.policy, want.policy)
+		}
+		if got.sideEffects == nil || *got.sideEffects != admissionregistrationv1.SideEffectClassNone {
+			t.Errorf("sideEffects %v", got.sideEffects)
+		}
+		if len(got.versions) != 1 || got.versions[0] != "v1" {
+			t.Errorf("admissionReviewVersions %v", got.versions)
+		}
+		gr, _ := json.Marshal(got.rules)
+		wr, _ := json.Marshal(rules)
+		if !bytes.Equal(gr, wr) {
+			t.Errorf("rules %s\nwant %s", gr, wr)
+		}
+		if got.nsSelector != want.nsSelector {
+			t.Errorf("namespaceSelector present %v, want %v", got.nsSelector, want.nsSelector)
+		}
+	}
+
+	t.Run("mutating, YuniKorn's registration", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--ca-file", caFile)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var c admissionregistrationv1.MutatingWebhookConfiguration
+		if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
+			t.Fatalf("not a MutatingWebhookConfiguration: %v\n%s", err, stdout)
+		}
+		if c.Kind != "MutatingWebhookConfiguration" || c.APIVersion != "admissionregistration.k8s.io/v1" || len(c.Webhooks) != 1 {
+			t.Fatalf("%+v", c)
+		}
+		w := c.Webhooks[0]
+		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
+			common{ns: "yunikorn", path: "/mutate", port: 443, policy: "Ignore", ca: caPEM})
+		for _, want := range []string{"Ignore (YuniKorn's default)", `user "nobody"`, "Fail: nothing", "can never be skipped", "Do not also register"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("comments lack %q", want)
+			}
+		}
+	})
+
+	t.Run("validating with Fail leaves its own namespace out", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "validating", "--failure-policy", "Fail", "--namespace", "aclc", "--port", "8443")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var c admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
+			t.Fatalf("not a ValidatingWebhookConfiguration: %v\n%s", err, stdout)
+		}
+		if c.Kind != "ValidatingWebhookConfiguration" || len(c.Webhooks) != 1 {
+			t.Fatalf("%+v", c)
+		}
+		w := c.Webhooks[0]
+		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
+			common{ns: "aclc", path: "/validate", port: 8443, policy: "Fail", nsSelector: true})
+		sel, _ := metav1.LabelSelectorAsSelector(w.NamespaceSelector)
+		if sel.String() != "kubernetes.io/metadata.name notin (aclc)" {
+			t.Errorf("namespaceSelector %s", sel)
+		}
+		if !strings.Contains(stdout, "# caBundle:") {
+			t.Errorf("no caBundle hint without --ca-file")
+		}
+	})
+
+	refused := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"an unknown failure policy", []string{"--failure-policy", "ignore"}, exitUsage, `--failure-policy "ignore"`},
+		{"an unknown type", []string{"--type", "both"}, exitUsage, `--type "both"`},
+		{"a service name that is not a DNS label", []string{"--service-name", "Bad_Name"}, exitUsage, `--service-name "Bad_Name"`},
+		{"a port out of range", []string{"--port", "0"}, exitUsage, "--port 0"},
+		{"arguments", []string{"extra"}, exitUsage, "unexpected arguments"},
+		{"a CA file that is a key", []string{"--ca-file", writeFile(t, "key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte{1}})))}, exitError, "certificates only"},
+		{"a CA file without PEM", []string{"--ca-file", writeFile(t, "ca.txt", base64.StdEncoding.EncodeToString(caPEM))}, exitError, "no PEM certificate"},
+		{"a missing CA file", []string{"--ca-file", "/nonexistent/ca.pem"}, exitError, "/nonexistent/ca.pem"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append([]string{"webhook", "manifests"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) || stdout != "" {
+				t.Errorf("exit %d (want %d), stderr %q (want %q), stdout %q", code, tt.code, stderr, tt.want, stdout)
+			}
+		})
+	}
+}
+
+func TestSelfSignedHosts(t *testing.T) {
+	tests := []struct {
+		addr, sans string
+		want       string
+	}{
+		{"127.0.0.1:8443", "", "localhost,127.0.0.1,::1"},
+		{":8443", "", "localhost,127.0.0.1,::1"},
+		{"0.0.0.0:8443", "aclc-webhook.yunikorn.svc, 10.0.0.7", "localhost,127.0.0.1,::1,aclc-webhook.yunikorn.svc,10.0.0.7"},
+		{"192.168.1.5:0", "", "localhost,127.0.0.1,::1,192.168.1.5"},
+		{"webhook.local:8443", "webhook.local", "localhost,127.0.0.1,::1,webhook.local"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(selfSignedHosts(tt.addr, tt.sans), ","); got != tt.want {
+			t.Errorf("selfSignedHosts(%q, %q) = %s, want %s", tt.addr, tt.sans, got, tt.want)
+		}
+	}
+}
