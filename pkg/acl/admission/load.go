@@ -131,7 +131,7 @@ func readSource(data []byte) (source, error) {
 		errs = append(errs, src.addData(h.data)...)
 		errs = append(errs, src.addBinaryData(h.binaryData)...)
 	}
-	return src, errs.sortAndCompact().err()
+	return src, errs.SortAndCompact().Err()
 }
 
 // documents parses every YAML document of data into its body node (nil for
@@ -213,7 +213,7 @@ func keyHolders(docs []*yaml.Node) ([]holder, error) {
 		}
 		holders = append(holders, h)
 	}
-	return holders, errs.sortAndCompact().err()
+	return holders, errs.SortAndCompact().Err()
 }
 
 // mapField returns the mapping under key, nil when it is absent or null.

@@ -257,7 +257,7 @@ func decode(doc document) (*SchedulerConfig, error) {
 			errs = append(errs, schemaErrors(value, idx)...)
 		}
 		if len(errs) > 0 {
-			return nil, errs.sortAndCompact().err()
+			return nil, errs.SortAndCompact().Err()
 		}
 		// The schema mirrors the Go types, so this decode only fails on
 		// what a schema cannot say (e.g. a number too large for uint64).
@@ -296,7 +296,7 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 		}
 		errs = append(errs, e)
 	}
-	return errs.sortAndCompact().err()
+	return errs.SortAndCompact().Err()
 }
 
 // checksum is YuniKorn's configuration checksum (configs.SetChecksum):

@@ -1,0 +1,141 @@
+// Package source holds the located errors every source parser returns:
+// "file:line:col: message", alone or as a list, matched with errors.Is by
+// the parsing package's own sentinel.
+package source
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kind ties located errors to the sentinel of the package that reports
+// them (e.g. yunikorn.ErrInvalidConfig).
+type Kind interface{ Sentinel() error }
+
+// Error is an error located in a source file. K names the package's
+// sentinel, which errors.Is matches.
+type Error[K Kind] struct {
+	File   string
+	Line   int // 1-based; 0 when unknown
+	Column int // 1-based; 0 when unknown
+	// Value is the offending value as written in the source, when there is
+	// one. Msg already mentions it; it is kept apart for programs.
+	Value string
+	Msg   string
+}
+
+// Error renders "file:line:col: msg", leaving out the parts that are unknown.
+func (e *Error[K]) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.Itoa(e.Line))
+		if e.Column > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Column))
+		}
+	}
+	if b.Len() == 0 {
+		return e.Msg
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Is makes every Error match its kind's sentinel.
+func (e *Error[K]) Is(target error) bool {
+	var k K
+	return target == k.Sentinel()
+}
+
+// Errors is a list of located errors, in source order.
+type Errors[K Kind] []*Error[K]
+
+// Error renders one error per line, preceded by "N errors occurred:" when
+// there is more than one (as OPA does).
+func (es Errors[K]) Error() string {
+	switch len(es) {
+	case 0:
+		return "no errors"
+	case 1:
+		return es[0].Error()
+	}
+	lines := make([]string, 0, len(es)+1)
+	lines = append(lines, strconv.Itoa(len(es))+" errors occurred:")
+	for _, e := range es {
+		lines = append(lines, e.Error())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Is makes every Errors match its kind's sentinel.
+func (es Errors[K]) Is(target error) bool {
+	var k K
+	return target == k.Sentinel()
+}
+
+// Unwrap exposes the single errors to errors.As.
+func (es Errors[K]) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// SortAndCompact orders the errors by position and drops exact repeats,
+// which arise when one node is reached through several YAML aliases.
+func (es Errors[K]) SortAndCompact() Errors[K] {
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Line != es[j].Line {
+			return es[i].Line < es[j].Line
+		}
+		return es[i].Column < es[j].Column
+	})
+	seen := make(map[Error[K]]bool, len(es))
+	out := es[:0]
+	for _, e := range es {
+		if seen[*e] {
+			continue
+		}
+		seen[*e] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// Err returns nil, the single error, or the list.
+func (es Errors[K]) Err() error {
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	return es
+}
+
+// WithFile sets File on every error of kind K that has none.
+func WithFile[K Kind](err error, file string) error {
+	var list Errors[K]
+	var one *Error[K]
+	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			if e.File == "" {
+				e.File = file
+			}
+		}
+	case errors.As(err, &one):
+		if one.File == "" {
+			one.File = file
+		}
+	}
+	return err
+}
