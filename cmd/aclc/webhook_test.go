@@ -231,14 +231,14 @@ func TestWebhookManifests(t *testing.T) {
 		},
 	}}
 	type common struct {
-		name, path, policy, ns string
-		port                   int32
-		ca                     []byte
-		nsSelector             bool
-		cfg                    admissionregistrationv1.WebhookClientConfig
-		sideEffects            *admissionregistrationv1.SideEffectClass
-		versions               []string
-		rules                  []admissionregistrationv1.RuleWithOperations
+		path, policy, ns string
+		port             int32
+		ca               []byte
+		nsSelector       bool
+		cfg              admissionregistrationv1.WebhookClientConfig
+		sideEffects      *admissionregistrationv1.SideEffectClass
+		versions         []string
+		rules            []admissionregistrationv1.RuleWithOperations
 	}
 	check := func(t *testing.T, got common, want common) {
 		t.Helper()

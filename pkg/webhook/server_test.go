@@ -270,7 +270,7 @@ func TestSelfSigned(t *testing.T) {
 	if leaf.PublicKeyAlgorithm != x509.ECDSA || leaf.IsCA {
 		t.Errorf("leaf: algorithm %v, CA %v; want ECDSA, not a CA", leaf.PublicKeyAlgorithm, leaf.IsCA)
 	}
-	if d := leaf.NotAfter.Sub(time.Now()); d < 364*24*time.Hour || d > 366*24*time.Hour {
+	if d := time.Until(leaf.NotAfter); d < 364*24*time.Hour || d > 366*24*time.Hour {
 		t.Errorf("valid for %v more, want a year", d)
 	}
 	if len(leaf.IPAddresses) != 2 || len(leaf.DNSNames) != 1 {
