@@ -20,11 +20,14 @@ build:
 # The default suite: unit, Rego, corpus on every in-process engine, property
 # and race tests. Long fuzzing lives in `make fuzz`.
 # The stock opa binary runs the Rego unit tests and the stock-OPA tests.
-test: $(OPA)
+# tests/gatekeeper is its own module (Gatekeeper's constraint framework and
+# its dependencies stay out of aclc's); it runs the aclc binary built here.
+test: $(OPA) build
 	$(GO) vet ./...
 	ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
 	$(OPA) test -s schemas/json policy/rego
+	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
 $(OPA): go.mod
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION)
@@ -48,7 +51,8 @@ check:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) mod tidy
-	@git diff --exit-code -- go.mod go.sum || (echo "go.mod/go.sum not tidy"; exit 1)
+	cd tests/gatekeeper && $(GO) run $(STATICCHECK) ./... && $(GO) mod tidy
+	@git diff --exit-code -- go.mod go.sum tests/gatekeeper/go.mod tests/gatekeeper/go.sum || (echo "go.mod/go.sum not tidy"; exit 1)
 
 # Builds every bundled example to Rego and Wasm bundles and prints, for
 # each, who may submit to and administer which queue, and why.

@@ -246,3 +246,37 @@ func TestCapabilitiesDeclareTheBuiltin(t *testing.T) {
 		t.Errorf("capabilities hold %d builtins, aclc.user_groups found: %v", len(caps.Builtins), found)
 	}
 }
+
+func TestBuildGatekeeperTarget(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "gk.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", out, "../../examples/admission/configmap.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kind: ConstraintTemplate", "kind: YuniKornUserInfo", "version: v1", "package lib.yunikorn.admission", "^system:serviceaccount:airflow:airflow-worker$"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("manifests lack %q", want)
+		}
+	}
+	if !strings.Contains(stdout, out) {
+		t.Errorf("summary does not name the file: %s", stdout)
+	}
+
+	code, stdout, _ = runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", "../../examples/admission/configmap.yaml")
+	if code != exitOK || stdout != string(raw) {
+		t.Errorf("-o - must print the same manifests (exit %d)", code)
+	}
+
+	none := filepath.Join(t.TempDir(), "none.yaml")
+	code, _, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", none, seedConfig)
+	if code != exitError || !strings.Contains(stderr, "no admission settings") {
+		t.Errorf("a queues-only source: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Errorf("nothing may be written on failure: %v", err)
+	}
+}
