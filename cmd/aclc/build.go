@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -12,14 +15,22 @@ const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.y
   aclc build --target wasm -o queues-wasm.tar.gz examples/yunikorn/org.yaml
   aclc build --resolver file=groups.yaml --static-groups -o stock-opa.tar.gz examples/yunikorn/org.yaml
   opa run --server queues.tar.gz      # a plain rego bundle loads in stock OPA
+  aclc build --portable -o stock.tar.gz examples/admission/configmap-with-queues.yaml
+  aclc build --signing-key private.pem --signing-key-id prod -o signed.tar.gz examples/yunikorn/org.yaml
+  opa run --server --verification-key public.pem --verification-key-id prod --bundle signed.tar.gz
 `
 
 func runBuild(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("build", "aclc build [--target rego|wasm] [-o OUT] [--resolver R] [--static-groups] SOURCE...", buildExamples, stderr)
+	fs := newFlags("build", "aclc build [--target rego|wasm] [-o OUT] [--resolver R] [--static-groups | --portable] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] SOURCE...", buildExamples, stderr)
 	target := fs.String("target", "rego", "bundle `kind`: rego (plain Rego + data, for any OPA) or wasm (Rego compiled to WebAssembly)")
 	out := fs.String("o", "bundle.tar.gz", "output `file`")
 	resolver := fs.String("resolver", "", resolverUsage)
 	static := fs.Bool("static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA")
+	portable := fs.Bool("portable", false, "use no aclc builtin at all, so stock OPA runs the bundle: --static-groups, and admission decoding in plain Rego (denial texts for malformed objects are then approximate)")
+	signingKey := fs.String("signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, `file`")
+	signingAlg := fs.String("signing-alg", "", "signature `algorithm`: RS256, ES256, HS256, ...; default: inferred from the key")
+	signingKeyID := fs.String("signing-key-id", translate.DefaultKeyID, "key `id` the signature names (opa run --verification-key-id)")
+	claimsFile := fs.String("claims-file", "", "JSON `file` of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
 	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -30,15 +41,29 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	s, err := loadSources(srcs, translate.Kind(*kind), *resolver, *static)
+	if *signingKey == "" && (*signingAlg != "" || *claimsFile != "" || *signingKeyID != translate.DefaultKeyID) {
+		errorf(stderr, "build: --signing-alg, --signing-key-id and --claims-file go with --signing-key")
+		return exitUsage
+	}
+	s, err := loadSources(srcs, translate.Kind(*kind), *resolver, *static || *portable)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
+	}
+	s.Portable = *portable
+	sign := func(b *bundle.Bundle) error {
+		if *signingKey == "" {
+			return nil
+		}
+		return translate.SignBundle(b, translate.Signing{KeyFile: *signingKey, Algorithm: *signingAlg, KeyID: *signingKeyID, ClaimsFile: *claimsFile})
 	}
 	var data []byte
 	switch *target {
 	case "rego":
 		b, err := translate.RegoBundle(s)
+		if err == nil {
+			err = sign(b)
+		}
 		if err == nil {
 			data, err = translate.BundleBytes(b)
 		}
@@ -48,6 +73,9 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		}
 	case "wasm":
 		b, err := translate.WasmBundle(context.Background(), s)
+		if err == nil {
+			err = sign(b)
+		}
 		if err == nil {
 			data, err = translate.BundleBytes(b)
 		}
@@ -63,10 +91,21 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "build: write %s: %v", *out, err)
 		return exitError
 	}
-	builtin := "no custom builtins"
+	var needs []string
 	if s.Groups().NeedsHostBuiltin() {
-		builtin = "needs aclc's builtin aclc.user_groups"
+		needs = append(needs, "aclc.user_groups")
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s)\n", *out, *target, len(data), s.Entrypoints(), s.Groups(), builtin)
+	if s.Admission != nil && !s.Portable {
+		needs = append(needs, "aclc's admission decoding builtins")
+	}
+	builtin := "no custom builtins"
+	if len(needs) > 0 {
+		builtin = "needs " + strings.Join(needs, " and ")
+	}
+	signed := ""
+	if *signingKey != "" {
+		signed = ", signed with key id " + *signingKeyID
+	}
+	fmt.Fprintf(stdout, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s%s)\n", *out, *target, len(data), s.Entrypoints(), s.Groups(), builtin, signed)
 	return exitOK
 }
