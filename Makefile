@@ -40,8 +40,8 @@ $(OPA): go.mod
 opa-test: $(OPA)
 	$(OPA) test -s schemas/json policy/rego
 
-bench: build
-	$(GO) run ./tests/bench -out docs/BENCHMARKS.md
+bench: build $(OPA)
+	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -aclc $(BIN) -opa $(OPA)
 
 fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/

@@ -75,7 +75,7 @@ func startOPA(t *testing.T, opa string, args ...string) (*opaServer, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		addr := freeAddr(t)
 		out := &bytes.Buffer{}
-		cmd := exec.Command(opa, append([]string{"run", "--server", "--addr", addr, "--log-level", "error", "--disable-telemetry"}, args...)...)
+		cmd := exec.Command(opa, append([]string{"run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check"}, args...)...)
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			return nil, err
