@@ -424,3 +424,27 @@ func tamperTarGz(raw []byte, file, old, new string) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// TestBuildPortableAndSigningFlags: --portable leaves out every aclc
+// builtin; signing options need a key.
+func TestBuildPortableAndSigningFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	code, stdout, stderr := runCLI(t, "", "build", "--portable", "-o", out, "../../examples/admission/configmap-with-queues.yaml")
+	if code != exitOK || !strings.Contains(stdout, "no custom builtins") {
+		t.Errorf("--portable: exit %d, %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "", "build", "--static-groups", "-o", out, "../../examples/admission/configmap-with-queues.yaml")
+	if code != exitOK || !strings.Contains(stdout, "needs aclc's admission decoding builtins") {
+		t.Errorf("--static-groups with admission settings: exit %d, %s", code, stdout)
+	}
+	for _, args := range [][]string{{"--signing-alg", "ES256"}, {"--claims-file", "c.json"}, {"--signing-key-id", "x"}} {
+		code, _, stderr := runCLI(t, "", append(append([]string{"build", "-o", out}, args...), "../../examples/yunikorn/sue.yaml")...)
+		if code != exitUsage || !strings.Contains(stderr, "go with --signing-key") {
+			t.Errorf("%v without --signing-key: exit %d, %s", args, code, stderr)
+		}
+	}
+	code, _, stderr = runCLI(t, "", "build", "--portable", "--resolver", "os", "-o", out, "../../examples/yunikorn/sue.yaml")
+	if code != exitError || !strings.Contains(stderr, "os resolver") {
+		t.Errorf("--portable with the os resolver: exit %d, %s", code, stderr)
+	}
+}
