@@ -15,15 +15,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 )
 
-func pemFile(t *testing.T, typ string, der []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "key.pem")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestKeyAlgorithm pins the algorithm inferred from a key when
 // --signing-alg is not given: OPA's JWT algorithm for each key type.
 func TestKeyAlgorithm(t *testing.T) {
