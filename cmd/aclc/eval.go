@@ -21,6 +21,7 @@ const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue
     aclc eval --engine native --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml
   aclc eval --engine rego --entrypoint yunikorn/queues/decision --input in.json examples/yunikorn/org.yaml
   aclc eval --jsonl --entrypoint yunikorn/queues/decision --bundle queues.tar.gz < inputs.jsonl
+  aclc eval --engine http --url http://127.0.0.1:8181 --entrypoint yunikorn/queues/decision --input in.json
 `
 
 func runEval(args []string, stdout, stderr io.Writer) int {
@@ -142,8 +143,23 @@ var errUsage = errors.New("usage")
 func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath, resolver string) (engine.Engine, error) {
 	switch name {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
+		if url != "" {
+			return nil, fmt.Errorf("%w: --url goes with --engine http", errUsage)
+		}
+	case engine.HTTP:
+		switch {
+		case url == "":
+			return nil, fmt.Errorf("%w: --engine http needs --url, e.g. http://127.0.0.1:8181", errUsage)
+		case len(srcs) > 0 || bundlePath != "":
+			return nil, fmt.Errorf("%w: --engine http asks the server at --url; it takes no SOURCE or --bundle", errUsage)
+		}
+		e, err := engine.NewHTTP(url)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return e, nil
 	default:
-		return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm or opa-wasm)", errUsage, name)
+		return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm, opa-wasm or http)", errUsage, name)
 	}
 	var s *translate.Sources
 	var b *bundle.Bundle

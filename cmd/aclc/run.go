@@ -32,6 +32,7 @@ func commands() []command {
 		{"check", "validate sources and warn about YuniKorn's traps", runCheck},
 		{"report", "print who may submit to and administer each queue, and why", runReport},
 		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
+		{"serve", "serve decisions over OPA's REST API, reloading when the sources change", runServe},
 		{"webhook", "serve the admission decision to the Kubernetes API server over HTTPS", runWebhook},
 	}
 }

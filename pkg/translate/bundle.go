@@ -191,26 +191,6 @@ func BundleBytes(b *bundle.Bundle) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadBundle loads a bundle from a .tar.gz file or a directory.
-func ReadBundle(path string) (*bundle.Bundle, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	var loader bundle.DirectoryLoader
-	if st.IsDir() {
-		loader = bundle.NewDirectoryLoader(path)
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		loader = bundle.NewTarballLoaderWithBaseURL(f, path)
-	}
-	b, err := bundle.NewCustomReader(loader).WithRegoVersion(ast.RegoV1).Read()
-	if err != nil {
-		return nil, fmt.Errorf("read bundle %s: %w", path, err)
-	}
-	return &b, nil
-}
+// ReadBundle loads a bundle from a .tar.gz file or a directory. A signed
+// bundle needs ReadVerifiedBundle.
+func ReadBundle(path string) (*bundle.Bundle, error) { return ReadVerifiedBundle(path, nil) }

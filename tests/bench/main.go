@@ -62,8 +62,25 @@ func main() {
 	parallelFor := flag.Duration("parallel", time.Second, "duration of each parallel throughput run")
 	loadWorkers := flag.Int("load-workers", 4, "concurrent keep-alive TLS clients of the webhook load run")
 	loadFor := flag.Duration("load", 5*time.Second, "duration of the webhook load run")
+	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load)")
+	aclcBin := flag.String("aclc", "bin/aclc", "aclc `binary` for the serve section (make build)")
+	opaBin := flag.String("opa", "bin/opa", "stock opa `binary` for the serve section (the Makefile's bin/opa)")
+	serveRequests := flag.Int("serve-requests", 5000, "sequential requests to each server in the serve section")
+	reloads := flag.Int("reloads", 100, "source rewrites in the reload run")
+	reloadWorkers := flag.Int("reload-workers", 2, "keep-alive clients during the reload run")
 	flag.Parse()
 	ctx := context.Background()
+	switch *only {
+	case "":
+	case "serve":
+		fmt.Fprintln(os.Stderr, "aclc serve vs stock opa run")
+		md := "# Benchmarks (serve section only)\n\n" + renderServe(serveRun(ctx, *aclcBin, *opaBin, *serveRequests, *reloads, *reloadWorkers))
+		check(os.WriteFile(*out, []byte(md), 0o644))
+		fmt.Print(md)
+		return
+	default:
+		check(fmt.Errorf("-only %q: want serve", *only))
+	}
 
 	seedSrc, err := os.ReadFile("examples/yunikorn/acl-doc.yaml")
 	check(err)
@@ -105,12 +122,14 @@ func main() {
 	load := webhookLoad(ctx, admWasm, adm.input, *loadWorkers, *loadFor)
 	fmt.Fprintf(os.Stderr, "heap run: %d evaluations\n", *heapEvals)
 	heap := heapRun(ctx, seed, *heapEvals)
+	fmt.Fprintln(os.Stderr, "aclc serve vs stock opa run")
+	served := serveRun(ctx, *aclcBin, *opaBin, *serveRequests, *reloads, *reloadWorkers)
 	for _, sc := range []*scenario{seed, large, adm} {
 		for _, e := range sc.engines {
 			_ = e.Close(ctx)
 		}
 	}
-	md := render([]*scenario{seed, large, adm}, results, heap, floor, res, load, *samples)
+	md := render([]*scenario{seed, large, adm}, results, heap, floor, res, load, *samples) + "\n" + renderServe(served)
 	check(os.WriteFile(*out, []byte(md), 0o644))
 	fmt.Print(md)
 }

@@ -1,0 +1,403 @@
+// Package serve runs OPA's own server — its REST API, /health, /metrics and
+// decision logs — with aclc's builtins registered, over a bundle aclc builds
+// from sources or reads from a file, and swaps in a new bundle when those
+// files change.
+//
+// # Notes
+//
+// The files are polled, not watched: a Kubernetes ConfigMap volume changes
+// by swapping a symlink, editors replace files by rename, and some network
+// filesystems send no events; a stat per file per interval sees them all.
+// A change is acted on once the files have stayed the same for one interval,
+// so a file caught half-written is not built. A new bundle is activated in
+// one storage transaction: requests in flight finish on the bundle they
+// started with, and none fails. A source or bundle that no longer loads
+// leaves the last good bundle in place, and the error is logged with its
+// file and line.
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/logging"
+	"github.com/open-policy-agent/opa/v1/metrics"
+	"github.com/open-policy-agent/opa/v1/plugins"
+	"github.com/open-policy-agent/opa/v1/runtime"
+	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// DefaultAddr is where the server listens unless told otherwise: loopback,
+// OPA's port.
+const DefaultAddr = "127.0.0.1:8181"
+
+// DefaultReloadInterval is how often the files are checked for changes.
+const DefaultReloadInterval = time.Second
+
+// bundleName is the name the bundle is activated under; its manifest
+// appears at /v1/data/system/bundles/aclc.
+const bundleName = "aclc"
+
+// ErrConfig is returned, wrapped, for a Config that cannot be served.
+var ErrConfig = errors.New("invalid serve configuration")
+
+// Config says what to serve and how. The zero value is not usable: start
+// from NewConfig. With methods return a copy.
+type Config struct {
+	addr         string
+	sources      []string
+	bundlePath   string
+	resolver     string
+	static       bool
+	verification *bundle.VerificationConfig
+	logLevel     string
+	decisionLogs bool
+	interval     time.Duration
+	logOutput    io.Writer
+}
+
+// NewConfig returns the defaults: DefaultAddr, log level info, the logs on
+// standard error, DefaultReloadInterval.
+func NewConfig() Config {
+	return Config{addr: DefaultAddr, logLevel: "info", interval: DefaultReloadInterval, logOutput: os.Stderr}
+}
+
+// WithAddr sets the listening address, host:port; port 0 picks a free one.
+func (c Config) WithAddr(addr string) Config { c.addr = addr; return c }
+
+// WithSources serves the bundle built from these source files.
+func (c Config) WithSources(paths ...string) Config {
+	c.sources = append([]string(nil), paths...)
+	return c
+}
+
+// WithBundle serves this bundle file (or directory) instead of sources.
+func (c Config) WithBundle(path string) Config { c.bundlePath = path; return c }
+
+// WithResolver sets the --resolver value ("" for the configuration's).
+func (c Config) WithResolver(spec string) Config { c.resolver = spec; return c }
+
+// WithStaticGroups compiles the resolver's answers into the bundle.
+func (c Config) WithStaticGroups(static bool) Config { c.static = static; return c }
+
+// WithVerification requires the bundle file to be signed with this key.
+func (c Config) WithVerification(vc *bundle.VerificationConfig) Config {
+	c.verification = vc
+	return c
+}
+
+// WithLogLevel sets the level of OPA's and aclc's logs: debug, info, warn
+// or error.
+func (c Config) WithLogLevel(level string) Config { c.logLevel = level; return c }
+
+// WithDecisionLogs writes every decision to the log, as OPA's
+// decision_logs.console does.
+func (c Config) WithDecisionLogs(on bool) Config { c.decisionLogs = on; return c }
+
+// WithReloadInterval sets how often the files are checked; 0 never checks.
+func (c Config) WithReloadInterval(d time.Duration) Config { c.interval = d; return c }
+
+// WithLogOutput sends the logs to w.
+func (c Config) WithLogOutput(w io.Writer) Config { c.logOutput = w; return c }
+
+// Server is OPA's runtime over an aclc bundle.
+type Server struct {
+	cfg    Config
+	rt     *runtime.Runtime
+	logger logging.Logger
+	watch  []string
+
+	built    []stamp // the files as they were when the bundle in service was read
+	revision atomic.Pointer[string]
+	reloads  atomic.Int64
+	failures atomic.Int64
+}
+
+// New loads the bundle and prepares OPA's runtime; nothing listens until
+// Serve. A source or bundle that does not load is an error here.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	switch {
+	case len(cfg.sources) == 0 && cfg.bundlePath == "":
+		return nil, fmt.Errorf("%w: no source files and no bundle", ErrConfig)
+	case len(cfg.sources) > 0 && cfg.bundlePath != "":
+		return nil, fmt.Errorf("%w: source files and a bundle: give one or the other", ErrConfig)
+	case cfg.verification != nil && cfg.bundlePath == "":
+		return nil, fmt.Errorf("%w: signature verification applies to a bundle file, not to sources", ErrConfig)
+	case cfg.static && cfg.bundlePath != "":
+		return nil, fmt.Errorf("%w: static groups are chosen when the bundle is built, not when it is served", ErrConfig)
+	}
+	level, err := parseLevel(cfg.logLevel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	opabuiltins.Register()
+	s := &Server{cfg: cfg, logger: newLogger(cfg.logOutput, level)}
+	s.watch = append(s.watch, cfg.sources...)
+	if cfg.bundlePath != "" {
+		s.watch = append(s.watch, cfg.bundlePath)
+	}
+	if p, ok := strings.CutPrefix(cfg.resolver, "file="); ok {
+		s.watch = append(s.watch, p)
+	}
+
+	s.built = stamps(s.watch)
+	b, rev, groups, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	engine.UseGroupResolution(groups)
+
+	params := runtime.NewParams()
+	params.Addrs = &[]string{cfg.addr}
+	params.AddrSetByUser = true
+	params.Logger = s.logger
+	params.ConsoleLogger = newLogger(cfg.logOutput, logging.Info)
+	params.Logging.Level = cfg.logLevel
+	params.Output = io.Discard
+	params.GracefulShutdownPeriod = 5
+	if cfg.decisionLogs {
+		params.ConfigOverrides = []string{"decision_logs.console=true"}
+	}
+	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
+		return nil, fmt.Errorf("opa runtime: %w", err)
+	}
+	// Initialised here so the bundle is in the store before the first
+	// request; Serve's start of the plugins then skips it.
+	if err := s.rt.Manager.Init(ctx); err != nil {
+		return nil, fmt.Errorf("opa runtime: %w", err)
+	}
+	if err := s.activate(ctx, b); err != nil {
+		return nil, err
+	}
+	s.revision.Store(&rev)
+	return s, nil
+}
+
+// Serve listens and answers until ctx is cancelled (or SIGINT or SIGTERM
+// arrive), then shuts down gracefully. ready, when not nil, is called with
+// the address once the server accepts connections.
+func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- s.rt.Serve(ctx) }()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-errc:
+			if err != nil {
+				return fmt.Errorf("serve %s: %w", s.cfg.addr, err)
+			}
+			return nil
+		case <-tick.C:
+		}
+		if addrs := s.rt.Addrs(); len(addrs) > 0 {
+			if ready != nil {
+				ready(addrs[0])
+			}
+			break
+		}
+	}
+	tick.Stop()
+	if s.cfg.interval > 0 {
+		go s.poll(ctx)
+	}
+	err := <-errc
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", s.cfg.addr, err)
+	}
+	return nil
+}
+
+// Revision is the revision of the bundle in service: the manifest revision
+// of a bundle built from sources, the SHA-256 of a bundle file.
+func (s *Server) Revision() string { return *s.revision.Load() }
+
+// Reloads counts the bundles swapped in since the start.
+func (s *Server) Reloads() int64 { return s.reloads.Load() }
+
+// FailedReloads counts the changes that did not load and left the previous
+// bundle in service.
+func (s *Server) FailedReloads() int64 { return s.failures.Load() }
+
+// load builds or reads the bundle, returning it with its revision and the
+// group resolution it was made for.
+func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, error) {
+	var none translate.GroupResolution
+	if s.cfg.bundlePath != "" {
+		return s.loadBundle()
+	}
+	src, err := translate.LoadSources(s.cfg.sources, translate.KindAuto)
+	if err != nil {
+		return nil, "", none, err
+	}
+	if err := src.SetGroupResolution(s.cfg.resolver, s.cfg.static); err != nil {
+		return nil, "", none, err
+	}
+	b, err := translate.RegoBundle(src)
+	if err != nil {
+		return nil, "", none, fmt.Errorf("build: %w", err)
+	}
+	return b, b.Manifest.Revision, src.Groups(), nil
+}
+
+func (s *Server) loadBundle() (*bundle.Bundle, string, translate.GroupResolution, error) {
+	var none translate.GroupResolution
+	st, err := os.Stat(s.cfg.bundlePath)
+	if err != nil {
+		return nil, "", none, err
+	}
+	var b *bundle.Bundle
+	var rev string
+	if st.IsDir() {
+		if b, err = translate.ReadVerifiedBundle(s.cfg.bundlePath, s.cfg.verification); err != nil {
+			return nil, "", none, err
+		}
+		rev = b.Manifest.Revision
+	} else {
+		raw, err := os.ReadFile(s.cfg.bundlePath)
+		if err != nil {
+			return nil, "", none, err
+		}
+		if b, err = translate.ParseBundle(s.cfg.bundlePath, raw, s.cfg.verification); err != nil {
+			return nil, "", none, err
+		}
+		sum := sha256.Sum256(raw)
+		rev = hex.EncodeToString(sum[:])
+	}
+	g, err := translate.BundleGroupResolution(b.Data, s.cfg.resolver)
+	if err != nil {
+		return nil, "", none, fmt.Errorf("%s: %w", s.cfg.bundlePath, err)
+	}
+	return b, rev, g, nil
+}
+
+// activate puts b in the store and compiles it, in one write transaction:
+// the server's readers see the old bundle or the new one, never a mix, and
+// a bundle that does not compile leaves the old one in place.
+func (s *Server) activate(ctx context.Context, b *bundle.Bundle) error {
+	m := s.rt.Manager
+	params := storage.WriteParams
+	params.Context = storage.NewContext()
+	err := storage.Txn(ctx, m.Store, params, func(txn storage.Transaction) error {
+		c := ast.NewCompiler().WithEnablePrintStatements(m.EnablePrintStatements())
+		if b.Manifest.Roots != nil {
+			c = c.WithPathConflictsCheckRoots(*b.Manifest.Roots)
+		}
+		err := bundle.Activate(&bundle.ActivateOpts{
+			Ctx:           ctx,
+			Store:         m.Store,
+			Txn:           txn,
+			TxnCtx:        params.Context,
+			Compiler:      c,
+			Metrics:       metrics.New(),
+			Bundles:       map[string]*bundle.Bundle{bundleName: b},
+			ParserOptions: m.ParserOptions(),
+		})
+		if err != nil {
+			return err
+		}
+		// The manager's commit hook takes the compiled policy from here.
+		plugins.SetCompilerOnContext(params.Context, c)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("activate bundle: %w", err)
+	}
+	return nil
+}
+
+// poll checks the files every interval and reloads once a change has
+// settled.
+func (s *Server) poll(ctx context.Context) {
+	t := time.NewTicker(s.cfg.interval)
+	defer t.Stop()
+	seen := s.built
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur := stamps(s.watch)
+		if !sameStamps(cur, seen) {
+			seen = cur // changed since the last look: let it settle
+			continue
+		}
+		if sameStamps(cur, s.built) {
+			continue
+		}
+		s.built = cur
+		s.reload(ctx)
+	}
+}
+
+// reload builds or reads the bundle again and swaps it in; on any error
+// the bundle in service stays.
+func (s *Server) reload(ctx context.Context) {
+	old := s.Revision()
+	b, rev, groups, err := s.load()
+	if err == nil && rev == old {
+		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
+		return
+	}
+	if err == nil {
+		err = s.activate(ctx, b)
+	}
+	if err != nil {
+		s.failures.Add(1)
+		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
+			Error("Reload failed; still serving the last good bundle.")
+		return
+	}
+	// The group cache follows the bundle; a request between the two swaps
+	// resolves with the new resolver, which is what the new bundle expects.
+	engine.UseGroupResolution(groups)
+	s.revision.Store(&rev)
+	s.reloads.Add(1)
+	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
+}
+
+// stamp is what a poll compares: size and modification time, or absence.
+type stamp struct {
+	size  int64
+	mod   time.Time
+	found bool
+}
+
+func stamps(paths []string) []stamp {
+	out := make([]stamp, len(paths))
+	for i, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			out[i] = stamp{size: st.Size(), mod: st.ModTime(), found: true}
+		}
+	}
+	return out
+}
+
+func sameStamps(a, b []stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].size != b[i].size || !a[i].mod.Equal(b[i].mod) || a[i].found != b[i].found {
+			return false
+		}
+	}
+	return true
+}

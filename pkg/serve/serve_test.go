@@ -1,0 +1,132 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+const queues = `partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: test
+            adminacl: sue dev
+`
+
+func TestNewRefusesWhatCannotBeServed(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "q.yaml")
+	if err := os.WriteFile(src, []byte(queues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vc, err := translate.Verification{KeyFile: src}.VerificationConfig() // any file is an HMAC secret
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cfg := range map[string]Config{
+		"nothing to serve":           NewConfig(),
+		"sources and a bundle":       NewConfig().WithSources(src).WithBundle("b.tar.gz"),
+		"verification of sources":    NewConfig().WithSources(src).WithVerification(vc),
+		"static groups for a bundle": NewConfig().WithBundle("b.tar.gz").WithStaticGroups(true),
+		"an unknown log level":       NewConfig().WithSources(src).WithLogLevel("loud"),
+	} {
+		if _, err := New(context.Background(), cfg.WithLogOutput(io.Discard)); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+}
+
+// TestReloadFailsNoRequest: while the source is rewritten, alternating
+// between two decisions, concurrent requests all get one of the two; each
+// rewrite is served.
+func TestReloadFailsNoRequest(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "q.yaml")
+	other := bytes.Replace([]byte(queues), []byte("sue dev"), []byte("sue ops"), 1)
+	if err := os.WriteFile(src, []byte(queues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := New(ctx, NewConfig().WithAddr("127.0.0.1:0").WithSources(src).WithLogOutput(io.Discard).WithLogLevel("error").WithReloadInterval(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, func(a string) { ready <- a }) }()
+	url := "http://" + <-ready + "/v1/data/yunikorn/queues/decision"
+	in := []byte(`{"input":{"queue":"root.test","action":"admin","user":"ann","groups":["dev"]}}`)
+
+	var failed, allowed, denied atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := http.Post(url, "application/json", bytes.NewReader(in))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch {
+				case resp.StatusCode != http.StatusOK:
+					failed.Add(1)
+				case bytes.Contains(body, []byte(`"allow":true`)):
+					allowed.Add(1)
+				case bytes.Contains(body, []byte(`"allow":false`)):
+					denied.Add(1)
+				default:
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	const rewrites = 10
+	for i := 0; i < rewrites; i++ {
+		content := other
+		if i%2 == 1 {
+			content = []byte(queues)
+		}
+		if err := translate.WriteFileAtomic(src, content); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); srv.Reloads() < int64(i+1); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("rewrite %d not served", i+1)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if failed.Load() != 0 || srv.FailedReloads() != 0 {
+		t.Errorf("%d requests and %d reloads failed", failed.Load(), srv.FailedReloads())
+	}
+	if allowed.Load() == 0 || denied.Load() == 0 {
+		t.Errorf("allowed %d, denied %d: both versions should have answered", allowed.Load(), denied.Load())
+	}
+}

@@ -1,0 +1,185 @@
+package translate
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+)
+
+// DefaultKeyID is the key id a signature names when none is given; OPA's
+// `opa run --verification-key-id` defaults to the same.
+const DefaultKeyID = "default"
+
+// ErrSigning is returned, wrapped, for a key, algorithm or claims file that
+// cannot sign or verify a bundle.
+var ErrSigning = errors.New("bundle signing")
+
+// Signing says how a build signs its bundle: OPA's .signatures.json, a JWT
+// over the hashes of every file, which `opa run --verification-key` and
+// `aclc serve --verification-key` check before loading the bundle.
+type Signing struct {
+	KeyFile    string // PEM private key (RSA or EC), or the HMAC secret
+	Algorithm  string // RS256, ES256, HS256, ...; "" infers it from the key
+	KeyID      string // "" means DefaultKeyID
+	ClaimsFile string // optional JSON object of extra claims
+}
+
+// SignBundle adds OPA's signature to b. It must be the last change made to
+// the bundle: any later edit of a module, the data or the manifest
+// invalidates it.
+func SignBundle(b *bundle.Bundle, sg Signing) error {
+	raw, err := os.ReadFile(sg.KeyFile)
+	if err != nil {
+		return fmt.Errorf("%w: signing key: %w", ErrSigning, err)
+	}
+	alg := sg.Algorithm
+	if alg == "" {
+		if alg, err = KeyAlgorithm(raw); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrSigning, sg.KeyFile, err)
+		}
+	}
+	if sg.ClaimsFile != "" {
+		if _, err := os.Stat(sg.ClaimsFile); err != nil {
+			return fmt.Errorf("%w: claims file: %w", ErrSigning, err)
+		}
+	}
+	keyID := sg.KeyID
+	if keyID == "" {
+		keyID = DefaultKeyID
+	}
+	// The key goes in as PEM text (or the secret), not as a path, so that a
+	// secret that happens to name an existing file is never read instead.
+	sc := bundle.NewSigningConfig(string(raw), alg, sg.ClaimsFile)
+	if err := b.GenerateSignature(sc, keyID, false); err != nil {
+		return fmt.Errorf("%w: %s (%s): %w", ErrSigning, sg.KeyFile, alg, err)
+	}
+	return nil
+}
+
+// Verification names the public key (or HMAC secret) a signed bundle must be
+// signed with.
+type Verification struct {
+	KeyFile   string // PEM public key or certificate, or the HMAC secret
+	Algorithm string // "" infers it from the key
+	KeyID     string // "" means DefaultKeyID
+	Scope     string // the scope claim the signature must carry, if any
+}
+
+// VerificationConfig reads the key and returns OPA's verification settings.
+func (v Verification) VerificationConfig() (*bundle.VerificationConfig, error) {
+	raw, err := os.ReadFile(v.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: verification key: %w", ErrSigning, err)
+	}
+	alg := v.Algorithm
+	if alg == "" {
+		if alg, err = KeyAlgorithm(raw); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrSigning, v.KeyFile, err)
+		}
+	}
+	id := v.KeyID
+	if id == "" {
+		id = DefaultKeyID
+	}
+	keys := map[string]*bundle.KeyConfig{id: {Key: string(raw), Algorithm: alg, Scope: v.Scope}}
+	return bundle.NewVerificationConfig(keys, id, v.Scope, nil), nil
+}
+
+// KeyAlgorithm infers the JWT algorithm from a key: RS256 for RSA, ES256,
+// ES384 or ES512 by the curve of an EC key, HS256 for anything that is not
+// PEM (an HMAC secret). Public and private keys and certificates are read.
+func KeyAlgorithm(raw []byte) (string, error) {
+	block, _ := pem.Decode(raw)
+	if block == nil {
+		if len(raw) == 0 {
+			return "", errors.New("empty key")
+		}
+		return "HS256", nil
+	}
+	var key any
+	var err error
+	switch block.Type {
+	case "RSA PRIVATE KEY":
+		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+	case "RSA PUBLIC KEY":
+		key, err = x509.ParsePKCS1PublicKey(block.Bytes)
+	case "EC PRIVATE KEY":
+		key, err = x509.ParseECPrivateKey(block.Bytes)
+	case "PRIVATE KEY":
+		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+	case "PUBLIC KEY":
+		key, err = x509.ParsePKIXPublicKey(block.Bytes)
+	case "CERTIFICATE":
+		var c *x509.Certificate
+		if c, err = x509.ParseCertificate(block.Bytes); err == nil {
+			key = c.PublicKey
+		}
+	default:
+		return "", fmt.Errorf("unsupported PEM block %q (want a PUBLIC KEY, PRIVATE KEY, RSA or EC key, or CERTIFICATE)", block.Type)
+	}
+	if err != nil {
+		return "", fmt.Errorf("parse %s: %w", block.Type, err)
+	}
+	var curve elliptic.Curve
+	switch k := key.(type) {
+	case *rsa.PrivateKey, *rsa.PublicKey:
+		return "RS256", nil
+	case *ecdsa.PrivateKey:
+		curve = k.Curve
+	case *ecdsa.PublicKey:
+		curve = k.Curve
+	default:
+		return "", fmt.Errorf("unsupported key type %T: give --signing-alg", key)
+	}
+	switch curve {
+	case elliptic.P256():
+		return "ES256", nil
+	case elliptic.P384():
+		return "ES384", nil
+	case elliptic.P521():
+		return "ES512", nil
+	}
+	return "", fmt.Errorf("unsupported curve %s", curve.Params().Name)
+}
+
+// ReadVerifiedBundle loads a bundle file or directory and checks its
+// signature with vc: a bundle that is unsigned, signed with another key, or
+// whose content no longer matches its signature is refused. With a nil vc
+// only unsigned bundles load.
+func ReadVerifiedBundle(path string, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return ParseBundle(path, raw, vc)
+	}
+	return readBundle(path, bundle.NewDirectoryLoader(path), vc)
+}
+
+// ParseBundle reads a .tar.gz bundle from memory, checking its signature
+// with vc as ReadVerifiedBundle does; name is used in messages.
+func ParseBundle(name string, raw []byte, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {
+	return readBundle(name, bundle.NewTarballLoaderWithBaseURL(bytes.NewReader(raw), name), vc)
+}
+
+func readBundle(name string, loader bundle.DirectoryLoader, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {
+	b, err := bundle.NewCustomReader(loader).WithRegoVersion(ast.RegoV1).WithBundleVerificationConfig(vc).Read()
+	if err != nil {
+		return nil, fmt.Errorf("read bundle %s: %w", name, err)
+	}
+	return &b, nil
+}
