@@ -340,7 +340,7 @@ func CapabilityApplies(c Capability, t ObjectType) bool { return CapabilityMeani
 // Entry is one element of an object's ACL: an agent and its capabilities.
 type Entry struct {
 	Agent        Agent
-	Capabilities []Capability // table order of first appearance, no duplicates
+	Capabilities []Capability // in the order written, no duplicates
 	// Named are the capabilities written out rather than reached through
 	// ALL; nil for the default ACL.
 	Named []Capability
