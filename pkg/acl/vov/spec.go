@@ -40,7 +40,15 @@ func (s *Spec) Lookup(key string) *Object {
 	if s == nil {
 		return nil
 	}
-	return s.byKey[key]
+	if s.byKey != nil {
+		return s.byKey[key]
+	}
+	for _, o := range s.Objects { // a Spec built by hand, not by Load
+		if o.Name == key || o.ID == key {
+			return o
+		}
+	}
+	return nil
 }
 
 // GroupResolver resolves the OS groups of a user whose request carries
