@@ -113,15 +113,16 @@ func (s *Spec) DecideWith(in Input, r GroupResolver) Decision {
 	for _, i := range matched {
 		e := o.ACL[i]
 		if action == CapExists || e.Has(action) {
-			by = append(by, entryLabel(i, e.Agent))
+			by = append(by, EntryLabel(i, e.Agent))
 		}
 	}
 	d.Reason = string(action) + " on " + string(o.Type) + ` "` + o.Address() + `" granted by ` + strings.Join(by, ", ")
 	return d
 }
 
-// entryLabel names an entry in reasons: ACL 2 EVERYBODY, ACL 3 USER "john".
-func entryLabel(i int, a Agent) string {
+// EntryLabel names the entry at 0-based index i in reasons: ACL 2
+// EVERYBODY, ACL 3 USER "john".
+func EntryLabel(i int, a Agent) string {
 	l := "ACL " + strconv.Itoa(i+1) + " " + string(a.Kind)
 	if a.Name != "" {
 		l += ` "` + a.Name + `"`
@@ -149,8 +150,16 @@ func resolveGroups(r GroupResolver, user string) []string {
 // isLoopback reports the names of the loopback interface the SERVER
 // credentials and the no-rules default accept.
 func isLoopback(host string) bool {
-	return strings.EqualFold(host, "localhost") || host == "127.0.0.1" || host == "::1"
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
+
+// sameHost compares host names ignoring case, as strings.ToLower (and
+// Rego's lower) folds them, so that every engine agrees.
+func sameHost(a, b string) bool { return strings.ToLower(a) == strings.ToLower(b) }
 
 // server answers a request that claims the SERVER agent: only the project
 // owner on the loopback interface holds it, and then bypasses the ACL.
@@ -184,7 +193,7 @@ func (s *Spec) matches(a Agent, o *Object, in Input, role Level, osgroups []stri
 	case AgentUserGroup:
 		return slices.Contains(s.UserGroups[a.Name], in.User)
 	case AgentHost:
-		return strings.EqualFold(a.Name, in.Host)
+		return sameHost(a.Name, in.Host)
 	case AgentAdmin:
 		return role == LevelAdmin
 	case AgentLeader:
@@ -199,7 +208,7 @@ func (s *Spec) matches(a Agent, o *Object, in Input, role Level, osgroups []stri
 // server host or the loopback interface, and nobody else has a role.
 func (s *Spec) Role(user, host string) Level {
 	if len(s.Rules) == 0 {
-		if user == s.Owner && ((s.Host != "" && strings.EqualFold(host, s.Host)) || isLoopback(host)) {
+		if user == s.Owner && ((s.Host != "" && sameHost(host, s.Host)) || isLoopback(host)) {
 			return LevelAdmin
 		}
 		return LevelUnknown
@@ -277,7 +286,7 @@ func RuleHostMatches(r SecurityRule, host string) bool {
 			return true
 		case h == "-":
 			continue
-		case strings.EqualFold(h, host):
+		case sameHost(h, host):
 			return true
 		}
 		if lo, hi, ok := SecurityHostRange(h); ok {

@@ -72,7 +72,7 @@ func EntryDiagnostics(s *Spec, o *Object, i int) []Diagnostic {
 }
 
 func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string)) {
-	what := fmt.Sprintf("%s %q: %s", o.Type, o.Address(), entryLabel(i, e.Agent))
+	what := fmt.Sprintf("%s %q: %s", o.Type, o.Address(), EntryLabel(i, e.Agent))
 	switch h := AgentHonour(e.Agent.Kind, o.Type); h {
 	case HonourNo:
 		add(CodeAgentNotHonoured, fmt.Sprintf(
