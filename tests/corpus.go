@@ -32,7 +32,7 @@ type Case struct {
 	Note               string         `yaml:"note"`
 	Cite               string         `yaml:"cite"`
 	Source             string         `yaml:"source"`
-	SourceFile         string         `yaml:"source_file"`
+	SourceFile         string         `yaml:"source_file"` // relative to the repository root, or with ./ or ../ to the corpus file
 	Entrypoint         string         `yaml:"entrypoint"`
 	Resolver           string         `yaml:"resolver"` // a --resolver value (file=PATH relative to the repository root), or "config"
 	Input              any            `yaml:"input"`
@@ -119,17 +119,17 @@ func Load(root, dir string) ([]*File, error) {
 			case c.Source != "":
 				c.SourceName, c.SourceText = fmt.Sprintf("%s[%s]", p, c.Note), []byte(c.Source)
 			case c.SourceFile != "":
-				if c.SourceText, err = os.ReadFile(filepath.Join(root, c.SourceFile)); err != nil {
+				c.SourceName = sourcePath(root, p, c.SourceFile)
+				if c.SourceText, err = os.ReadFile(c.SourceName); err != nil {
 					return fmt.Errorf("%s: %s: %w", p, c.Note, err)
 				}
-				c.SourceName = c.SourceFile
 			case f.Source != "":
 				c.SourceName, c.SourceText = p, []byte(f.Source)
 			case f.SourceFile != "":
-				if c.SourceText, err = os.ReadFile(filepath.Join(root, f.SourceFile)); err != nil {
+				c.SourceName = sourcePath(root, p, f.SourceFile)
+				if c.SourceText, err = os.ReadFile(c.SourceName); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}
-				c.SourceName = f.SourceFile
 			default:
 				return fmt.Errorf("%s: %s: no source", p, c.Note)
 			}
@@ -142,6 +142,18 @@ func Load(root, dir string) ([]*File, error) {
 	})
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, err
+}
+
+// sourcePath finds a source_file: "./x" and "../x" are relative to the
+// corpus file (so a source can sit beside its cases, with the files it
+// names, such as a security.tcl), any other path to the repository root.
+// The result is the path the source is read and named under, so that
+// paths inside the source resolve from it.
+func sourcePath(root, corpusFile, name string) string {
+	if strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") {
+		return filepath.Join(filepath.Dir(corpusFile), name)
+	}
+	return filepath.Join(root, name)
 }
 
 // Exceptions names, per engine, the cases known to diverge and why.
