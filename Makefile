@@ -40,6 +40,7 @@ bench: build
 fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
+	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/
 	$(GO) test -run xxx -fuzz FuzzParseFileResolver -fuzztime $(FUZZTIME) ./builtins/
 

@@ -544,7 +544,7 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(b.dir(), path)
 		}
-		src, err := os.ReadFile(path)
+		src, err := readSecurityFile(path)
 		if err != nil {
 			b.fail(b.x.at("/vov/security", s.Security, "read security.tcl: "+err.Error()))
 			return
@@ -570,6 +570,26 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		}
 		s.Rules = rules
 	}
+}
+
+// maxSecurityFile bounds what is read as security.tcl; real files are a
+// few lines long.
+const maxSecurityFile = 4 << 20
+
+// readSecurityFile reads a regular file of bounded size, so that a source
+// naming a device or a huge file fails instead of hanging.
+func readSecurityFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > maxSecurityFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxSecurityFile)
+	}
+	return os.ReadFile(path)
 }
 
 // lineShift maps a position in inline security_tcl text to the YAML file:
