@@ -33,6 +33,7 @@ func commands() []command {
 		{"report", "print who may submit to and administer each queue, and why", runReport},
 		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
 		{"webhook", "serve the admission decision to the Kubernetes API server over HTTPS", runWebhook},
+		{"vovacl", "show or edit a VOV object's ACL in a source file, as VOV's vovacl does", runVovacl},
 	}
 }
 
