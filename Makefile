@@ -43,6 +43,7 @@ fuzz:
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/
 	$(GO) test -run xxx -fuzz FuzzParseFileResolver -fuzztime $(FUZZTIME) ./builtins/
+	$(GO) test -run xxx -fuzz FuzzParseSecurityTcl -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 
 check:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
