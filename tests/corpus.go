@@ -119,15 +119,17 @@ func Load(root, dir string) ([]*File, error) {
 			case c.Source != "":
 				c.SourceName, c.SourceText = fmt.Sprintf("%s[%s]", p, c.Note), []byte(c.Source)
 			case c.SourceFile != "":
-				c.SourceName = sourcePath(root, p, c.SourceFile)
-				if c.SourceText, err = os.ReadFile(c.SourceName); err != nil {
+				var path string
+				path, c.SourceName = sourcePath(root, p, c.SourceFile)
+				if c.SourceText, err = os.ReadFile(path); err != nil {
 					return fmt.Errorf("%s: %s: %w", p, c.Note, err)
 				}
 			case f.Source != "":
 				c.SourceName, c.SourceText = p, []byte(f.Source)
 			case f.SourceFile != "":
-				c.SourceName = sourcePath(root, p, f.SourceFile)
-				if c.SourceText, err = os.ReadFile(c.SourceName); err != nil {
+				var path string
+				path, c.SourceName = sourcePath(root, p, f.SourceFile)
+				if c.SourceText, err = os.ReadFile(path); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}
 			default:
@@ -146,14 +148,15 @@ func Load(root, dir string) ([]*File, error) {
 
 // sourcePath finds a source_file: "./x" and "../x" are relative to the
 // corpus file (so a source can sit beside its cases, with the files it
-// names, such as a security.tcl), any other path to the repository root.
-// The result is the path the source is read and named under, so that
-// paths inside the source resolve from it.
-func sourcePath(root, corpusFile, name string) string {
+// names, such as a security.tcl) and are named by the path they are read
+// from, so that paths inside the source resolve from it; any other path is
+// relative to the repository root and keeps its name as written.
+func sourcePath(root, corpusFile, name string) (path, sourceName string) {
 	if strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") {
-		return filepath.Join(filepath.Dir(corpusFile), name)
+		path = filepath.Join(filepath.Dir(corpusFile), name)
+		return path, path
 	}
-	return filepath.Join(root, name)
+	return filepath.Join(root, name), name
 }
 
 // Exceptions names, per engine, the cases known to diverge and why.
