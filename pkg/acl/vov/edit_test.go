@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func agent(t *testing.T, s string) Agent {
+func mustAgent(t *testing.T, s string) Agent {
 	t.Helper()
 	a, err := ParseAgent(s)
 	if err != nil {
@@ -18,7 +18,7 @@ func agent(t *testing.T, s string) Agent {
 	return a
 }
 
-func caps(t *testing.T, s string) []Capability {
+func mustCaps(t *testing.T, s string) []Capability {
 	t.Helper()
 	c, err := ParseCapabilities(s)
 	if err != nil {
@@ -103,15 +103,15 @@ func TestDocumentEditsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ap := func(obj, a, c string) editStep {
-		cs := caps(t, c)
-		return editStep{obj, Edit{Op: OpAppend, Agent: agent(t, a), Capabilities: cs, Named: cs}}
+		cs := mustCaps(t, c)
+		return editStep{obj, Edit{Op: OpAppend, Agent: mustAgent(t, a), Capabilities: cs, Named: cs}}
 	}
 	set := func(obj, a, c string) editStep {
-		cs := caps(t, c)
-		return editStep{obj, Edit{Op: OpSet, Agent: agent(t, a), Capabilities: cs}}
+		cs := mustCaps(t, c)
+		return editStep{obj, Edit{Op: OpSet, Agent: mustAgent(t, a), Capabilities: cs}}
 	}
 	del := func(obj, a, c string) editStep {
-		return editStep{obj, Edit{Op: OpDelete, Agent: agent(t, a), Capabilities: caps(t, c)}}
+		return editStep{obj, Edit{Op: OpDelete, Agent: mustAgent(t, a), Capabilities: mustCaps(t, c)}}
 	}
 	reset := func(obj string) editStep { return editStep{obj, Edit{Op: OpReset}} }
 	tests := []struct {
