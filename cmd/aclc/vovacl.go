@@ -146,7 +146,7 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		if set["agent"] || len(actions) > 0 {
 			return usageErr("-%s takes no -agent and no -actions", op)
 		}
-		edit.Op = vov.OpReset
+		edit.Op = vov.OpReset // unused by -show
 	default:
 		if !set["agent"] {
 			return usageErr("-%s needs -agent", op)
@@ -159,7 +159,11 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr("-actions: %v", err)
 		}
-		if len(caps) == 0 && op != "delete" {
+		switch {
+		case len(caps) == 0 && len(actions) > 0:
+			// An empty -actions on -delete would remove the whole entry.
+			return usageErr("-actions names no capability")
+		case len(caps) == 0 && op != "delete":
 			return usageErr("-%s needs -actions", op)
 		}
 		edit = vov.Edit{Op: vov.EditOp(op), Agent: a, Capabilities: caps, Named: named}

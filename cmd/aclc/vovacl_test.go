@@ -221,6 +221,7 @@ func TestVovaclRefusalsLeaveTheFile(t *testing.T) {
 		{"no spec", []string{"-show", "DesignSet"}, exitUsage, "--spec FILE is required"},
 		{"no object", []string{"-show"}, exitUsage, "no OBJECT given"},
 		{"append needs actions", []string{"-append", "-agent", "OWNER", "DesignSet"}, exitUsage, "-append needs -actions"},
+		{"an empty -actions does not delete the whole entry", []string{"-delete", "-agent", "OWNER", "-actions", " , ", "DesignSet"}, exitUsage, "-actions names no capability"},
 		{"append needs an agent", []string{"-append", "-actions", "VIEW", "DesignSet"}, exitUsage, "-append needs -agent"},
 		{"reset takes no agent", []string{"-reset", "-agent", "OWNER", "DesignSet"}, exitUsage, "-reset takes no -agent"},
 		{"SERVER cannot be granted", []string{"-append", "-agent", "SERVER", "-actions", "VIEW", "DesignSet"}, exitUsage, "SERVER cannot be granted"},
