@@ -49,8 +49,10 @@ bench: build $(OPA)
 fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
+	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/
 	$(GO) test -run xxx -fuzz FuzzParseFileResolver -fuzztime $(FUZZTIME) ./builtins/
+	$(GO) test -run xxx -fuzz FuzzParseSecurityTcl -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 
 check:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)

@@ -32,7 +32,7 @@ type Case struct {
 	Note               string         `yaml:"note"`
 	Cite               string         `yaml:"cite"`
 	Source             string         `yaml:"source"`
-	SourceFile         string         `yaml:"source_file"`
+	SourceFile         string         `yaml:"source_file"` // relative to the repository root, or with ./ or ../ to the corpus file
 	Entrypoint         string         `yaml:"entrypoint"`
 	Resolver           string         `yaml:"resolver"` // a --resolver value (file=PATH relative to the repository root), or "config"
 	Input              any            `yaml:"input"`
@@ -119,17 +119,19 @@ func Load(root, dir string) ([]*File, error) {
 			case c.Source != "":
 				c.SourceName, c.SourceText = fmt.Sprintf("%s[%s]", p, c.Note), []byte(c.Source)
 			case c.SourceFile != "":
-				if c.SourceText, err = os.ReadFile(filepath.Join(root, c.SourceFile)); err != nil {
+				var path string
+				path, c.SourceName = sourcePath(root, p, c.SourceFile)
+				if c.SourceText, err = os.ReadFile(path); err != nil {
 					return fmt.Errorf("%s: %s: %w", p, c.Note, err)
 				}
-				c.SourceName = c.SourceFile
 			case f.Source != "":
 				c.SourceName, c.SourceText = p, []byte(f.Source)
 			case f.SourceFile != "":
-				if c.SourceText, err = os.ReadFile(filepath.Join(root, f.SourceFile)); err != nil {
+				var path string
+				path, c.SourceName = sourcePath(root, p, f.SourceFile)
+				if c.SourceText, err = os.ReadFile(path); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
 				}
-				c.SourceName = f.SourceFile
 			default:
 				return fmt.Errorf("%s: %s: no source", p, c.Note)
 			}
@@ -142,6 +144,19 @@ func Load(root, dir string) ([]*File, error) {
 	})
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, err
+}
+
+// sourcePath finds a source_file: "./x" and "../x" are relative to the
+// corpus file (so a source can sit beside its cases, with the files it
+// names, such as a security.tcl) and are named by the path they are read
+// from, so that paths inside the source resolve from it; any other path is
+// relative to the repository root and keeps its name as written.
+func sourcePath(root, corpusFile, name string) (path, sourceName string) {
+	if strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") {
+		path = filepath.Join(filepath.Dir(corpusFile), name)
+		return path, path
+	}
+	return filepath.Join(root, name), name
 }
 
 // Exceptions names, per engine, the cases known to diverge and why.

@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 const checkExamples = `  aclc check examples/yunikorn/org.yaml
   aclc check yunikorn-configs.yaml    # a ConfigMap manifest carrying queues.yaml
+  aclc check vov-acl.yaml             # a VOV ACL source (top-level vov: key)
 `
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "aclc check SOURCE...", checkExamples, stderr)
-	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues")
+	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -42,6 +44,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if s.Admission != nil {
 			for _, d := range s.Admission.Diagnose() {
 				fmt.Fprintf(stdout, "%s: warning: %s: %s\n", src, d.Code, d.Msg)
+				warnings++
+			}
+		}
+		if s.VOV != nil {
+			for _, d := range vov.Diagnose(s.VOV) {
+				fmt.Fprintln(stdout, d)
 				warnings++
 			}
 		}

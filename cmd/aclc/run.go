@@ -34,6 +34,7 @@ func commands() []command {
 		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
 		{"serve", "serve decisions over OPA's REST API, reloading when the sources change", runServe},
 		{"webhook", "serve the admission decision to the Kubernetes API server over HTTPS", runWebhook},
+		{"vovacl", "show or edit a VOV object's ACL in a source file, as VOV's vovacl does", runVovacl},
 	}
 }
 

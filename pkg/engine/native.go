@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
@@ -34,6 +35,15 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 			tree = &yunikorn.QueueTree{}
 		}
 		return json.Marshal(tree.DecideJSON(input, n.resolver))
+	case translate.EntrypointVOV:
+		if n.src.VOV == nil {
+			break
+		}
+		var in any
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, fmt.Errorf("parse input: %w", err)
+		}
+		return json.Marshal(n.src.VOV.DecideJSONWith(in, n.resolver))
 	case translate.EntrypointAdmissionReview:
 		st := n.src.Admission
 		if st == nil {

@@ -24,7 +24,7 @@ import (
 
 // Roots are the bundle roots aclc owns: its data under "aclc" and one
 // package tree per decision family.
-var Roots = []string{"aclc", "yunikorn"}
+var Roots = []string{"aclc", "vov", "yunikorn"}
 
 // SchemaSet returns aclc's JSON Schemas as an OPA schema set, so that the
 // policy's schema annotations type-check the input.
@@ -50,6 +50,8 @@ const (
 	hostGroupsModule   = "yunikorn/groups_host.rego"
 	staticDecodeModule = "admission/decode_static.rego"
 	hostDecodeModule   = "admission/decode_host.rego"
+	staticVOVGroups    = "vov/groups_static.rego"
+	hostVOVGroups      = "vov/groups_host.rego"
 )
 
 // moduleSources returns the Rego sources of a bundle: the portable library,
@@ -61,6 +63,8 @@ func moduleSources(s *Sources) map[string]string {
 	if s.Groups().NeedsHostBuiltin() {
 		delete(src, staticGroupsModule)
 		src["host/"+hostGroupsModule] = host[hostGroupsModule]
+		delete(src, staticVOVGroups)
+		src["host/"+hostVOVGroups] = host[hostVOVGroups]
 	}
 	switch {
 	case s.Admission == nil:

@@ -25,7 +25,9 @@ type GroupResolution struct {
 var ErrResolver = errors.New("resolver")
 
 // SetGroupResolution chooses the resolver: spec "" takes YuniKorn's choice,
-// the first partition's usergroupresolver.type (else none).
+// the first partition's usergroupresolver.type, else the VOV source's
+// resolver, else none. One build resolves groups one way: YuniKorn and VOV
+// decisions of a bundle share the resolver and its cache.
 func (s *Sources) SetGroupResolution(spec string, static bool) error {
 	if spec == "" {
 		spec = builtins.ResolverNone
@@ -34,6 +36,9 @@ func (s *Sources) SetGroupResolution(spec string, static bool) error {
 		}
 		if spec == "ldap" {
 			return fmt.Errorf("%w: the queue configuration selects the ldap resolver, which aclc does not implement: pass --resolver none|os|test|file=PATH", ErrResolver)
+		}
+		if s.Queues == nil && s.VOV != nil {
+			spec = s.VOV.ResolverSpec
 		}
 	}
 	g, err := NewGroupResolution(spec, static)
@@ -59,8 +64,11 @@ func NewGroupResolution(spec string, static bool) (GroupResolution, error) {
 // for, from its data; spec, when set, overrides the resolver (it must be
 // given for a file resolver, whose path the bundle does not record).
 func BundleGroupResolution(data map[string]any, spec string) (GroupResolution, error) {
-	yk, _ := data["aclc"].(map[string]any)
-	yk, _ = yk["yunikorn"].(map[string]any)
+	aclc, _ := data["aclc"].(map[string]any)
+	yk, _ := aclc["yunikorn"].(map[string]any)
+	if yk == nil {
+		yk, _ = aclc["vov"].(map[string]any) // a VOV-only bundle records its resolution there
+	}
 	name, _ := yk["resolver"].(string)
 	_, static := yk["groups"]
 	if spec == "" {
@@ -115,8 +123,8 @@ func (g GroupResolution) staticUsers() []string {
 	return nil
 }
 
-// data is the resolution part of data.aclc.yunikorn: the resolver's name
-// and, for a static build, each known user's lookup result.
+// data is the resolution part of data.aclc.yunikorn and data.aclc.vov: the
+// resolver's name and, for a static build, each known user's lookup result.
 func (g GroupResolution) data() map[string]any {
 	name := builtins.ResolverNone
 	if g.resolver != nil {

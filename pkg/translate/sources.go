@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 )
 
@@ -22,6 +23,9 @@ const (
 	// KindYuniKornAdmission is the admissionController.* settings of a
 	// yunikorn-configs ConfigMap (the same file may carry queues.yaml).
 	KindYuniKornAdmission Kind = "yunikorn-admission"
+	// KindVOV is an aclc VOV ACL source, recognised by its top-level vov:
+	// key.
+	KindVOV Kind = "vov"
 )
 
 // ErrSource is returned, wrapped, for any source that cannot be read or is
@@ -59,6 +63,10 @@ type Sources struct {
 	// Normally it arrives at run time; a build embeds it only when given,
 	// for tests and demos.
 	Kubernetes map[string]any
+
+	// VOV is the VOV ACL source; a build takes at most one (one vovserver
+	// project).
+	VOV *vov.Spec
 
 	groups GroupResolution
 }
@@ -124,8 +132,17 @@ func (s *Sources) addKind(name string, data []byte, kind Kind) error {
 			return sourceError{err}
 		}
 		s.Queues, s.QueueConfig = tree, conf
+	case KindVOV:
+		if s.VOV != nil {
+			return sourceError{fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
+		}
+		spec, err := vov.Load(name, data)
+		if err != nil {
+			return sourceError{err}
+		}
+		s.VOV = spec
 	default:
-		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues or yunikorn-admission)", name, kind)}
+		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, kind)}
 	}
 	return nil
 }
@@ -133,6 +150,9 @@ func (s *Sources) addKind(name string, data []byte, kind Kind) error {
 // detect names the kinds a file carries: a yunikorn-configs ConfigMap may
 // hold both queues.yaml and admission settings.
 func detect(path string, data []byte) ([]Kind, error) {
+	if vov.IsVOVSource(data) {
+		return []Kind{KindVOV}, nil
+	}
 	var kinds []Kind
 	if yunikorn.IsQueueSource(data) {
 		kinds = append(kinds, KindYuniKornQueues)
@@ -141,7 +161,7 @@ func detect(path string, data []byte) ([]Kind, error) {
 		kinds = append(kinds, KindYuniKornAdmission)
 	}
 	if len(kinds) == 0 {
-		return nil, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml, or a yunikorn-configs ConfigMap with queues.yaml or admissionController.* keys)", path)}
+		return nil, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml, a yunikorn-configs ConfigMap with queues.yaml or admissionController.* keys, or a VOV ACL source with a top-level vov: key)", path)}
 	}
 	return kinds, nil
 }
@@ -160,6 +180,13 @@ func (s *Sources) Data() map[string]any {
 	if s.Admission != nil {
 		aclc["admission"] = AdmissionData(s.Admission)
 	}
+	if s.VOV != nil {
+		v := VOVData(s.VOV)
+		for k, x := range s.Groups().data() {
+			v[k] = x
+		}
+		aclc["vov"] = v
+	}
 	out := map[string]any{"aclc": aclc}
 	if s.Kubernetes != nil {
 		out["kubernetes"] = s.Kubernetes
@@ -176,6 +203,9 @@ func (s *Sources) Entrypoints() []string {
 	if s.Admission != nil {
 		eps = append(eps, EntrypointAdmissionReview)
 	}
+	if s.VOV != nil {
+		eps = append(eps, EntrypointVOV)
+	}
 	return eps
 }
 
@@ -185,4 +215,4 @@ const (
 )
 
 // AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointAdmissionReview}
+var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointAdmissionReview, EntrypointVOV}

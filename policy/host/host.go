@@ -9,7 +9,7 @@ import (
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
-//go:embed all:yunikorn all:admission
+//go:embed all:yunikorn all:admission all:vov
 var files embed.FS
 
 // Modules returns the modules keyed by their path in this directory, e.g.

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed all:yunikorn all:admission
+//go:embed all:yunikorn all:admission all:vov
 var files embed.FS
 
 // Modules returns the policy modules (test files excluded), keyed by their

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const vovExampleDir = "../../examples/vov"
+
+// vovCopy copies the example source and its security.tcl to a temporary
+// directory and returns the copy's path and original text.
+func vovCopy(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	var spec string
+	for _, name := range []string{"acls.yaml", "security.tcl"} {
+		b, err := os.ReadFile(filepath.Join(vovExampleDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name == "acls.yaml" {
+			spec = string(b)
+		}
+	}
+	return filepath.Join(dir, "acls.yaml"), spec
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestVovaclRoundTrip(t *testing.T) {
+	path, orig := vovCopy(t)
+	steps := []struct {
+		args []string
+		want string // stdout: the ACL after the step
+	}{
+		{[]string{"-agent", "USER john", "-append", "-actions", "VIEW"},
+			"ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: OSGROUP    \"eng\"   VIEW RETRACE\nACL  4: USER       \"john\"   VIEW\n"},
+		{[]string{"-show"},
+			"ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: OSGROUP    \"eng\"   VIEW RETRACE\nACL  4: USER       \"john\"   VIEW\n"},
+		{[]string{"-agent", "USER", "john", "-set", "-actions", "EDIT,STOP", "-actions", "FORGET"},
+			"ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: OSGROUP    \"eng\"   VIEW RETRACE\nACL  4: USER       \"john\"   EDIT STOP FORGET\n"},
+		{[]string{"--delete", "--agent", "user", "john", "--actions", "STOP"},
+			"ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: OSGROUP    \"eng\"   VIEW RETRACE\nACL  4: USER       \"john\"   EDIT FORGET\n"},
+		{[]string{"-delete", "-agent=USER john"},
+			"ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: OSGROUP    \"eng\"   VIEW RETRACE\n"},
+	}
+	for i, s := range steps {
+		args := append([]string{"vovacl", "--spec", path}, s.args...)
+		args = append(args, "DesignSet")
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("step %d %v: exit %d: %s", i, s.args, code, stderr)
+		}
+		if stdout != s.want {
+			t.Fatalf("step %d %v:\n%s\nwant\n%s", i, s.args, stdout, s.want)
+		}
+	}
+	// Appending, changing and deleting an entry leaves the file as it was.
+	if got := readText(t, path); got != orig {
+		t.Fatalf("round trip changed the file:\n%s", got)
+	}
+
+	// -reset changes only the edited acl: every other line, comments
+	// included, is kept byte for byte.
+	code, stdout, stderr := runCLI(t, "", "vovacl", "--spec", path, "-reset", "00123456")
+	if code != exitOK || stdout != "ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\n" {
+		t.Fatalf("reset: exit %d: %s %s", code, stdout, stderr)
+	}
+	got := readText(t, path)
+	oldACL := "      - {agent: OWNER, actions: \"EDIT VIEW FORGET DELEGATE EXISTS RESUME SIGNAL STOP SUSPEND\"}\n" +
+		"      - {agent: LEADER, actions: CHOWN}            # lets a LEADER take the job over (S15)\n" +
+		"      - {agent: EVERYBODY, actions: VIEW}\n"
+	newACL := "      - {agent: OWNER, actions: \"ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\"}\n" +
+		"      - {agent: EVERYBODY, actions: \"ATTACH VIEW\"}\n"
+	if !strings.Contains(orig, oldACL) || got != strings.Replace(orig, oldACL, newACL, 1) {
+		t.Fatalf("reset changed more than the job's acl:\n%s", got)
+	}
+
+	// An object without acl: gets the default written out, then the edit.
+	code, _, stderr = runCLI(t, "", "vovacl", "--spec", path, "-agent", "ADMIN", "-append", "-actions", "VIEW RETRACE STOP FORGET", "MySetName")
+	if code != exitOK {
+		t.Fatalf("append to MySetName: exit %d: %s", code, stderr)
+	}
+	got2 := readText(t, path)
+	inserted := "    acl:\n" +
+		"      - {agent: OWNER, actions: \"ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\"}\n" +
+		"      - {agent: EVERYBODY, actions: \"ATTACH VIEW\"}\n" +
+		"      - {agent: ADMIN, actions: \"VIEW RETRACE STOP FORGET\"}\n"
+	anchor := "    name: MySetName\n    owner: joe\n"
+	if got2 != strings.Replace(got, anchor, anchor+inserted, 1) {
+		t.Fatalf("materialising the default ACL changed more than MySetName:\n%s", got2)
+	}
+	code, stdout, _ = runCLI(t, "", "check", path)
+	if code != exitOK || !strings.Contains(stdout, ": ok (") {
+		t.Fatalf("the edited example does not pass aclc check: %s", stdout)
+	}
+}
+
+func TestVovaclAgentForms(t *testing.T) {
+	forms := [][]string{
+		{"-agent", "USERGROUP designers"},
+		{"-agent", "USERGROUP", "designers"},
+		{"--agent", "usergroup", "designers"},
+		{"-agent=USERGROUP", "designers"},
+		{"--agent=USERGROUP designers"},
+	}
+	var first string
+	for _, f := range forms {
+		path, _ := vovCopy(t)
+		args := append([]string{"vovacl", "--spec", path}, f...)
+		args = append(args, "-append", "-actions", "STOP,FORGET", "DesignSet")
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", f, code, stderr)
+		}
+		if !strings.Contains(stdout, `ACL  4: USERGROUP  "designers"   STOP FORGET`) {
+			t.Fatalf("%v: %s", f, stdout)
+		}
+		// USERGROUP is "n" for sets in the AGENTS TABLE: warned, not refused.
+		if !strings.Contains(stderr, "agent-not-honoured") {
+			t.Errorf("%v: no warning about USERGROUP on a set: %q", f, stderr)
+		}
+		text := readText(t, path)
+		if first == "" {
+			first = text
+		} else if text != first {
+			t.Errorf("%v wrote a different file:\n%s", f, text)
+		}
+	}
+}
+
+func TestVovaclAs(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string // a fragment of the message
+		changed bool
+	}{
+		{"the owner may delegate", []string{"--as", "joe", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitOK, "", true},
+		{"everybody may not delegate", []string{"--as", "ann", "--host", "reno", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitError,
+			`ann may not change the ACL of set "DesignSet": DELEGATE needed (DELEGATE on set "DesignSet" denied to ann`, false},
+		{"reset needs DELEGATE too", []string{"--as", "pat", "--host", "elko", "-reset", "DesignSet"}, exitError, "pat may not change the ACL", false},
+		{"an ADMIN entry lets an ADMIN by role delegate", []string{"--as", "cadmgr", "-agent", "USER ann", "-append", "-actions", "VIEW", "/time/users"}, exitOK, "", true},
+		{"an ADMIN by role from another host is not", []string{"--as", "john", "--host", "elko", "-agent", "USER ann", "-append", "-actions", "VIEW", "/time/users"}, exitError, "john may not change", false},
+		{"john is ADMIN from john_pc", []string{"--as", "john", "--host", "john_pc", "-agent", "USER ann", "-append", "-actions", "VIEW", "/time/users"}, exitOK, "", true},
+		{"show needs VIEW, which EVERYBODY has", []string{"--as", "ann", "-show", "DesignSet"}, exitOK, "", false},
+		{"an unknown object is refused before any check", []string{"--as", "ann", "-show", "vcs-tapeout.x"}, exitError, "unknown object", false},
+		{"show is refused without VIEW on the object", []string{"--as", "bob", "-show", "/time/users"}, exitError,
+			`bob may not see the ACL of fsgroup "/time/users": VIEW needed`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path, orig := vovCopy(t)
+			code, stdout, stderr := runCLI(t, "", append([]string{"vovacl", "--spec", path}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s %s", code, tc.code, stdout, stderr)
+			}
+			if tc.stderr != "" && !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
+			}
+			if code != exitOK && stdout != "" {
+				t.Errorf("output on refusal: %s", stdout)
+			}
+			if changed := readText(t, path) != orig; changed != tc.changed {
+				t.Errorf("file changed: %v, want %v", changed, tc.changed)
+			}
+		})
+	}
+}
+
+func TestVovaclAsOSGroups(t *testing.T) {
+	src := "vov: {owner: cadmin}\nobjects:\n  - type: set\n    name: S\n    owner: joe\n    acl:\n      - {agent: \"OSGROUP eng\", actions: \"VIEW DELEGATE\"}\n"
+	tests := []struct {
+		name string
+		as   []string
+		code int
+	}{
+		{"a member of the OS group given delegates", []string{"--as", "bob", "--osgroups", "x,eng"}, exitOK},
+		{"other OS groups do not", []string{"--as", "bob", "--osgroups", "x"}, exitError},
+		{"an empty list holds no group", []string{"--as", "bob", "--osgroups", ""}, exitError},
+		{"without --osgroups the resolver none gives only the user name", []string{"--as", "bob"}, exitError},
+		{"a user named like the group matches under resolver none", []string{"--as", "eng"}, exitOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, "s.yaml", src)
+			args := append([]string{"vovacl", "--spec", path, "-append", "-agent", "USER ann", "-actions", "VIEW"}, tc.as...)
+			code, _, stderr := runCLI(t, "", append(args, "S")...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if changed := readText(t, path) != src; changed != (tc.code == exitOK) {
+				t.Errorf("file changed: %v", changed)
+			}
+		})
+	}
+}
+
+func TestVovaclRefusalsLeaveTheFile(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no operation", []string{"-agent", "OWNER", "DesignSet"}, exitUsage, "give one operation"},
+		{"two operations", []string{"-append", "-set", "-agent", "OWNER", "-actions", "VIEW", "DesignSet"}, exitUsage, "not -append and -set"},
+		{"no spec", []string{"-show", "DesignSet"}, exitUsage, "--spec FILE is required"},
+		{"no object", []string{"-show"}, exitUsage, "no OBJECT given"},
+		{"append needs actions", []string{"-append", "-agent", "OWNER", "DesignSet"}, exitUsage, "-append needs -actions"},
+		{"an empty -actions does not delete the whole entry", []string{"-delete", "-agent", "OWNER", "-actions", " , ", "DesignSet"}, exitUsage, "-actions names no capability"},
+		{"append needs an agent", []string{"-append", "-actions", "VIEW", "DesignSet"}, exitUsage, "-append needs -agent"},
+		{"reset takes no agent", []string{"-reset", "-agent", "OWNER", "DesignSet"}, exitUsage, "-reset takes no -agent"},
+		{"SERVER cannot be granted", []string{"-append", "-agent", "SERVER", "-actions", "VIEW", "DesignSet"}, exitUsage, "SERVER cannot be granted"},
+		{"a named kind needs its name", []string{"-append", "-agent", "USER", "-actions", "VIEW", "DesignSet"}, exitUsage, "USER needs a name"},
+		{"unknown capability", []string{"-append", "-agent", "OWNER", "-actions", "VIEW,FLY", "DesignSet"}, exitUsage, `"FLY"`},
+		{"--host without --as", []string{"-show", "--host", "x", "DesignSet"}, exitUsage, "go with --as"},
+		{"unknown object", []string{"-reset", "NoSuchSet"}, exitError, `unknown object "NoSuchSet"`},
+		{"deleting an entry the object lacks", []string{"-delete", "-agent", "HOST pluto", "DesignSet"}, exitError, `no ACL entry for agent "HOST pluto"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path, orig := vovCopy(t)
+			args := []string{"vovacl"}
+			if tc.name != "no spec" {
+				args = append(args, "--spec", path)
+			}
+			code, stdout, stderr := runCLI(t, "", append(args, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d (want %d), stderr %q lacks %q", code, tc.code, stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("output on refusal: %s", stdout)
+			}
+			if readText(t, path) != orig {
+				t.Error("the file changed")
+			}
+		})
+	}
+}
+
+func TestVovaclInvalidSourceIsNotTouched(t *testing.T) {
+	path := writeFile(t, "bad.yaml", "vov:\n  owner: cadmin\nobjects:\n  - type: set\n    name: S\n    owner: joe\n    acl: [{agent: SERVER, actions: ALL}]\n")
+	orig := readText(t, path)
+	code, _, stderr := runCLI(t, "", "vovacl", "--spec", path, "-reset", "S")
+	if code != exitError || !strings.Contains(stderr, "bad.yaml:7:") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if readText(t, path) != orig {
+		t.Error("the file changed")
+	}
+}

@@ -1,0 +1,159 @@
+package vov
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Diagnostic is a warning about a source that loads but probably does not
+// do what its author meant.
+type Diagnostic struct {
+	File string
+	Line int
+	// Code is a stable identifier, e.g. "agent-not-honoured".
+	Code string
+	Msg  string
+}
+
+func (d Diagnostic) String() string {
+	loc := d.File
+	if d.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", d.File, d.Line)
+	}
+	return fmt.Sprintf("%s: warning: %s: %s", loc, d.Code, d.Msg)
+}
+
+// Diagnostic codes.
+const (
+	CodeAgentNotHonoured = "agent-not-honoured"
+	CodeLeaderNA         = "leader-not-applicable"
+	CodeCapabilityNA     = "capability-not-applicable"
+	CodeNoCapabilities   = "no-capabilities"
+	CodeUnknownGroup     = "unknown-group"
+	CodeNobodyRule       = "rule-never-matches"
+	CodeSecurityOff      = "security-off"
+	CodeNoRules          = "no-rules"
+)
+
+// Diagnose returns the traps of a spec, in line order.
+func Diagnose(s *Spec) []Diagnostic {
+	var out []Diagnostic
+	add := func(file string, line int, code, msg string) {
+		out = append(out, Diagnostic{File: file, Line: line, Code: code, Msg: msg})
+	}
+	for _, o := range s.Objects {
+		for i, e := range o.ACL {
+			line := e.Line
+			if line == 0 {
+				line = o.Line
+			}
+			diagnoseEntry(s, o, i, e, func(code, msg string) { add(s.File, line, code, msg) })
+		}
+	}
+	diagnoseRules(s, add)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File == s.File // the source's own warnings first
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// EntryDiagnostics are the warnings about one ACL entry of an object, as
+// aclc vovacl reports them after an edit; i is the entry's 0-based index.
+func EntryDiagnostics(s *Spec, o *Object, i int) []Diagnostic {
+	var out []Diagnostic
+	diagnoseEntry(s, o, i, o.ACL[i], func(code, msg string) {
+		out = append(out, Diagnostic{File: s.File, Line: o.ACL[i].Line, Code: code, Msg: msg})
+	})
+	return out
+}
+
+func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string)) {
+	what := fmt.Sprintf("%s %q: %s", o.Type, o.Address(), EntryLabel(i, e.Agent))
+	switch h := AgentHonour(e.Agent.Kind, o.Type); h {
+	case HonourNo:
+		add(CodeAgentNotHonoured, fmt.Sprintf(
+			"%s never matches: vovacl's AGENTS TABLE marks %s \"n\" for %s objects; the entry is kept but grants nothing", what, e.Agent.Kind, o.Type.Column()))
+		return
+	case HonourNA:
+		add(CodeLeaderNA, fmt.Sprintf(
+			"%s: vovacl's AGENTS TABLE marks LEADER n/a, but VOV documents LEADER CHOWN on jobs (S15); aclc honours it for users whose role is LEADER or ADMIN", what))
+	}
+	var na []string
+	for _, c := range e.Named {
+		if !CapabilityApplies(c, o.Type) {
+			na = append(na, string(c))
+		}
+	}
+	if len(na) > 0 {
+		add(CodeCapabilityNA, fmt.Sprintf(
+			"%s names %s, which vovacl's CAPABILITIES TABLE marks n/a for %s objects; it is kept and still granted", what, strings.Join(na, " "), o.Type.Column()))
+	}
+	if len(e.Capabilities) == 0 {
+		add(CodeNoCapabilities, what+" grants nothing")
+	}
+	switch e.Agent.Kind {
+	case AgentUserGroup:
+		if _, ok := s.UserGroups[e.Agent.Name]; !ok {
+			add(CodeUnknownGroup, fmt.Sprintf("%s: no user group %q under usergroups; the entry matches nobody", what, e.Agent.Name))
+		}
+	case AgentFSGroup:
+		if _, ok := s.FSGroups[e.Agent.Name]; !ok {
+			add(CodeUnknownGroup, fmt.Sprintf("%s: no FairShare group %q under fsgroups; the entry matches nobody", what, e.Agent.Name))
+		}
+	}
+}
+
+func diagnoseRules(s *Spec, add func(string, int, string, string)) {
+	if len(s.Rules) == 0 {
+		where := "the loopback interface (localhost, 127.0.0.1, ::1)"
+		if s.Host != "" {
+			where = fmt.Sprintf("%s or %s", s.Host, where)
+		}
+		add(s.File, s.OwnerLine, CodeNoRules, fmt.Sprintf(
+			"no role rules (security, security_tcl, roles): only the owner %s is ADMIN, and only from %s; everyone else has role UNKNOWN, so ADMIN and LEADER entries match nobody else", s.Owner, where))
+	}
+	for _, r := range s.Rules {
+		who := "user " + r.User
+		if r.Group != "" {
+			who = "group " + r.Group
+		}
+		switch {
+		case r.User == "-":
+			add(r.File, r.Line, CodeNobodyRule, fmt.Sprintf("vtk_security - %s ...: the user - is nobody; the rule never matches", r.Level))
+			continue
+		case r.Group != "":
+			if _, ok := s.UserGroups[r.Group]; !ok {
+				add(r.File, r.Line, CodeUnknownGroup, fmt.Sprintf("vtk_security -group %s: no user group %q under usergroups; the rule matches nobody", r.Group, r.Group))
+			}
+		}
+		if !ruleHasHost(r) {
+			add(r.File, r.Line, CodeNobodyRule, fmt.Sprintf("%s %s: every host is - (no host); the rule never matches", who, r.Level))
+			continue
+		}
+		if r.User == "+" && r.Level == string(LevelAdmin) && ruleAnyHost(r) {
+			add(r.File, r.Line, CodeSecurityOff, "vtk_security + ADMIN +: everybody is ADMIN from every host, so every ADMIN and LEADER entry grants to everyone (security is off)")
+		}
+	}
+}
+
+func ruleHasHost(r SecurityRule) bool {
+	for _, h := range r.Hosts {
+		if h != "-" {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleAnyHost(r SecurityRule) bool {
+	for _, h := range r.Hosts {
+		if h == "+" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package vov
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestLoadErrorsAreLocated(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"SERVER cannot be granted",
+			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: server, actions: VIEW}]\n",
+			`s.yaml:6:19: object "S": agent "server": SERVER cannot be granted: it bypasses ACLs`},
+		{"unknown capability names object, agent and capability",
+			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: [VIEW, FLY]}]\n",
+			`s.yaml:6:45: object "S": agent "USER j": unknown capability "FLY"`},
+		{"names and ids are unique across objects",
+			"vov: {owner: a}\nobjects:\n  - {type: job, id: \"1\", owner: b}\n  - {type: set, name: \"1\", owner: b}\n",
+			`s.yaml:4:23: object name or id "1" is already used by the object at line 3`},
+		{"wrong type is reported with the schema's words",
+			"vov: {owner: [a]}\n",
+			`s.yaml:1:14: owner must be a string, got a list`},
+		{"security_tcl errors are located in the YAML file",
+			"vov:\n  owner: a\n  security_tcl: |\n    vtk_security + USER +\n    vtk_security pat BOSS elko\n",
+			`s.yaml:5:22: invalid security level "BOSS"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.yaml", []byte(tc.src))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrInvalidSpec) {
+				t.Fatalf("%v does not match ErrInvalidSpec", err)
+			}
+		})
+	}
+}
+
+func TestParseAgentAndCapabilities(t *testing.T) {
+	a, err := ParseAgent("usergroup designers")
+	if err != nil || a != (Agent{Kind: AgentUserGroup, Name: "designers"}) {
+		t.Fatalf("ParseAgent: %v %v", a, err)
+	}
+	for _, bad := range []string{"", "USER", "OWNER joe", "UNDEF", "SERVER", "GROUP x", "USER a b"} {
+		if _, err := ParseAgent(bad); !errors.Is(err, ErrInvalidAgent) {
+			t.Errorf("ParseAgent(%q) = %v, want ErrInvalidAgent", bad, err)
+		}
+	}
+	caps, named, err := ParseCapabilityWords([]string{"exist", "ALL", "view"})
+	if err != nil || len(caps) != 14 || caps[0] != CapExists || len(named) != 2 {
+		t.Fatalf("EXIST is EXISTS, ALL expands after it, named keeps only written words: %v %v %v", caps, named, err)
+	}
+	if c, _ := ParseCapabilities("STOP,FORGET view"); len(c) != 3 {
+		t.Fatalf("commas and spaces separate: %v", c)
+	}
+}
+
+func TestRoleResolution(t *testing.T) {
+	s, err := Load("r.yaml", []byte(`vov:
+  owner: cadmin
+  host: vovhost
+  security_tcl: |
+    vtk_security + USER +
+    vtk_security -group ops ADMIN +
+    vtk_security pat LEADER elko
+    vtk_security dana USER +
+    vtk_security dana ADMIN dana_pc
+    vtk_security lab LEADER 10.0.0.1-10.0.0.9
+usergroups: {ops: [pat]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rule, user, host string
+		want             Level
+	}{
+		{"named user before group", "pat", "elko", LevelLeader},
+		{"user rule whose host misses falls to the group", "pat", "reno", LevelAdmin},
+		{"highest level first within a tier", "dana", "DANA_PC", LevelAdmin},
+		{"lower rule of the same user elsewhere", "dana", "x", LevelUser},
+		{"inclusive IPv4 range", "lab", "10.0.0.9", LevelLeader},
+		{"leading zero is not an address", "lab", "10.0.0.09", LevelUser},
+		{"anybody", "zed", "", LevelUser},
+		{"rules replace the owner default", "cadmin", "vovhost", LevelUser},
+	} {
+		if got := s.Role(tc.user, tc.host); got != tc.want {
+			t.Errorf("%s: Role(%q, %q) = %s, want %s", tc.rule, tc.user, tc.host, got, tc.want)
+		}
+	}
+	none, _ := Load("n.yaml", []byte("vov: {owner: cadmin, host: vovhost}\n"))
+	if none.Role("cadmin", "VOVHOST") != LevelAdmin || none.Role("cadmin", "ws") != LevelUnknown || none.Role("joe", "localhost") != LevelUnknown {
+		t.Error("no rules: only the owner is ADMIN, from the server host or loopback")
+	}
+}
+
+func TestDiagnose(t *testing.T) {
+	s, err := Load("d.yaml", []byte(`vov:
+  owner: cadmin
+  roles:
+    - {user: "-", level: ADMIN, hosts: ["+"]}
+    - {user: "+", level: ADMIN, hosts: ["+"]}
+    - {group: nosuch, level: USER, hosts: ["+"]}
+objects:
+  - type: set
+    name: S
+    owner: b
+    acl:
+      - {agent: "USERGROUP g", actions: VIEW}
+      - {agent: LEADER, actions: CHOWN}
+      - {agent: "USER x", actions: "SUSPEND"}
+  - type: fsgroup
+    name: /f
+    owner: b
+    acl:
+      - {agent: "USER x", actions: "ALL"}
+      - {agent: "USER y", actions: "SUSPEND"}
+  - {type: job, id: "1", owner: b}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, d := range Diagnose(s) {
+		got[d.Code+":"+strings.Split(d.String(), ":")[1]]++
+	}
+	for _, want := range []string{
+		CodeNobodyRule + ":4", CodeSecurityOff + ":5", CodeUnknownGroup + ":6",
+		CodeAgentNotHonoured + ":12", CodeLeaderNA + ":13", CodeCapabilityNA + ":13", CodeCapabilityNA + ":20",
+	} {
+		if got[want] != 1 {
+			t.Errorf("missing %s in %v", want, got)
+		}
+	}
+	// A capability from ALL, SUSPEND on a set (which the table gives a
+	// meaning) and the default ACL of the job are not warned about.
+	if got[CodeCapabilityNA+":19"]+got[CodeCapabilityNA+":14"] != 0 || len(got) != 7 {
+		t.Errorf("unexpected warnings: %v", got)
+	}
+}
