@@ -86,6 +86,29 @@ demo: build
 	  echo '{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}' | \
 	    $(BIN) eval --jsonl --engine $$e --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml || exit 1; \
 	done
+	@echo
+	@echo "== examples/vov/acls.yaml: VOV ACLs; who may do what on which object (roles from security.tcl)"
+	@$(BIN) check examples/vov/acls.yaml | head -3
+	@$(BIN) report --engine wasm --as joe@reno --as ann@reno --as pat@elko --as john@john_pc examples/vov/acls.yaml
+	@echo "== the seed's vovacl examples, on a copy (out/vov/acls.yaml)"
+	@mkdir -p $(OUT)/vov && cp examples/vov/acls.yaml examples/vov/security.tcl $(OUT)/vov/
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -agent ADMIN -append -actions "VIEW RETRACE STOP FORGET" MySetName
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -agent "USER cadmgr" -append -actions STOP /system/processcontrol
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -agent "USERGROUP designers" -append -actions STOP,FORGET DesignSet
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -agent "OSGROUP designers" -append -actions STOP 00123456
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -show MySetName
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -reset 00123456
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -show 00123456
+	@echo "== ann may not change DesignSet's ACL (she lacks DELEGATE): refused, file unchanged"
+	@! $(BIN) vovacl --spec $(OUT)/vov/acls.yaml --as ann --host reno -agent "USER ann" -append -actions EDIT DesignSet
+	@echo "== the same VOV decision on every engine (pat, LEADER from elko, may CHOWN job 00123456)"
+	@for e in native rego opa-wasm wasm; do \
+	  printf '%-9s ' $$e; \
+	  echo '{"object":"00123456","action":"CHOWN","user":"pat","host":"elko"}' | \
+	    $(BIN) eval --jsonl --engine $$e --entrypoint vov/acl/decision examples/vov/acls.yaml || exit 1; \
+	done
+	@echo "== Gatekeeper: the admission settings as a ConstraintTemplate and Constraint"
+	$(BIN) build --target gatekeeper -o $(OUT)/user-info-gatekeeper.yaml examples/admission/configmap.yaml
 	@echo "Rego and Wasm bundles written to $(OUT)/"
 
 clean:

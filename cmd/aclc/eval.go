@@ -88,12 +88,32 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	var pretty bytes.Buffer
-	if json.Indent(&pretty, out, "", "  ") != nil {
+	if json.Indent(&pretty, canonicalJSON(out), "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(out)
 	}
 	fmt.Fprintln(stdout, pretty.String())
 	return exitOK
+}
+
+// canonicalJSON writes a decision with its object keys sorted, so every
+// engine prints the same bytes (OPA's Wasm keeps the policy's key order).
+// Strings are left unescaped beyond what JSON needs; numbers keep their
+// text. Anything that does not decode is returned as it came.
+func canonicalJSON(out []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return out
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // evalLines answers one decision per input line, in order; a bad line gets
@@ -123,11 +143,7 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 			b, _ := json.Marshal(map[string]string{"error": err.Error()})
 			out = b
 		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, out) == nil {
-			out = compact.Bytes()
-		}
-		w.Write(out)
+		w.Write(canonicalJSON(out))
 		w.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {

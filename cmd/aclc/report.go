@@ -15,6 +15,7 @@ import (
 
 const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report --as sue --as john:dev --as bob:test --engine rego examples/yunikorn/acl-doc.yaml
+  aclc report --as joe@reno --as pat@elko --as john@john_pc:eng examples/vov/acls.yaml
 `
 
 // principalFlag collects --as user[:group,group] values.
@@ -24,11 +25,11 @@ func (p *principalFlag) String() string     { return strings.Join(*p, " ") }
 func (p *principalFlag) Set(v string) error { *p = append(*p, v); return nil }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE", reportExamples, stderr)
+	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE\n       aclc report [--engine E] [--as USER[@HOST][:OSGROUP,...]]... VOV-SOURCE", reportExamples, stderr)
 	engineName := fs.String("engine", engine.Wasm, "`engine` that decides the --as rows: native, rego, wasm or opa-wasm")
 	resolver := fs.String("resolver", "", resolverUsage)
 	var as principalFlag
-	fs.Var(&as, "as", "decide for this `user[:group,...]` on every queue (repeatable)")
+	fs.Var(&as, "as", "decide for this `principal` on every queue (user[:group,...]) or every VOV object (user[@host][:osgroup,...]); repeatable")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -43,11 +44,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
+	w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
+	if s.VOV != nil {
+		return reportVOV(context.Background(), w, stderr, s.VOV, as, *engineName, srcs, *resolver)
+	}
 	if s.Queues == nil {
-		errorf(stderr, "report: %s has no YuniKorn queues", srcs[0])
+		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", srcs[0])
 		return exitError
 	}
-	w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 	for _, p := range s.Queues.Partitions {
 		fmt.Fprintf(w, "partition %s\nQUEUE\tMAY SUBMIT\tMAY ADMINISTER\n", p.Name)
 		for _, q := range p.Queues() {

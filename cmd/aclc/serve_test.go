@@ -194,7 +194,7 @@ func TestServeAnswersAndReloads(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `"allow": true`) {
 		t.Errorf("eval --engine http: exit %d, %s %s", code, out, errOut)
 	}
-	code, _, errOut = runCLI(t, in, "eval", "--engine", "http", "--url", url, "--entrypoint", "vov/acl/decision")
+	code, _, errOut = runCLI(t, in, "eval", "--engine", "http", "--url", url, "--entrypoint", "nosuch/decision")
 	if code != exitError || !strings.Contains(errOut, "undefined") {
 		t.Errorf("eval --engine http of a decision the server lacks: exit %d, %s", code, errOut)
 	}

@@ -46,9 +46,13 @@ has_osgroups if {
 	_ = input.osgroups
 }
 
+# An absent input (OPA's Data API treats {"input": null} as none) is not an object either;
+# "not is_object(input)" would be undefined then, so the test goes through a rule.
+input_is_object if is_object(input)
+
 # The first problem with the input, checked in the same order as the reference code.
 input_error := "invalid input: not an object" if {
-	not is_object(input)
+	not input_is_object
 } else := `invalid input: "object" must be a non-empty string` if {
 	not non_empty_string(object_raw)
 } else := `invalid input: "action" must be a string` if {
