@@ -84,7 +84,7 @@ func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string
 	}
 	var na []string
 	for _, c := range e.Named {
-		if !CapabilityApplies(c, o.Type) {
+		if !CapabilityApplies(c, o.Type) && !documentedNA(e.Agent, c) {
 			na = append(na, string(c))
 		}
 	}
@@ -152,6 +152,23 @@ func ruleHasHost(r SecurityRule) bool {
 func ruleAnyHost(r SecurityRule) bool {
 	for _, h := range r.Hosts {
 		if h == "+" {
+			return true
+		}
+	}
+	return false
+}
+
+// documentedNA reports whether VOV's own documentation grants c to the
+// agent although the CAPABILITIES TABLE marks it n/a: the default ACL's
+// entries (OWNER with DELEGATE, ATTACH and DETACH; EVERYBODY with ATTACH)
+// and LEADER CHOWN on jobs and sets (S15). Warning about those would flag
+// every ACL written as VOV prints it.
+func documentedNA(a Agent, c Capability) bool {
+	if a.Kind == AgentLeader && c == "CHOWN" {
+		return true
+	}
+	for _, d := range DefaultACL() {
+		if d.Agent == a && d.Has(c) {
 			return true
 		}
 	}
