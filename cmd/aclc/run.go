@@ -29,8 +29,8 @@ func commands() []command {
 	return []command{
 		{"build", "compile sources into an OPA bundle", runBuild},
 		{"eval", "evaluate a decision on one of the engines", runEval},
-		{"check", "validate sources and warn about YuniKorn's traps", runCheck},
-		{"report", "print who may submit to and administer each queue, and why", runReport},
+		{"check", "validate sources and warn about YuniKorn's and VOV's traps", runCheck},
+		{"report", "print who may submit to and administer each queue, or do what on each VOV object, and why", runReport},
 		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
 		{"serve", "serve decisions over OPA's REST API, reloading when the sources change", runServe},
 		{"webhook", "serve the admission decision to the Kubernetes API server over HTTPS", runWebhook},
@@ -38,7 +38,8 @@ func commands() []command {
 	}
 }
 
-const usageHead = `aclc compiles YuniKorn queue ACLs (and more) into OPA bundles and evaluates them.
+const usageHead = `aclc compiles YuniKorn queue ACLs, YuniKorn admission settings and VOV ACLs into OPA
+bundles (Rego, Wasm, Gatekeeper) and evaluates them.
 
 Usage:
   aclc <command> [flags] [SOURCE...]
