@@ -3,6 +3,7 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -91,4 +92,30 @@ func Large(queues, depth, names int) *LargeConfig {
 	lc.YAML = []byte(b.String())
 	lc.DeepQueue = "root." + strings.Join(path, ".")
 	return lc
+}
+
+// VOVObjects returns a VOV ACL source: src (whose last top-level key must
+// be objects:, as in examples/vov/acls.yaml) with n generated objects
+// appended, of every type, each with its own owner and a few named entries,
+// so the data grows in objects, ACL entries and names alike.
+func VOVObjects(src []byte, n int) []byte {
+	types := []string{"set", "job", "fsgroup", "resourcemap", "reservation"}
+	var b bytes.Buffer
+	b.Write(bytes.TrimRight(src, "\n"))
+	b.WriteString("\n")
+	for i := 0; i < n; i++ {
+		t := types[i%len(types)]
+		b.WriteString("  - type: " + t + "\n")
+		switch t {
+		case "job":
+			fmt.Fprintf(&b, "    id: \"9%08d\"\n", i)
+		case "fsgroup":
+			fmt.Fprintf(&b, "    name: /gen/g%d\n", i)
+		default:
+			fmt.Fprintf(&b, "    name: gen-%s-%d\n", t, i)
+		}
+		fmt.Fprintf(&b, "    owner: owner%d\n", i%997)
+		fmt.Fprintf(&b, "    acl:\n      - {agent: OWNER, actions: \"EDIT VIEW FORGET EXISTS\"}\n      - {agent: \"USER u%d\", actions: \"VIEW EDIT\"}\n      - {agent: EVERYBODY, actions: VIEW}\n", i)
+	}
+	return b.Bytes()
 }

@@ -1,9 +1,11 @@
 package gen
 
 import (
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 )
 
@@ -30,5 +32,26 @@ func TestLargeConfigLoadsWithTheRequestedShape(t *testing.T) {
 	d := tree.Decide(yunikorn.Input{Queue: lc.DeepQueue, Action: "submit", User: lc.DeepUser, Groups: []string{"x"}}, yunikorn.NoResolver{})
 	if !d.Allow || d.Reason != "submitacl of "+lc.DeepQueue+` allows user "`+lc.DeepUser+`"` {
 		t.Errorf("deep user decision: %+v", d)
+	}
+}
+
+func TestVOVObjectsLoads(t *testing.T) {
+	src, err := os.ReadFile("../../examples/vov/acls.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := vov.Load("../../examples/vov/acls-large.yaml", VOVObjects(src, 50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := vov.Load("../../examples/vov/acls.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(spec.Objects), len(base.Objects)+50; got != want {
+		t.Fatalf("%d objects, want %d", got, want)
+	}
+	if spec.Lookup("900000001") == nil || spec.Lookup("gen-set-0") == nil {
+		t.Error("generated objects are not addressable")
 	}
 }
