@@ -1,17 +1,8 @@
 package tests
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
@@ -24,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc-dev/aclc/internal/bundletest"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -302,41 +294,6 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 	}
 }
 
-// writeKeyPair writes a fresh private key and its public key as PEM files.
-func writeKeyPair(t *testing.T, alg string) (priv, pub string) {
-	t.Helper()
-	var key crypto.Signer
-	var err error
-	switch alg {
-	case "RS256":
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	case "ES256":
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	default:
-		t.Fatalf("no key for %s", alg)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(key.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	priv, pub = filepath.Join(dir, "private.pem"), filepath.Join(dir, "public.pem")
-	if err := os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
-}
-
 // TestE2ESignedBundles: stock opa and aclc serve both load a bundle signed
 // by aclc and both refuse it once one byte of its data or of a policy file
 // has changed.
@@ -354,7 +311,7 @@ func TestE2ESignedBundles(t *testing.T) {
 	const in = `{"queue":"root.spark","action":"submit","user":"ann","groups":["spark-submitters"]}`
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
-			priv, pub := writeKeyPair(t, alg)
+			priv, pub := bundletest.WriteKeyPair(t, alg)
 			b, err := translate.RegoBundle(s)
 			if err != nil {
 				t.Fatal(err)
@@ -376,7 +333,7 @@ func TestE2ESignedBundles(t *testing.T) {
 				{"/data.json", `"data-eng"`, `"data-enG"`},
 				{"/yunikorn/queues.rego", "allow", "allov"},
 			} {
-				out, err := tamperTarGz(raw, tc.file, tc.old, tc.new)
+				out, err := bundletest.Tamper(raw, tc.file, tc.old, tc.new)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -437,55 +394,4 @@ func TestE2ESignedBundles(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tamperTarGz rewrites one file of a .tar.gz bundle, replacing the first
-// old with new.
-func tamperTarGz(raw []byte, file, old, new string) ([]byte, error) {
-	gz, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(gz)
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	found := false
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
-		if h.Name == file || "/"+h.Name == file {
-			if !bytes.Contains(body, []byte(old)) {
-				return nil, fmt.Errorf("%s does not contain %q", file, old)
-			}
-			body = bytes.Replace(body, []byte(old), []byte(new), 1)
-			found = true
-		}
-		h.Size = int64(len(body))
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(body); err != nil {
-			return nil, err
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("no %s in the bundle", file)
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -1,19 +1,9 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -22,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aclc-dev/aclc/internal/bundletest"
 )
 
 const serveQueues = `partitions:
@@ -278,40 +270,6 @@ func TestEvalHTTPUsage(t *testing.T) {
 	}
 }
 
-// keyPair writes a fresh private key and its public key as PEM files.
-func keyPair(t *testing.T, alg string) (priv, pub string) {
-	t.Helper()
-	var key any
-	var err error
-	switch alg {
-	case "RS256":
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	case "ES256":
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubKey := key.(crypto.Signer).Public()
-	pubDER, err := x509.MarshalPKIXPublicKey(pubKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	priv, pub = filepath.Join(dir, "private.pem"), filepath.Join(dir, "public.pem")
-	if err := os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return priv, pub
-}
-
 // TestServeVerifiesSignedBundles: a bundle signed by 'aclc build
 // --signing-key' is served with the matching key; a wrong key, an unsigned
 // bundle and a bundle changed after signing are refused, saying why.
@@ -319,8 +277,8 @@ func TestServeVerifiesSignedBundles(t *testing.T) {
 	src := writeFile(t, "queues.yaml", serveQueues)
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
-			priv, pub := keyPair(t, alg)
-			_, otherPub := keyPair(t, alg)
+			priv, pub := bundletest.WriteKeyPair(t, alg)
+			_, otherPub := bundletest.WriteKeyPair(t, alg)
 			dir := t.TempDir()
 			signed := filepath.Join(dir, "signed.tar.gz")
 			if code, _, stderr := runCLI(t, "", "build", "--signing-key", priv, "--signing-key-id", "prod", "-o", signed, src); code != exitOK {
@@ -362,7 +320,7 @@ func TamperBundle(t *testing.T, path, file, old, new string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := tamperTarGz(raw, file, old, new)
+	out, err := bundletest.Tamper(raw, file, old, new)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,55 +332,6 @@ func TamperBundle(t *testing.T, path, file, old, new string) string {
 		t.Fatal("tampering changed nothing")
 	}
 	return p
-}
-
-func tamperTarGz(raw []byte, file, old, new string) ([]byte, error) {
-	gz, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(gz)
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	found := false
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
-		if h.Name == file || "/"+h.Name == file {
-			if !bytes.Contains(body, []byte(old)) {
-				return nil, fmt.Errorf("%s does not contain %q", file, old)
-			}
-			body = bytes.Replace(body, []byte(old), []byte(new), 1)
-			found = true
-		}
-		h.Size = int64(len(body))
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(body); err != nil {
-			return nil, err
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("no %s in the bundle", file)
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // TestBuildPortableAndSigningFlags: --portable leaves out every aclc
