@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // ErrInvalidSettings is matched by every error of LoadSettings and
@@ -169,7 +171,7 @@ func keyHolders(docs []*yaml.Node) ([]holder, error) {
 	first := docs[0]
 	if first.Kind != yaml.MappingNode {
 		return nil, located(first, valueText(first), fmt.Sprintf(
-			"want a ConfigMap manifest or a map of ConfigMap keys, got %s", describe(first)))
+			"want a ConfigMap manifest or a map of ConfigMap keys, got %s", srcerr.Describe(first)))
 	}
 	if !isManifest(first) {
 		return []holder{{data: first}}, nil
@@ -181,14 +183,14 @@ func keyHolders(docs []*yaml.Node) ([]holder, error) {
 		}
 	}
 	if len(configMaps) == 0 {
-		kind := resolveAlias(lookup(first, "kind"))
+		kind := srcerr.ResolveAlias(lookup(first, "kind"))
 		return nil, located(kind, valueText(kind), fmt.Sprintf(
 			"unsupported manifest kind %s: want a ConfigMap (%s or %s) whose data holds admissionController.* keys",
-			describe(kind), defaultsConfigMap, configsConfigMap))
+			srcerr.Describe(kind), defaultsConfigMap, configsConfigMap))
 	}
 	byName := map[string]*yaml.Node{}
 	for _, cm := range configMaps {
-		name := resolveAlias(lookup(resolveAlias(lookup(cm, "metadata")), "name"))
+		name := srcerr.ResolveAlias(lookup(srcerr.ResolveAlias(lookup(cm, "metadata")), "name"))
 		if name != nil && name.Kind == yaml.ScalarNode && byName[name.Value] == nil {
 			byName[name.Value] = cm
 		}
@@ -218,13 +220,13 @@ func keyHolders(docs []*yaml.Node) ([]holder, error) {
 
 // mapField returns the mapping under key, nil when it is absent or null.
 func mapField(m *yaml.Node, key string) (*yaml.Node, *SourceError) {
-	v := resolveAlias(lookup(m, key))
+	v := srcerr.ResolveAlias(lookup(m, key))
 	if v == nil || isNull(v) {
 		return nil, nil
 	}
 	if v.Kind != yaml.MappingNode {
 		return nil, located(v, valueText(v), fmt.Sprintf(
-			"%s of the ConfigMap must be a map of keys to strings, got %s", key, describe(v)))
+			"%s of the ConfigMap must be a map of keys to strings, got %s", key, srcerr.Describe(v)))
 	}
 	return v, nil
 }
@@ -239,7 +241,7 @@ func entries(m *yaml.Node) []entry {
 	}
 	var out []entry
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := resolveAlias(m.Content[i])
+		k := srcerr.ResolveAlias(m.Content[i])
 		if k != nil && k.Kind == yaml.ScalarNode {
 			out = append(out, entry{key: k, value: m.Content[i+1]})
 		}
@@ -250,7 +252,7 @@ func entries(m *yaml.Node) []entry {
 // stringValue is a ConfigMap value: a string, or null as "" (a JSON null
 // in a map of strings decodes to ""). Anything else the API server refuses.
 func stringValue(e entry, field string) (string, *SourceError) {
-	v := resolveAlias(e.value)
+	v := srcerr.ResolveAlias(e.value)
 	switch {
 	case v == nil:
 		return "", located(e.key, e.key.Value, fmt.Sprintf("%s: broken alias", e.key.Value))
@@ -264,7 +266,7 @@ func stringValue(e entry, field string) (string, *SourceError) {
 			field, e.key.Value, field, strings.TrimPrefix(v.ShortTag(), "!!"), v.Value, v.Value))
 	}
 	return "", located(v, "", fmt.Sprintf(
-		"%s of %s must be a string (a ConfigMap's %s holds strings only), got %s", field, e.key.Value, field, describe(v)))
+		"%s of %s must be a string (a ConfigMap's %s holds strings only), got %s", field, e.key.Value, field, srcerr.Describe(v)))
 }
 
 // addData stores the admission keys of a data map (or plain map).
@@ -287,7 +289,7 @@ func (src *source) addData(m *yaml.Node) SourceErrors {
 			continue
 		}
 		src.values[key] = v
-		src.lines[key] = resolveAlias(e.value).Line
+		src.lines[key] = srcerr.ResolveAlias(e.value).Line
 	}
 	return errs
 }
@@ -318,11 +320,11 @@ func (src *source) addBinaryData(m *yaml.Node) SourceErrors {
 		// A []byte in JSON is standard base64; the decoder skips new lines.
 		raw, decErr := base64.StdEncoding.DecodeString(text)
 		if decErr != nil {
-			errs = append(errs, located(resolveAlias(e.value), "", fmt.Sprintf(
+			errs = append(errs, located(srcerr.ResolveAlias(e.value), "", fmt.Sprintf(
 				"binaryData value of %s is not base64: %v", e.key.Value, decErr)))
 			continue
 		}
-		line := resolveAlias(e.value).Line
+		line := srcerr.ResolveAlias(e.value).Line
 		value := ""
 		if gz {
 			v, gzErr := gunzip(raw)
@@ -380,7 +382,7 @@ func lookup(m *yaml.Node, key string) *yaml.Node {
 }
 
 func isConfigMap(m *yaml.Node) bool {
-	v := resolveAlias(lookup(m, "kind"))
+	v := srcerr.ResolveAlias(lookup(m, "kind"))
 	return v != nil && v.Kind == yaml.ScalarNode && v.Value == "ConfigMap"
 }
 
@@ -390,40 +392,6 @@ func isManifest(m *yaml.Node) bool {
 
 func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// resolveAlias follows alias nodes to their anchor; nil for a broken chain.
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode; i++ {
-		if i > 100 {
-			return nil
-		}
-		n = n.Alias
-	}
-	return n
-}
-
-// describe names a node's value in a message.
-func describe(n *yaml.Node) string {
-	n = resolveAlias(n)
-	if n == nil {
-		return "nothing"
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a map"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str":
-			return strconv.Quote(n.Value)
-		case "!!null":
-			return "null"
-		}
-		return n.Value
-	}
-	return "nothing"
 }
 
 func valueText(n *yaml.Node) string {

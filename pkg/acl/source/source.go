@@ -1,6 +1,8 @@
-// Package source holds the located errors every source parser returns:
-// "file:line:col: message", alone or as a list, matched with errors.Is by
-// the parsing package's own sentinel.
+// Package source holds what every source parser shares: the located errors
+// it returns ("file:line:col: message", alone or as a list, matched with
+// errors.Is by the parsing package's own sentinel), the reading of a YAML
+// source into JSON values indexed by JSON pointer with its schema check
+// phrased for people, and the warnings about sources that load.
 package source
 
 import (

@@ -2,27 +2,14 @@ package vov
 
 import (
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // Diagnostic is a warning about a source that loads but probably does not
 // do what its author meant.
-type Diagnostic struct {
-	File string
-	Line int
-	// Code is a stable identifier, e.g. "agent-not-honoured".
-	Code string
-	Msg  string
-}
-
-func (d Diagnostic) String() string {
-	loc := d.File
-	if d.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", d.File, d.Line)
-	}
-	return fmt.Sprintf("%s: warning: %s: %s", loc, d.Code, d.Msg)
-}
+type Diagnostic = source.Diagnostic
 
 // Diagnostic codes.
 const (
@@ -52,12 +39,7 @@ func Diagnose(s *Spec) []Diagnostic {
 		}
 	}
 	diagnoseRules(s, add)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File == s.File // the source's own warnings first
-		}
-		return out[i].Line < out[j].Line
-	})
+	source.SortDiagnostics(out, s.File)
 	return out
 }
 

@@ -3,8 +3,6 @@ package vov
 import (
 	"errors"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -26,15 +24,6 @@ type SourceErrors = source.Errors[specKind]
 
 // withFile sets File on every error that has none.
 func withFile(err error, file string) error { return source.WithFile[specKind](err, file) }
-
-// located builds a SourceError at a node.
-func located(n *yaml.Node, value, msg string) *SourceError {
-	e := &SourceError{Value: value, Msg: msg}
-	if n != nil {
-		e.Line, e.Column = n.Line, n.Column
-	}
-	return e
-}
 
 // specError makes an error from another parser (security.tcl) match
 // ErrInvalidSpec too, keeping its text and its own sentinel.

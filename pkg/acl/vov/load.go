@@ -2,29 +2,20 @@ package vov
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
-	"github.com/aclc-dev/aclc/schemas"
 )
-
-// specSchema is the schema of the source, by its name in package schemas.
-const specSchema = "vov/spec.json"
 
 // Load parses and validates a VOV ACL source. file names the source in
 // messages and anchors the relative paths it holds (security:, a file=
@@ -119,12 +110,11 @@ func load(file string, data []byte) (*Spec, error) {
 	if root == nil {
 		return nil, &SourceError{Msg: "empty source: want a map with a vov: section (owner, host), objects, usergroups and fsgroups"}
 	}
-	x := &index{values: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}, fields: map[string][]string{}, budget: 100_000 + 10*len(data)}
-	value := x.value(root, "")
-	if len(x.errs) > 0 {
-		return nil, x.errs.SortAndCompact().Err()
+	x, value := source.Read[specKind](root, len(data), specFormat, nil)
+	if errs := x.Errs(); len(errs) > 0 {
+		return nil, errs.SortAndCompact().Err()
 	}
-	if errs := schemaErrors(value, x); len(errs) > 0 {
+	if errs := x.SchemaErrors(value); len(errs) > 0 {
 		return nil, errs.SortAndCompact().Err()
 	}
 	b := &builder{file: file, x: x, data: data}
@@ -139,334 +129,20 @@ func load(file string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-// index turns the YAML node tree into JSON values for the schema check and
-// remembers, per JSON pointer, the node of each value and key.
-type index struct {
-	values map[string]*yaml.Node
-	keys   map[string]*yaml.Node
-	fields map[string][]string // mapping pointer -> its keys in order
-	errs   SourceErrors
-	budget int // values left before aliases count as a bomb
-	active map[*yaml.Node]bool
-}
+// specFormat is how a source is read for its schema check: every value of
+// the format is text, so a scalar is read as written and keys are plain.
+var specFormat = source.Format{Schema: "vov/spec.json", Text: true}
 
-func (x *index) value(n *yaml.Node, ptr string) any {
-	if x.budget <= 0 {
-		return nil
-	}
-	x.budget--
-	if x.budget == 0 {
-		x.errs = append(x.errs, located(n, "", "document contains excessive aliasing"))
-		return nil
-	}
-	if _, ok := x.values[ptr]; !ok {
-		x.values[ptr] = n
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil
-		}
-		if x.active == nil {
-			x.active = map[*yaml.Node]bool{}
-		}
-		if x.active[n.Alias] {
-			x.errs = append(x.errs, located(n, n.Value, fmt.Sprintf("anchor %q value contains itself", n.Value)))
-			return nil
-		}
-		x.active[n.Alias] = true
-		v := x.value(n.Alias, ptr)
-		delete(x.active, n.Alias)
-		return v
-	case yaml.SequenceNode:
-		list := make([]any, 0, len(n.Content))
-		for i, item := range n.Content {
-			list = append(list, x.value(item, ptr+"/"+strconv.Itoa(i)))
-		}
-		return list
-	case yaml.MappingNode:
-		obj := map[string]any{}
-		seen := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				x.errs = append(x.errs, located(k, "", "mapping keys must be strings"))
-				continue
-			}
-			if k.Value == "<<" && k.ShortTag() == "!!merge" {
-				x.errs = append(x.errs, located(k, "<<", "merge keys are not supported here: write the keys out"))
-				continue
-			}
-			if prev := seen[k.Value]; prev != nil {
-				x.errs = append(x.errs, located(k, k.Value, fmt.Sprintf("mapping key %q already defined at line %d", k.Value, prev.Line)))
-				continue
-			}
-			seen[k.Value] = k
-			p := ptr + "/" + pointerToken(k.Value)
-			x.keys[p] = k
-			x.fields[ptr] = append(x.fields[ptr], k.Value)
-			obj[k.Value] = x.value(v, p)
-		}
-		return obj
-	case yaml.ScalarNode:
-		if n.ShortTag() == "!!null" {
-			return nil
-		}
-		// Every value of the format is text: a scalar is read as written,
-		// so an id like 00123456 or a user named "no" keeps its spelling.
-		return n.Value
-	}
-	return nil
-}
-
-// node returns the node at ptr, resolving aliases.
-func (x *index) node(ptr string) *yaml.Node {
-	n := x.values[ptr]
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// at locates an error at the value of ptr; a use through an alias is
-// reported where the alias is written.
-func (x *index) at(ptr, value, msg string) *SourceError {
-	return located(x.values[ptr], value, msg)
-}
-
-// atKey locates an error at the key of ptr, or its value when it has no key.
-func (x *index) atKey(ptr, value, msg string) *SourceError {
-	if k := x.keys[ptr]; k != nil {
-		return located(k, value, msg)
-	}
-	return x.at(ptr, value, msg)
-}
-
-func (x *index) line(ptr string) int {
-	if n := x.values[ptr]; n != nil {
-		return n.Line
-	}
-	return 0
-}
-
-// pointerToken escapes a key as a JSON pointer token as the schema library
-// does for instance locations.
-func pointerToken(key string) string {
-	key = strings.ReplaceAll(key, "~", "~0")
-	return strings.ReplaceAll(key, "/", "~1")
-}
-
-func unescapeToken(t string) string {
-	t = strings.ReplaceAll(t, "~1", "/")
-	return strings.ReplaceAll(t, "~0", "~")
-}
-
-// rawSpecSchema is the schema document itself, read for the titles and
-// property lists that make the messages.
-var rawSpecSchema = sync.OnceValues(func() (map[string]any, error) {
-	b, err := fs.ReadFile(schemas.FS, specSchema)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, json.Unmarshal(b, &m)
-})
-
-// schemaErrors checks value against the schema and returns every
-// violation, located and phrased for people.
-func schemaErrors(value any, x *index) SourceErrors {
-	sch, err := schemas.Compile(specSchema)
-	if err != nil {
-		return SourceErrors{{Msg: err.Error()}}
-	}
-	raw, err := rawSpecSchema()
-	if err != nil {
-		return SourceErrors{{Msg: fmt.Sprintf("read schema %s: %v", specSchema, err)}}
-	}
-	err = sch.Validate(value)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return SourceErrors{{Msg: err.Error()}}
-	}
-	var errs SourceErrors
-	for _, leaf := range leaves(ve, nil) {
-		errs = append(errs, schemaError(leaf, raw, x)...)
-	}
-	return errs
-}
-
-func leaves(e *jsonschema.ValidationError, into []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return append(into, e)
-	}
-	for _, c := range e.Causes {
-		into = leaves(c, into)
-	}
-	return into
-}
-
-func schemaError(e *jsonschema.ValidationError, raw map[string]any, x *index) SourceErrors {
-	_, frag, _ := strings.Cut(e.AbsoluteKeywordLocation, "#")
-	schemaPtr, keyword := frag, ""
-	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
-		schemaPtr, keyword = frag[:i], frag[i+1:]
-	}
-	sch := schemaAt(raw, schemaPtr)
-	inst := e.InstanceLocation
-	node := x.node(inst)
-	subj := subject(inst, raw)
-	switch keyword {
-	case "additionalProperties":
-		return unknownKeys(inst, sch, x)
-	case "required":
-		return missingKeys(inst, sch, x)
-	case "type":
-		msg := fmt.Sprintf("%s must be %s, got %s", subj, expected(sch), describe(node))
-		if d, _ := sch["description"].(string); d != "" {
-			msg += " (" + d + ")"
-		}
-		return SourceErrors{x.at(inst, scalarText(node), msg)}
-	case "enum":
-		var want []string
-		for _, v := range sch["enum"].([]any) {
-			want = append(want, fmt.Sprint(v))
-		}
-		return SourceErrors{x.at(inst, scalarText(node), fmt.Sprintf("%s %q is not one of %s", subj, scalarText(node), strings.Join(want, ", ")))}
-	case "minLength", "minItems":
-		return SourceErrors{x.at(inst, scalarText(node), subj+" must not be empty")}
-	}
-	return SourceErrors{x.at(inst, scalarText(node), subj+": "+e.Message)}
-}
-
-// schemaAt follows a JSON pointer into the schema document.
-func schemaAt(raw map[string]any, ptr string) map[string]any {
-	cur := raw
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		if tok == "" {
-			continue
-		}
-		next, _ := cur[unescapeToken(tok)].(map[string]any)
-		if next == nil {
-			return map[string]any{}
-		}
-		cur = next
-	}
-	return cur
-}
-
-func title(sch map[string]any) string {
-	if t, _ := sch["title"].(string); t != "" {
-		return t
-	}
-	return "map"
-}
-
-func unknownKeys(inst string, sch map[string]any, x *index) SourceErrors {
-	props, _ := sch["properties"].(map[string]any)
-	valid := make([]string, 0, len(props))
-	for k := range props {
-		valid = append(valid, k)
-	}
-	sort.Strings(valid)
-	var errs SourceErrors
-	for _, k := range x.fields[inst] {
-		if _, ok := props[k]; ok {
-			continue
-		}
-		errs = append(errs, x.atKey(inst+"/"+pointerToken(k), k,
-			fmt.Sprintf("unknown key %q in %s (valid keys: %s)", k, title(sch), strings.Join(valid, ", "))))
-	}
-	return errs
-}
-
-func missingKeys(inst string, sch map[string]any, x *index) SourceErrors {
-	have := map[string]bool{}
-	for _, k := range x.fields[inst] {
-		have[k] = true
-	}
-	var errs SourceErrors
-	req, _ := sch["required"].([]any)
-	for _, r := range req {
-		k, _ := r.(string)
-		if !have[k] {
-			errs = append(errs, x.at(inst, "", fmt.Sprintf("%s needs a %q key", title(sch), k)))
-		}
-	}
-	return errs
-}
-
-// subject names the value at inst: a key, or a list entry as list[i].
-func subject(inst string, raw map[string]any) string {
-	if inst == "" {
-		return "the " + title(raw)
-	}
-	tokens := strings.Split(strings.TrimPrefix(inst, "/"), "/")
-	last := unescapeToken(tokens[len(tokens)-1])
-	if len(tokens) > 1 {
-		if _, err := strconv.Atoi(last); err == nil {
-			return fmt.Sprintf("%s[%s]", unescapeToken(tokens[len(tokens)-2]), last)
-		}
-	}
-	return last
-}
-
-func expected(sch map[string]any) string {
-	var types []string
-	switch t := sch["type"].(type) {
-	case string:
-		types = []string{t}
-	case []any:
-		for _, v := range t {
-			types = append(types, fmt.Sprint(v))
-		}
-	}
-	var parts []string
-	for _, t := range types {
-		switch t {
-		case "string":
-			parts = append(parts, "a string")
-		case "object":
-			parts = append(parts, "a map")
-		case "array":
-			parts = append(parts, "a list")
-		default:
-			parts = append(parts, t)
-		}
-	}
-	return strings.Join(parts, " or ")
-}
-
-// describe names what a node is, for "must be X, got Y".
-func describe(n *yaml.Node) string {
-	switch {
-	case n == nil:
-		return "nothing"
-	case n.Kind == yaml.MappingNode:
-		return "a map"
-	case n.Kind == yaml.SequenceNode:
-		return "a list"
-	case n.ShortTag() == "!!null":
-		return "null"
-	}
-	return strconv.Quote(n.Value)
-}
-
-func scalarText(n *yaml.Node) string {
-	if n != nil && n.Kind == yaml.ScalarNode {
-		return n.Value
-	}
-	return ""
-}
+// sourceIndex maps the JSON pointers of the source's values to their YAML
+// nodes; the builder locates its errors with it.
+type sourceIndex = source.Index[specKind]
 
 // builder makes the typed model from a value the schema accepted, and
 // collects the semantic errors.
 type builder struct {
 	file     string
 	data     []byte
-	x        *index
+	x        *sourceIndex
 	errs     SourceErrors
 	external error // an error of the security.tcl parser
 }
@@ -489,8 +165,8 @@ func (b *builder) spec(top map[string]any) *Spec {
 		Security:   str(vov, "security"),
 		UserGroups: b.groups(top, "usergroups"),
 		FSGroups:   b.groups(top, "fsgroups"),
-		OwnerLine:  b.x.line("/vov/owner"),
-		HostLine:   b.x.line("/vov/host"),
+		OwnerLine:  b.x.Line("/vov/owner"),
+		HostLine:   b.x.Line("/vov/host"),
 	}
 	b.resolver(s)
 	b.security(s, vov)
@@ -526,7 +202,7 @@ func (b *builder) resolver(s *Spec) {
 	}
 	r, err := builtins.NewResolver(spec)
 	if err != nil {
-		b.fail(b.x.at("/vov/resolver", s.Resolver, "resolver: "+err.Error()))
+		b.fail(b.x.At("/vov/resolver", s.Resolver, "resolver: "+err.Error()))
 		return
 	}
 	s.ResolverSpec, s.resolver = spec, r
@@ -536,17 +212,17 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 	inline, hasInline := vov["security_tcl"].(string)
 	switch {
 	case s.Security != "" && hasInline:
-		b.fail(b.x.atKey("/vov/security_tcl", "", "give the rules either in security (a file) or in security_tcl (inline), not both"))
+		b.fail(b.x.AtKey("/vov/security_tcl", "", "give the rules either in security (a file) or in security_tcl (inline), not both"))
 		return
 	case s.Security != "":
-		s.SecurityLine = b.x.line("/vov/security")
+		s.SecurityLine = b.x.Line("/vov/security")
 		path := s.Security
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(b.dir(), path)
 		}
 		src, err := readSecurityFile(path)
 		if err != nil {
-			b.fail(b.x.at("/vov/security", s.Security, "read security.tcl: "+err.Error()))
+			b.fail(b.x.At("/vov/security", s.Security, "read security.tcl: "+err.Error()))
 			return
 		}
 		rules, err := ParseSecurityTcl(path, src)
@@ -556,8 +232,8 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		}
 		s.SecurityFile, s.Rules = path, rules
 	case hasInline:
-		s.SecurityLine = b.x.line("/vov/security_tcl")
-		n := b.x.node("/vov/security_tcl")
+		s.SecurityLine = b.x.Line("/vov/security_tcl")
+		n := b.x.Node("/vov/security_tcl")
 		shift := b.inlineShift(n)
 		rules, err := ParseSecurityTcl(b.file, []byte(inline))
 		if err != nil {
@@ -656,14 +332,14 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 	for i, v := range list {
 		m := v.(map[string]any)
 		at := "/vov/roles/" + strconv.Itoa(i)
-		r := SecurityRule{File: b.file, Line: b.x.line(at), User: str(m, "user"), Group: str(m, "group")}
+		r := SecurityRule{File: b.file, Line: b.x.Line(at), User: str(m, "user"), Group: str(m, "group")}
 		ok := true
 		switch {
 		case r.User != "" && r.Group != "":
-			b.fail(b.x.at(at, "", "a role names a user or a group, not both"))
+			b.fail(b.x.At(at, "", "a role names a user or a group, not both"))
 			ok = false
 		case r.User == "" && r.Group == "":
-			b.fail(b.x.at(at, "", `a role needs a "user" (a login name, + or -) or a "group" (a VOV user group)`))
+			b.fail(b.x.At(at, "", `a role needs a "user" (a login name, + or -) or a "group" (a VOV user group)`))
 			ok = false
 		case r.Group != "":
 			if err := checkRuleName(r.Group); err != nil || r.Group == "+" || r.Group == "-" {
@@ -671,18 +347,18 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 				if err != nil {
 					msg = err.Error()
 				}
-				b.fail(b.x.at(at+"/group", r.Group, fmt.Sprintf("invalid VovUserGroup name %q: %s", r.Group, msg)))
+				b.fail(b.x.At(at+"/group", r.Group, fmt.Sprintf("invalid VovUserGroup name %q: %s", r.Group, msg)))
 				ok = false
 			}
 		case r.User != "+" && r.User != "-":
 			if err := checkRuleName(r.User); err != nil {
-				b.fail(b.x.at(at+"/user", r.User, fmt.Sprintf("invalid user name %q: %v", r.User, err)))
+				b.fail(b.x.At(at+"/user", r.User, fmt.Sprintf("invalid user name %q: %v", r.User, err)))
 				ok = false
 			}
 		}
 		level, valid := ParseLevel(str(m, "level"))
 		if !valid {
-			b.fail(b.x.at(at+"/level", str(m, "level"), fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", str(m, "level"))))
+			b.fail(b.x.At(at+"/level", str(m, "level"), fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", str(m, "level"))))
 			ok = false
 		}
 		r.Level = string(level)
@@ -690,7 +366,7 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 		for j, h := range hosts {
 			host := h.(string)
 			if err := checkHost(host); err != nil {
-				b.fail(b.x.at(at+"/hosts/"+strconv.Itoa(j), host, err.Error()))
+				b.fail(b.x.At(at+"/hosts/"+strconv.Itoa(j), host, err.Error()))
 				ok = false
 			}
 			r.Hosts = append(r.Hosts, host)
@@ -707,13 +383,13 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 	for i, v := range list {
 		m := v.(map[string]any)
 		at := "/objects/" + strconv.Itoa(i)
-		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner"), Line: b.x.line(at)}
+		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner"), Line: b.x.Line(at)}
 		switch {
 		case o.Type == TypeJob && o.ID == "":
-			b.fail(b.x.at(at, "", `a job needs an "id" (its vovId)`))
+			b.fail(b.x.At(at, "", `a job needs an "id" (its vovId)`))
 			continue
 		case o.Type != TypeJob && o.Name == "":
-			b.fail(b.x.at(at, "", fmt.Sprintf("a %s needs a %q", o.Type, "name")))
+			b.fail(b.x.At(at, "", fmt.Sprintf("a %s needs a %q", o.Type, "name")))
 			continue
 		}
 		for _, k := range []struct{ field, key string }{{"name", o.Name}, {"id", o.ID}} {
@@ -721,7 +397,7 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 				continue
 			}
 			if prev, dup := keys[k.key]; dup {
-				b.fail(b.x.at(at+"/"+k.field, k.key, fmt.Sprintf("object name or id %q is already used by the object at line %d", k.key, b.x.line(prev))))
+				b.fail(b.x.At(at+"/"+k.field, k.key, fmt.Sprintf("object name or id %q is already used by the object at line %d", k.key, b.x.Line(prev))))
 				continue
 			}
 			keys[k.key] = at
@@ -745,12 +421,12 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 		written := str(m, "agent")
 		agent, err := ParseAgent(written)
 		if err != nil {
-			b.fail(b.x.at(eat+"/agent", written, fmt.Sprintf("object %q: agent %q: %s", o.Address(), written, strings.TrimPrefix(err.Error(), ErrInvalidAgent.Error()+": "))))
+			b.fail(b.x.At(eat+"/agent", written, fmt.Sprintf("object %q: agent %q: %s", o.Address(), written, strings.TrimPrefix(err.Error(), ErrInvalidAgent.Error()+": "))))
 			continue
 		}
-		e := Entry{Agent: agent, Line: b.x.line(eat)}
+		e := Entry{Agent: agent, Line: b.x.Line(eat)}
 		if prev, dup := lines[agent]; dup {
-			b.fail(b.x.at(eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
+			b.fail(b.x.At(eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
 			continue
 		}
 		lines[agent] = e.Line
@@ -774,7 +450,7 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 				if ptr == "" {
 					ptr = eat + "/actions"
 				}
-				b.fail(b.x.at(ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
+				b.fail(b.x.At(ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
 			}
 		}
 		e.Capabilities, e.Named, _ = ParseCapabilityWords(words)

@@ -144,3 +144,74 @@ objects:
 		t.Errorf("unexpected warnings: %v", got)
 	}
 }
+
+// TestLoadReadsValuesAsText pins how a source is read before the model is
+// built: every scalar is text, keys are plain scalars without merge keys,
+// and each schema violation is phrased and located.
+func TestLoadReadsValuesAsText(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"a number where a map is wanted is quoted as the text it is",
+			"vov: 5\n",
+			[]string{`s.yaml:1:6: vov must be a map, got "5"`}},
+		{"a boolean word where a map is wanted is quoted as the text it is",
+			"vov: yes\n",
+			[]string{`s.yaml:1:6: vov must be a map, got "yes"`}},
+		{"null is not taken for a map",
+			"vov: null\n",
+			[]string{`s.yaml:1:6: vov must be a map, got null`}},
+		{"merge keys are refused",
+			"vov:\n  <<: {owner: a}\n",
+			[]string{`s.yaml:2:3: merge keys are not supported here: write the keys out`}},
+		{"a list as a key is refused",
+			"vov: {owner: a}\n? [x]\n: y\n",
+			[]string{`s.yaml:2:3: mapping keys must be strings`}},
+		{"an alias as a key is refused",
+			"vov: {owner: &o a}\n*o : y\n",
+			[]string{`s.yaml:2:1: mapping keys must be strings`}},
+		{"a repeated key is refused at its second place",
+			"vov: {owner: a}\nvov: {owner: b}\n",
+			[]string{`s.yaml:2:1: mapping key "vov" already defined at line 1`}},
+		{"a null key keeps its spelling",
+			"vov: {owner: a}\n~: x\n",
+			[]string{`s.yaml:2:1: unknown key "~" in VOV ACL source (valid keys: fsgroups, objects, usergroups, vov)`}},
+		{"a missing required key is reported at its map",
+			"vov: {host: h}\n",
+			[]string{`s.yaml:1:6: vov section needs a "owner" key`}},
+		{"an empty string is reported as empty",
+			"vov: {owner: \"\"}\n",
+			[]string{`s.yaml:1:14: owner must not be empty`}},
+		{"an enum names its values",
+			"vov: {owner: a}\nobjects: [{type: place, name: X, owner: b}]\n",
+			[]string{`s.yaml:2:18: type "place" is not one of fsgroup, job, set, resourcemap, reservation`}},
+		{"a list entry is named list[i]",
+			"vov: {owner: a}\nusergroups: {g: [[x]]}\n",
+			[]string{`s.yaml:2:18: g[0] must be a string, got a list`}},
+		{"a group name that needs escaping in a JSON pointer is located",
+			"vov: {owner: a}\nusergroups: {\"my group\": [[x]]}\n",
+			[]string{`s.yaml:2:27: my group[0] must be a string, got a list`}},
+		{"every violation is reported, in source order",
+			"vov: {owner: a, hosts: x}\nobjects: [{type: set, owner: \"\", colour: red}]\n",
+			[]string{
+				`3 errors occurred:`,
+				`s.yaml:1:17: unknown key "hosts" in vov section (valid keys: host, owner, project, resolver, roles, security, security_tcl)`,
+				`s.yaml:2:30: owner must not be empty`,
+				`s.yaml:2:34: unknown key "colour" in object (valid keys: acl, id, name, owner, type)`,
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load("s.yaml", []byte(tc.src))
+			if err == nil {
+				t.Fatal("loads")
+			}
+			if err.Error() != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", err, strings.Join(tc.want, "\n"))
+			}
+			if !errors.Is(err, ErrInvalidSpec) {
+				t.Errorf("%v does not match ErrInvalidSpec", err)
+			}
+		})
+	}
+}

@@ -2,27 +2,14 @@ package yunikorn
 
 import (
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // Diagnostic is a warning about a configuration that YuniKorn accepts but
 // that probably does not do what its author meant.
-type Diagnostic struct {
-	File string
-	Line int
-	// Code is a stable identifier, e.g. "dropped-name".
-	Code string
-	Msg  string
-}
-
-func (d Diagnostic) String() string {
-	loc := d.File
-	if d.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", d.File, d.Line)
-	}
-	return fmt.Sprintf("%s: warning: %s: %s", loc, d.Code, d.Msg)
-}
+type Diagnostic = source.Diagnostic
 
 // Diagnostic codes.
 const (
@@ -58,7 +45,7 @@ func Diagnose(t *QueueTree) []Diagnostic {
 			diagnoseQueue(q, add)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	source.SortDiagnostics(out, t.File)
 	return out
 }
 

@@ -3,25 +3,18 @@ package yunikorn
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math"
-	"net/url"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
 	"gopkg.in/yaml.v3"
 
-	"github.com/aclc-dev/aclc/schemas"
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // queuesKey is the ConfigMap key that holds queues.yaml (YuniKorn's default
@@ -204,22 +197,22 @@ func embeddedDocument(data []byte, top *yaml.Node) (document, error) {
 				fmt.Sprintf("unsupported manifest kind %q: want a ConfigMap whose data holds %s, or a queues.yaml document", kind.Value, queuesKey))
 		}
 		_, holder = lookup(top, "data")
-		holder = resolveAlias(holder)
+		holder = source.ResolveAlias(holder)
 		if holder == nil || isNull(holder) {
 			return document{}, nil
 		}
 		if holder.Kind != yaml.MappingNode {
-			return document{}, located(holder, loc, holder.Value, "data of the ConfigMap must be a map of keys to strings, got "+describe(holder))
+			return document{}, located(holder, loc, holder.Value, "data of the ConfigMap must be a map of keys to strings, got "+source.Describe(holder))
 		}
 	}
-	key, val := lookup(resolveAlias(holder), queuesKey)
-	val = resolveAlias(val)
+	key, val := lookup(source.ResolveAlias(holder), queuesKey)
+	val = source.ResolveAlias(val)
 	if val == nil || isNull(val) {
 		return document{}, nil
 	}
 	if val.Kind != yaml.ScalarNode {
 		return document{}, located(val, loc, "", fmt.Sprintf(
-			"%s must be a string holding the queue configuration, got %s; write it as a block: \"%s: |\"", queuesKey, describe(val), queuesKey))
+			"%s must be a string holding the queue configuration, got %s; write it as a block: \"%s: |\"", queuesKey, source.Describe(val), queuesKey))
 	}
 	doc := document{content: []byte(val.Value), loc: blockLocator(data, key, val)}
 	top, err := pickFirst(doc.content)
@@ -250,11 +243,12 @@ func decode(doc document) (*SchedulerConfig, error) {
 	var idx *sourceIndex
 	if doc.root != nil {
 		var value any
-		var errs SourceErrors
-		var checkable bool
-		idx, value, errs, checkable = index(doc.root, doc.loc, len(doc.content))
-		if checkable {
-			errs = append(errs, schemaErrors(value, idx)...)
+		idx, value = source.Read[configKind](doc.root, len(doc.content), queuesFormat, doc.loc.at)
+		errs := idx.Errs()
+		// An alias bomb, or nesting deeper than maxSchemaDepth, does not go
+		// through the schema check.
+		if idx.Complete() && idx.Depth() <= maxSchemaDepth {
+			errs = append(errs, idx.SchemaErrors(value)...)
 		}
 		if len(errs) > 0 {
 			return nil, errs.SortAndCompact().Err()
@@ -265,7 +259,7 @@ func decode(doc document) (*SchedulerConfig, error) {
 		if err := strictDecode(doc, conf); err != nil {
 			return nil, err
 		}
-		idx.fillLines(conf)
+		fillLines(idx, conf)
 	}
 	if err := validate(conf, idx); err != nil {
 		return nil, err
@@ -469,127 +463,21 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
-// describe names a node's value in a message: a scalar as written (strings
-// quoted), otherwise its kind.
-func describe(n *yaml.Node) string {
-	n = resolveAlias(n)
-	if n == nil {
-		return "nothing"
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a map"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str":
-			return strconv.Quote(n.Value)
-		case "!!null":
-			return "null"
-		}
-		return n.Value
-	}
-	return "nothing"
-}
+// configSchema is the schema of queues.yaml, by its name in package schemas.
+const configSchema = "yunikorn/queues/config.json"
 
-// resolveAlias follows alias nodes to their anchor; nil for a broken chain.
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode; i++ {
-		if i > 100 {
-			return nil
-		}
-		n = n.Alias
-	}
-	return n
+// queuesFormat is how queues.yaml is read for its schema check: as yaml.v3
+// decodes it for YuniKorn, into typed values with merge keys.
+var queuesFormat = source.Format{
+	Schema:  configSchema,
+	KeyHint: "keys are case-sensitive lower case",
+	Accepts: decoderAccepts,
 }
 
 // sourceIndex maps JSON pointers into the decoded document to the YAML nodes
 // they came from. The pointers are those of JSON Schema instance locations,
 // and the validator builds the same ones as it walks the configuration.
-type sourceIndex struct {
-	values map[string]*yaml.Node
-	keys   map[string]*yaml.Node // the key node of each mapping entry
-	fields map[string][]string   // the keys of each mapping, in source order
-	broken map[string]bool       // values that could not be converted, already reported
-	loc    locator
-}
-
-// pos is the file position of the value at ptr; ok is false when unknown.
-func (x *sourceIndex) pos(ptr string) (line, column int, ok bool) {
-	if x == nil {
-		return 0, 0, false
-	}
-	n := x.values[ptr]
-	if n == nil {
-		return 0, 0, false
-	}
-	line, column = x.loc.at(n.Line, n.Column)
-	return line, column, true
-}
-
-// keyPos is the file position of the key of the entry at ptr, or of its
-// value when it has no key.
-func (x *sourceIndex) keyPos(ptr string) (line, column int, ok bool) {
-	if x != nil {
-		if n := x.keys[ptr]; n != nil {
-			line, column = x.loc.at(n.Line, n.Column)
-			return line, column, true
-		}
-	}
-	return x.pos(ptr)
-}
-
-func (x *sourceIndex) line(ptr string) int {
-	line, _, _ := x.pos(ptr)
-	return line
-}
-
-// fillLines records the source lines the queue tree reports with.
-func (x *sourceIndex) fillLines(conf *SchedulerConfig) {
-	for i := range conf.Partitions {
-		at := "/partitions/" + strconv.Itoa(i)
-		conf.Partitions[i].Line = x.line(at)
-		x.fillQueueLines(conf.Partitions[i].Queues, at+"/queues")
-	}
-}
-
-func (x *sourceIndex) fillQueueLines(queues []QueueConfig, at string) {
-	for i := range queues {
-		q := &queues[i]
-		qAt := at + "/" + strconv.Itoa(i)
-		q.Line = x.line(qAt)
-		q.AdminACLLine = x.line(qAt + "/adminacl")
-		q.SubmitACLLine = x.line(qAt + "/submitacl")
-		x.fillQueueLines(q.Queues, qAt+"/queues")
-	}
-}
-
-// pointerToken escapes a key as a JSON pointer token exactly as the schema
-// library does for instance locations, so that both build the same pointers.
-func pointerToken(key string) string {
-	key = strings.ReplaceAll(key, "~", "~0")
-	key = strings.ReplaceAll(key, "/", "~1")
-	return url.PathEscape(key)
-}
-
-func unescapeToken(token string) string {
-	if t, err := url.PathUnescape(token); err == nil {
-		token = t
-	}
-	token = strings.ReplaceAll(token, "~1", "/")
-	return strings.ReplaceAll(token, "~0", "~")
-}
-
-// converter turns a YAML node tree into JSON values for the schema check,
-// with the types yaml.v3 resolves, and indexes every value by its pointer.
-type converter struct {
-	idx    *sourceIndex
-	errs   SourceErrors
-	budget int                 // values left before aliases count as a bomb
-	depth  int                 // deepest nesting seen
-	active map[*yaml.Node]bool // anchors being expanded, to stop self-reference
-}
+type sourceIndex = source.Index[configKind]
 
 // maxSchemaDepth bounds the nesting that goes through the schema check. The
 // schema library's error paths cost the cube of the depth, so a deeply
@@ -598,399 +486,24 @@ type converter struct {
 // accept exactly what YuniKorn accepts.
 const maxSchemaDepth = 64
 
-// index converts the document rooted at root. size is the length of the
-// text; the value budget grows with it so that only alias expansion is
-// bounded. checkable is false when the value must not go through the
-// schema check: an alias bomb, or nesting deeper than maxSchemaDepth.
-func index(root *yaml.Node, loc locator, size int) (idx *sourceIndex, value any, errs SourceErrors, checkable bool) {
-	c := &converter{
-		idx: &sourceIndex{
-			values: map[string]*yaml.Node{},
-			keys:   map[string]*yaml.Node{},
-			fields: map[string][]string{},
-			broken: map[string]bool{},
-			loc:    loc,
-		},
-		budget: 100_000 + 10*size,
-		active: map[*yaml.Node]bool{},
-	}
-	v := c.value(root, "", 0)
-	return c.idx, v, c.errs, c.budget > 0 && c.depth <= maxSchemaDepth
-}
-
-func (c *converter) fail(n *yaml.Node, value, msg string) {
-	c.errs = append(c.errs, located(n, c.idx.loc, value, msg))
-}
-
-func (c *converter) value(n *yaml.Node, ptr string, depth int) any {
-	if c.budget <= 0 {
-		return nil
-	}
-	c.budget--
-	if c.budget == 0 {
-		c.fail(n, "", "document contains excessive aliasing")
-		return nil
-	}
-	if depth > c.depth {
-		c.depth = depth
-	}
-	// The first node seen for a pointer wins: an alias is reported where it
-	// is used, and explicit keys are indexed before merged ones.
-	if _, ok := c.idx.values[ptr]; !ok {
-		c.idx.values[ptr] = n
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil
-		}
-		return c.value(n.Content[0], ptr, depth)
-	case yaml.AliasNode:
-		t := n.Alias
-		if t == nil {
-			return nil
-		}
-		if c.active[t] {
-			c.fail(n, n.Value, fmt.Sprintf("anchor %q value contains itself", n.Value))
-			c.idx.broken[ptr] = true
-			return nil
-		}
-		c.active[t] = true
-		v := c.value(t, ptr, depth)
-		delete(c.active, t)
-		return v
-	case yaml.SequenceNode:
-		list := make([]any, 0, len(n.Content))
-		for i, item := range n.Content {
-			list = append(list, c.value(item, ptr+"/"+strconv.Itoa(i), depth+1))
-		}
-		return list
-	case yaml.MappingNode:
-		return c.mapping(n, ptr, depth)
-	case yaml.ScalarNode:
-		v, err := scalar(n)
-		if err != nil {
-			c.fail(n, n.Value, strings.TrimPrefix(err.Error(), "yaml: "))
-			c.idx.broken[ptr] = true
-		}
-		return v
-	}
-	return nil
-}
-
-func (c *converter) mapping(n *yaml.Node, ptr string, depth int) map[string]any {
-	obj := map[string]any{}
-	defined := map[string]*yaml.Node{}
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge" {
-			merges = append(merges, v)
-			continue
-		}
-		kr := resolveAlias(k)
-		if kr == nil || kr.Kind != yaml.ScalarNode {
-			c.fail(k, "", "mapping keys must be strings, got "+describe(k))
-			continue
-		}
-		name := kr.Value
-		if isNull(kr) {
-			name = ""
-		}
-		if prev := defined[name]; prev != nil {
-			line, _ := c.idx.loc.at(prev.Line, prev.Column)
-			c.fail(k, name, fmt.Sprintf("mapping key %q already defined at line %d", name, line))
-			continue
-		}
-		defined[name] = k
-		c.addField(ptr, name, k)
-		obj[name] = c.value(v, ptr+"/"+pointerToken(name), depth+1)
-	}
-	// Merged keys never override the mapping's own keys, and earlier merges
-	// win over later ones, as in YAML's merge key type.
-	for _, m := range merges {
-		c.merge(obj, m, ptr, depth)
-	}
-	return obj
-}
-
-func (c *converter) addField(ptr, name string, key *yaml.Node) {
-	p := ptr + "/" + pointerToken(name)
-	if _, ok := c.idx.keys[p]; !ok {
-		c.idx.keys[p] = key
-		c.idx.fields[ptr] = append(c.idx.fields[ptr], name)
+// fillLines records the source lines the queue tree reports with.
+func fillLines(x *sourceIndex, conf *SchedulerConfig) {
+	for i := range conf.Partitions {
+		at := "/partitions/" + strconv.Itoa(i)
+		conf.Partitions[i].Line = x.Line(at)
+		fillQueueLines(x, conf.Partitions[i].Queues, at+"/queues")
 	}
 }
 
-func (c *converter) merge(obj map[string]any, m *yaml.Node, ptr string, depth int) {
-	t := resolveAlias(m)
-	if t == nil || c.active[t] {
-		c.fail(m, "", "map merge requires map or sequence of maps as the value")
-		return
+func fillQueueLines(x *sourceIndex, queues []QueueConfig, at string) {
+	for i := range queues {
+		q := &queues[i]
+		qAt := at + "/" + strconv.Itoa(i)
+		q.Line = x.Line(qAt)
+		q.AdminACLLine = x.Line(qAt + "/adminacl")
+		q.SubmitACLLine = x.Line(qAt + "/submitacl")
+		fillQueueLines(x, q.Queues, qAt+"/queues")
 	}
-	c.active[t] = true
-	defer delete(c.active, t)
-	switch t.Kind {
-	case yaml.MappingNode:
-		for k, v := range c.mapping(t, ptr, depth) {
-			if _, ok := obj[k]; !ok {
-				obj[k] = v
-			}
-		}
-	case yaml.SequenceNode:
-		for _, item := range t.Content {
-			if r := resolveAlias(item); r == nil || r.Kind != yaml.MappingNode {
-				c.fail(item, "", "map merge requires map or sequence of maps as the value")
-				continue
-			}
-			c.merge(obj, item, ptr, depth)
-		}
-	default:
-		c.fail(m, "", "map merge requires map or sequence of maps as the value")
-	}
-}
-
-// scalar converts a scalar with the type yaml.v3 resolves for it. Numbers
-// become json.Number so that large integers keep their digits.
-func scalar(n *yaml.Node) (any, error) {
-	switch n.ShortTag() {
-	case "!!null":
-		return nil, nil
-	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "!!int", "!!float":
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, err
-		}
-		return number(v), nil
-	}
-	return n.Value, nil
-}
-
-func number(v any) any {
-	switch v := v.(type) {
-	case int:
-		return json.Number(strconv.Itoa(v))
-	case int64:
-		return json.Number(strconv.FormatInt(v, 10))
-	case uint64:
-		return json.Number(strconv.FormatUint(v, 10))
-	case float64:
-		// The schema library cannot compare infinities or NaN. Any finite
-		// stand-in keeps the type check right; the strict decode still sees
-		// the real value.
-		switch {
-		case math.IsNaN(v):
-			return json.Number("0")
-		case math.IsInf(v, 1):
-			return json.Number("1e308")
-		case math.IsInf(v, -1):
-			return json.Number("-1e308")
-		}
-		return json.Number(strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	return v
-}
-
-// configSchema is the schema of queues.yaml, by its name in package schemas.
-const configSchema = "yunikorn/queues/config.json"
-
-// rawConfigSchema is the schema document itself, read for the titles,
-// property lists and descriptions that make the messages.
-var rawConfigSchema = sync.OnceValues(func() (map[string]any, error) {
-	b, err := fs.ReadFile(schemas.FS, configSchema)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, json.Unmarshal(b, &m)
-})
-
-// schemaErrors checks value against the queues.yaml schema and returns every
-// violation, located and phrased for people.
-func schemaErrors(value any, idx *sourceIndex) SourceErrors {
-	sch, err := schemas.Compile(configSchema)
-	if err != nil {
-		return SourceErrors{{Msg: err.Error()}}
-	}
-	raw, err := rawConfigSchema()
-	if err != nil {
-		return SourceErrors{{Msg: fmt.Sprintf("read schema %s: %v", configSchema, err)}}
-	}
-	err = sch.Validate(value)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return SourceErrors{{Msg: err.Error()}}
-	}
-	var errs SourceErrors
-	for _, leaf := range leaves(ve, nil) {
-		errs = append(errs, schemaError(leaf, raw, idx)...)
-	}
-	return errs
-}
-
-func leaves(e *jsonschema.ValidationError, into []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return append(into, e)
-	}
-	for _, c := range e.Causes {
-		into = leaves(c, into)
-	}
-	return into
-}
-
-func schemaError(e *jsonschema.ValidationError, raw map[string]any, idx *sourceIndex) SourceErrors {
-	_, frag, _ := strings.Cut(e.AbsoluteKeywordLocation, "#")
-	schemaPtr, keyword := frag, ""
-	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
-		schemaPtr, keyword = frag[:i], frag[i+1:]
-	}
-	sch := schemaAt(raw, schemaPtr)
-	inst := e.InstanceLocation
-	if idx.broken[inst] {
-		return nil
-	}
-	node := idx.values[inst]
-	switch keyword {
-	case "additionalProperties":
-		return unknownKeys(inst, sch, idx)
-	case "type", "minimum":
-		if decoderAccepts(node, sch) {
-			return nil
-		}
-		msg := fmt.Sprintf("%s must be %s, got %s", subject(inst, schemaPtr, raw), expected(sch), describe(node))
-		if d, _ := sch["description"].(string); d != "" {
-			msg += " (" + d + ")"
-		}
-		return SourceErrors{located(node, idx.loc, scalarValue(node), msg)}
-	}
-	return SourceErrors{located(node, idx.loc, scalarValue(node), subject(inst, schemaPtr, raw)+": "+e.Message)}
-}
-
-// unknownKeys reports each key of the mapping at inst that the schema does
-// not list, with the keys it does list.
-func unknownKeys(inst string, sch map[string]any, idx *sourceIndex) SourceErrors {
-	props, _ := sch["properties"].(map[string]any)
-	valid := make([]string, 0, len(props))
-	for k := range props {
-		valid = append(valid, k)
-	}
-	sort.Strings(valid)
-	what, _ := sch["title"].(string)
-	if what == "" {
-		what = "map"
-	}
-	var errs SourceErrors
-	for _, k := range idx.fields[inst] {
-		if _, ok := props[k]; ok {
-			continue
-		}
-		e := &SourceError{Value: k, Msg: fmt.Sprintf("unknown key %q in %s (keys are case-sensitive lower case; valid keys: %s)",
-			k, what, strings.Join(valid, ", "))}
-		e.Line, e.Column, _ = idx.keyPos(inst + "/" + pointerToken(k))
-		errs = append(errs, e)
-	}
-	return errs
-}
-
-// schemaAt follows a JSON pointer into the schema document.
-func schemaAt(raw map[string]any, ptr string) map[string]any {
-	cur := raw
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		if tok == "" {
-			continue
-		}
-		next, _ := cur[unescapeToken(tok)].(map[string]any)
-		if next == nil {
-			return map[string]any{}
-		}
-		cur = next
-	}
-	return cur
-}
-
-// subject names the value at inst: a key, a list entry as list[i], or a map
-// entry as map["key"].
-func subject(inst, schemaPtr string, raw map[string]any) string {
-	if inst == "" {
-		if t, _ := raw["title"].(string); t != "" {
-			return "the " + t
-		}
-		return "the document"
-	}
-	tokens := strings.Split(strings.TrimPrefix(inst, "/"), "/")
-	last := unescapeToken(tokens[len(tokens)-1])
-	parent := ""
-	if len(tokens) > 1 {
-		parent = unescapeToken(tokens[len(tokens)-2])
-	}
-	switch {
-	case strings.HasSuffix(schemaPtr, "/additionalProperties"):
-		return fmt.Sprintf("%s[%q]", parent, last)
-	case parent != "" && isIndex(last):
-		return fmt.Sprintf("%s[%s]", parent, last)
-	}
-	return last
-}
-
-func isIndex(s string) bool {
-	_, err := strconv.Atoi(s)
-	return err == nil
-}
-
-func schemaTypes(sch map[string]any) []string {
-	switch t := sch["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// expected phrases what the schema allows.
-func expected(sch map[string]any) string {
-	var parts []string
-	for _, t := range schemaTypes(sch) {
-		switch t {
-		case "integer":
-			if min, ok := sch["minimum"].(float64); ok && min == 0 {
-				parts = append(parts, "a non-negative integer")
-			} else {
-				parts = append(parts, "an integer")
-			}
-		case "number":
-			parts = append(parts, "a number")
-		case "string":
-			parts = append(parts, "a string")
-		case "boolean":
-			parts = append(parts, "true or false")
-		case "object":
-			parts = append(parts, "a map")
-		case "array":
-			parts = append(parts, "a list")
-		default:
-			parts = append(parts, t)
-		}
-	}
-	if len(parts) == 0 {
-		return "valid"
-	}
-	return strings.Join(parts, " or ")
 }
 
 // yaml11Bools are the YAML 1.1 booleans that yaml.v3 still decodes into a
@@ -1001,12 +514,12 @@ var yaml11Bools = map[string]bool{
 }
 
 // decoderAccepts reports whether yaml.v3, which YuniKorn decodes with,
-// accepts the node for the schema's type although the JSON type differs:
+// accepts the node for the schema's types although the JSON type differs:
 // null leaves the zero value, any scalar fills a string, and the YAML 1.1
 // words fill a bool. The schema says what is meant; this keeps aclc from
 // rejecting what YuniKorn takes.
-func decoderAccepts(node *yaml.Node, sch map[string]any) bool {
-	n := resolveAlias(node)
+func decoderAccepts(node *yaml.Node, types []string) bool {
+	n := source.ResolveAlias(node)
 	if n == nil {
 		return false
 	}
@@ -1016,7 +529,7 @@ func decoderAccepts(node *yaml.Node, sch map[string]any) bool {
 	if n.Kind != yaml.ScalarNode {
 		return false
 	}
-	for _, t := range schemaTypes(sch) {
+	for _, t := range types {
 		switch t {
 		case "string":
 			return true
@@ -1027,11 +540,4 @@ func decoderAccepts(node *yaml.Node, sch map[string]any) bool {
 		}
 	}
 	return false
-}
-
-func scalarValue(n *yaml.Node) string {
-	if n = resolveAlias(n); n != nil && n.Kind == yaml.ScalarNode {
-		return n.Value
-	}
-	return ""
 }

@@ -2,8 +2,10 @@ package yunikorn
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -584,8 +586,12 @@ func TestSourceErrorRendering(t *testing.T) {
 // draft-07 for OPA's type checker, a description on every property for the
 // messages, and a cache that is safe for concurrent use.
 func TestConfigSchema(t *testing.T) {
-	raw, err := rawConfigSchema()
+	b, err := fs.ReadFile(schemas.FS, configSchema)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
 	}
 	if got := raw["$schema"]; got != "http://json-schema.org/draft-07/schema#" {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // The name rules of YuniKorn's configs package (configvalidator.go). They
@@ -307,7 +309,7 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 	for _, k := range names {
 		if policy.ResourceWeights[k] < 0 {
 			return v.keyErrorAt(p.Line, k, fmt.Sprintf("negative resource weight for %s is not allowed", k),
-				at+"/nodesortpolicy/resourceweights/"+pointerToken(k), at+"/nodesortpolicy", at)
+				at+"/nodesortpolicy/resourceweights/"+source.PointerToken(k), at+"/nodesortpolicy", at)
 		}
 	}
 	return nil
@@ -316,13 +318,13 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 // errorAt locates an error at the first of the source pointers that exists,
 // or at line when the configuration has no source index.
 func (v validator) errorAt(line int, value, msg string, at ...string) error {
-	return locate(v.src.pos, line, value, msg, at)
+	return locate(v.src.Pos, line, value, msg, at)
 }
 
 // keyErrorAt is errorAt for errors about an entry as a whole, which are
 // reported at its key.
 func (v validator) keyErrorAt(line int, value, msg string, at ...string) error {
-	return locate(v.src.keyPos, line, value, msg, at)
+	return locate(v.src.KeyPos, line, value, msg, at)
 }
 
 func locate(pos func(string) (int, int, bool), line int, value, msg string, at []string) error {
