@@ -370,15 +370,8 @@ func gunzip(raw []byte) (string, error) {
 
 // lookup finds a plain key of a mapping; nil when absent.
 func lookup(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
+	_, v := srcerr.Lookup(m, key)
+	return v
 }
 
 func isConfigMap(m *yaml.Node) bool {

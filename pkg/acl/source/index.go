@@ -412,3 +412,18 @@ func (f Format) describe(n *yaml.Node) string {
 	}
 	return Describe(n)
 }
+
+// Lookup finds a plain (scalar) key of a mapping node and returns the key
+// and value nodes, or nils when m is not a mapping or has no such key.
+// Merge keys and aliases are not followed.
+func Lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // EditOp is a vovacl operation that changes an object's ACL.
@@ -455,17 +457,7 @@ func (ed *aclEditor) apply() []byte {
 }
 
 // mapValue returns the key and value nodes of key in a mapping.
-func mapValue(m *yaml.Node, key string) (k, v *yaml.Node) {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
-		}
-	}
-	return nil, nil
-}
+func mapValue(m *yaml.Node, key string) (k, v *yaml.Node) { return source.Lookup(m, key) }
 
 // hasAnchors reports whether a subtree defines an anchor or uses an
 // alias: editing it would change, or be overridden by, other places.

@@ -151,17 +151,7 @@ func documentBody(doc *yaml.Node) *yaml.Node {
 
 // lookup finds a plain key of a mapping; it is only used on the Kubernetes
 // envelope, which needs no merge keys.
-func lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Kind == yaml.ScalarNode && m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
-		}
-	}
-	return nil, nil
-}
+func lookup(m *yaml.Node, key string) (k, v *yaml.Node) { return source.Lookup(m, key) }
 
 func isConfigMap(top *yaml.Node) bool {
 	_, v := lookup(top, "kind")
