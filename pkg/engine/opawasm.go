@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -17,9 +18,16 @@ import (
 
 // OPAWasmEngine evaluates the same Wasm module with OPA's own Wasm engine.
 type OPAWasmEngine struct {
-	r    *wasmresolver.Resolver
-	refs map[string]ast.Ref
-	eps  []string
+	// resolvers are used one goroutine at a time. OPA's Wasm SDK returns
+	// the result as a view of the instance's linear memory and hands the
+	// instance back to its pool before the resolver parses that view, so
+	// concurrent evaluations on one resolver can read each other's bytes
+	// (seen as "failed to parse wasm result" under 8 goroutines). One
+	// resolver per CPU keeps evaluations parallel without sharing one.
+	resolvers chan *wasmresolver.Resolver
+	all       []*wasmresolver.Resolver
+	refs      map[string]ast.Ref
+	eps       []string
 }
 
 // NewOPAWasm loads the bundle's policy.wasm and data into OPA's Wasm engine.
@@ -39,11 +47,17 @@ func NewOPAWasm(ctx context.Context, b *bundle.Bundle) (*OPAWasmEngine, error) {
 		e.refs[ep.Entrypoint] = ref
 		e.eps = append(e.eps, ep.Entrypoint)
 	}
-	r, err := wasmresolver.NewWithContext(ctx, refs, b.WasmModules[0].Raw, b.Data)
-	if err != nil {
-		return nil, fmt.Errorf("opa wasm engine: %w", err)
+	n := runtime.GOMAXPROCS(0)
+	e.resolvers = make(chan *wasmresolver.Resolver, n)
+	for range n {
+		r, err := wasmresolver.NewWithContext(ctx, refs, b.WasmModules[0].Raw, b.Data)
+		if err != nil {
+			e.closeAll()
+			return nil, fmt.Errorf("opa wasm engine: %w", err)
+		}
+		e.all = append(e.all, r)
+		e.resolvers <- r
 	}
-	e.r = r
 	return e, nil
 }
 
@@ -64,7 +78,14 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.r.Eval(ctx, resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
+	var r *wasmresolver.Resolver
+	select {
+	case r = <-e.resolvers:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	res, err := r.Eval(ctx, resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
+	e.resolvers <- r
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +100,10 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 }
 
 // Close implements Engine.
-func (e *OPAWasmEngine) Close(context.Context) error { e.r.Close(); return nil }
+func (e *OPAWasmEngine) Close(context.Context) error { e.closeAll(); return nil }
+
+func (e *OPAWasmEngine) closeAll() {
+	for _, r := range e.all {
+		r.Close()
+	}
+}
