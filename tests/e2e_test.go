@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aclc-dev/aclc/internal/bundletest"
+	"github.com/aclc-dev/aclc/tests/bundletest"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"

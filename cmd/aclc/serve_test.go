@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aclc-dev/aclc/internal/bundletest"
+	"github.com/aclc-dev/aclc/tests/bundletest"
 )
 
 const serveQueues = `partitions:
