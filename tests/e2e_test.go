@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aclc-dev/aclc/tests/bundletest"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/tests/bundletest"
 )
 
 // Names of the engines the end-to-end run adds: the http engine against
