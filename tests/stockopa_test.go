@@ -38,19 +38,7 @@ func buildBundle(t *testing.T, srcPath, resolver string, static bool) (string, *
 	if err := s.SetGroupResolution(resolver, static); err != nil {
 		t.Fatal(err)
 	}
-	b, err := translate.RegoBundle(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := translate.BundleBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "bundle.tar.gz")
-	if err := os.WriteFile(out, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out, s
+	return writeBundle(t, s), s
 }
 
 func opaEval(t *testing.T, opa, bundlePath string, input []byte) ([]byte, string, error) {
