@@ -89,20 +89,14 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s (Gatekeeper ConstraintTemplate %s and Constraint %s/%s, %d bytes)\n", *out, translate.GatekeeperTemplateName, translate.GatekeeperKind, translate.GatekeeperConstraint, len(manifests))
 		return exitOK
-	case "rego":
-		b, err := translate.RegoBundle(s)
-		if err == nil {
-			err = sign(b)
+	case "rego", "wasm":
+		var b *bundle.Bundle
+		var err error
+		if *target == "wasm" {
+			b, err = translate.WasmBundle(context.Background(), s)
+		} else {
+			b, err = translate.RegoBundle(s)
 		}
-		if err == nil {
-			data, err = translate.BundleBytes(b)
-		}
-		if err != nil {
-			errorf(stderr, "build: %v", err)
-			return exitError
-		}
-	case "wasm":
-		b, err := translate.WasmBundle(context.Background(), s)
 		if err == nil {
 			err = sign(b)
 		}
