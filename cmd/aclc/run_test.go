@@ -272,8 +272,13 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 	}
 
 	none := filepath.Join(t.TempDir(), "none.yaml")
-	code, _, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", none, seedConfig)
-	if code != exitError || !strings.Contains(stderr, "no admission settings") {
+	code, _, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", none, "../../examples/vov/acls.yaml")
+	if code != exitError || !strings.Contains(stderr, "no YuniKorn configuration") {
+		t.Errorf("a VOV-only source: exit %d, %s", code, stderr)
+	}
+	// A queues.yaml alone runs YuniKorn's default admission settings.
+	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", seedConfig)
+	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornUserInfo") {
 		t.Errorf("a queues-only source: exit %d, %s", code, stderr)
 	}
 	if _, err := os.Stat(none); !os.IsNotExist(err) {

@@ -98,7 +98,7 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if s.Admission == nil {
-		errorf(stderr, "webhook: no admission settings in %s: the webhook needs a yunikorn-configs ConfigMap (or a plain map) with admissionController.* keys", strings.Join(srcs, ", "))
+		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", strings.Join(srcs, ", "))
 		return exitError
 	}
 

@@ -74,9 +74,9 @@ func TestWebhookUsage(t *testing.T) {
 		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
 		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "flag provided but not defined"},
 		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
-		{"queues without admission settings are refused, naming the file",
-			[]string{"--self-signed", "../../examples/yunikorn/sue.yaml"}, exitError,
-			"no admission settings in ../../examples/yunikorn/sue.yaml"},
+		{"a source without YuniKorn configuration is refused, naming the file",
+			[]string{"--self-signed", "../../examples/vov/acls.yaml"}, exitError,
+			"no YuniKorn configuration in ../../examples/vov/acls.yaml"},
 		{"a broken source is refused", []string{"--self-signed", writeFile(t, "bad.yaml", "admissionController.x: [\n")}, exitError, "bad.yaml"},
 		{"a missing key pair is refused before listening", []string{"--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem", settings}, exitError, "load TLS key pair"},
 	}

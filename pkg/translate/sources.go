@@ -7,6 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
@@ -48,20 +53,28 @@ type Sources struct {
 	// QueueConfig is the validated configuration behind Queues.
 	QueueConfig *yunikorn.SchedulerConfig
 
-	// Admission is the admission controller's settings, when a source
-	// carries admissionController.* keys.
+	// Admission is the admission controller's settings: those of the
+	// YuniKorn configuration, YuniKorn's defaults for every key it does not
+	// set.
 	Admission *admission.Settings
-	// AdmissionFile is the source the settings came from.
+	// AdmissionFile names the sources the settings came from.
 	AdmissionFile string
 	// Portable keeps the bundle free of aclc's host builtins for admission
 	// decoding (Gatekeeper, stock OPA); denial texts for malformed objects
 	// are then approximate.
 	Portable bool
 
+	// Layout is the flattened YuniKorn configuration (yunikorn-defaults and
+	// yunikorn-configs, or a bare queues.yaml), nil without one.
+	Layout *layout.Config
+	// Diagnostics are warnings about how the sources are laid out: objects
+	// and ConfigMaps YuniKorn does not read, binaryData it blanks or drops.
+	Diagnostics []source.Diagnostic
+
 	// Kubernetes is data replicated from the cluster, as kube-mgmt puts it
 	// under data.kubernetes (e.g. {"namespaces": {name: Namespace object}}).
-	// Normally it arrives at run time; a build embeds it only when given,
-	// for tests and demos.
+	// Normally it arrives at run time; Namespace sources and tests fill it
+	// for a build.
 	Kubernetes map[string]any
 
 	// VOV is the VOV ACL source; a build takes at most one (one vovserver
@@ -69,16 +82,26 @@ type Sources struct {
 	VOV *vov.Spec
 
 	groups GroupResolution
+	// yunikorn holds the files read as YuniKorn configuration, flattened
+	// together whenever one is added.
+	yunikorn []*layout.File
 }
 
-// LoadSources reads, detects, validates and normalises the named files.
-// force, when not KindAuto, overrides content detection.
+// LoadSources reads, detects, validates and normalises the named files
+// and directories (a ConfigMap mounted as a directory). force, when not
+// KindAuto, overrides content detection.
 func LoadSources(paths []string, force Kind) (*Sources, error) {
 	if len(paths) == 0 {
 		return nil, sourceError{errors.New("no source files given")}
 	}
 	s := &Sources{}
 	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if err := s.addDir(p, force); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, sourceError{err}
@@ -90,80 +113,130 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 	return s, nil
 }
 
-// Add parses one more source from memory; name is used in messages.
+// addDir reads a ConfigMap mounted as a directory.
+func (s *Sources) addDir(dir string, force Kind) error {
+	if force == KindVOV {
+		return sourceError{fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", dir)}
+	}
+	f, err := layout.ReadDir(dir)
+	if err != nil {
+		return sourceError{err}
+	}
+	return s.addYuniKorn(f)
+}
+
+// Add parses one more source from memory; name is used in messages. The
+// YuniKorn files given so far are flattened together again, as YuniKorn
+// flattens its two ConfigMaps.
 func (s *Sources) Add(name string, data []byte, force Kind) error {
-	kinds := []Kind{force}
-	if force == KindAuto {
-		var err error
-		if kinds, err = detect(name, data); err != nil {
-			return err
-		}
+	switch force {
+	case KindAuto, KindVOV, KindYuniKornQueues, KindYuniKornAdmission:
+	default:
+		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, force)}
 	}
-	for _, kind := range kinds {
-		if err := s.addKind(name, data, kind); err != nil {
-			return err
-		}
+	if force == KindVOV {
+		return s.addVOV(name, data)
 	}
+	f, err := layout.Read(name, data)
+	if err != nil {
+		return sourceError{err}
+	}
+	if f.VOV {
+		if force != KindAuto {
+			return sourceError{fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", name)}
+		}
+		return s.addVOV(name, data)
+	}
+	return s.addYuniKorn(f)
+}
+
+func (s *Sources) addVOV(name string, data []byte) error {
+	if s.VOV != nil {
+		return sourceError{fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
+	}
+	spec, err := vov.Load(name, data)
+	if err != nil {
+		return sourceError{err}
+	}
+	s.VOV = spec
 	s.Files = append(s.Files, name)
 	return nil
 }
 
-func (s *Sources) addKind(name string, data []byte, kind Kind) error {
-	switch kind {
-	case KindYuniKornAdmission:
-		if s.Admission != nil {
-			return sourceError{fmt.Errorf("%s: a second set of admission settings (the first is %s)", name, s.AdmissionFile)}
+// addYuniKorn adds a file of YuniKorn ConfigMaps or Namespaces, then
+// settles the configuration of every such file given so far.
+func (s *Sources) addYuniKorn(f *layout.File) error {
+	files := append(slices.Clip(s.yunikorn), f)
+	var cms []*layout.ConfigMap
+	var diags []source.Diagnostic
+	namespaces := map[string]any{}
+	nsFile := map[string]string{}
+	for _, file := range files {
+		cms = append(cms, file.ConfigMaps...)
+		diags = append(diags, file.Diagnostics...)
+		for _, ns := range file.Namespaces {
+			if prev, dup := nsFile[ns.Name]; dup {
+				return sourceError{fmt.Errorf("%s:%d: namespace %s is given twice (first in %s)", ns.File, ns.Line, ns.Name, prev)}
+			}
+			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
+			namespaces[ns.Name] = namespaceObject(ns)
 		}
-		st, err := admission.LoadSettings(name, data)
-		if err != nil {
+	}
+	var c *layout.Config
+	var conf *yunikorn.SchedulerConfig
+	var tree *yunikorn.QueueTree
+	if len(cms) > 0 {
+		var err error
+		if c, err = layout.Flatten(cms); err != nil {
 			return sourceError{err}
 		}
-		s.Admission, s.AdmissionFile = st, name
-	case KindYuniKornQueues:
-		if s.Queues != nil {
-			return sourceError{fmt.Errorf("%s: a second YuniKorn queue configuration (the first is %s); YuniKorn reads one", name, s.Queues.File)}
-		}
-		conf, err := yunikorn.Load(name, data)
-		if err != nil {
+		diags = append(diags, c.Diagnostics...)
+		if conf, err = yunikorn.FromLayout(c); err != nil {
 			return sourceError{err}
 		}
-		tree, err := yunikorn.BuildTree(name, conf)
-		if err != nil {
+		if tree, err = yunikorn.BuildTree(conf.Source, conf); err != nil {
 			return sourceError{err}
 		}
-		s.Queues, s.QueueConfig = tree, conf
-	case KindVOV:
-		if s.VOV != nil {
-			return sourceError{fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
+	}
+	// Nothing is kept from a file that fails.
+	s.yunikorn, s.Layout, s.Diagnostics = files, c, diags
+	s.Files = append(s.Files, f.Name)
+	s.Queues, s.QueueConfig, s.Admission, s.AdmissionFile = tree, conf, nil, ""
+	if c != nil {
+		s.Admission = admission.FromLayout(c)
+		var names []string
+		for _, cm := range c.ConfigMaps {
+			names = append(names, cm.File)
 		}
-		spec, err := vov.Load(name, data)
-		if err != nil {
-			return sourceError{err}
+		s.AdmissionFile = strings.Join(slices.Compact(names), ", ")
+	}
+	if len(namespaces) > 0 {
+		if s.Kubernetes == nil {
+			s.Kubernetes = map[string]any{}
 		}
-		s.VOV = spec
-	default:
-		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, kind)}
+		s.Kubernetes["namespaces"] = namespaces
 	}
 	return nil
 }
 
-// detect names the kinds a file carries: a yunikorn-configs ConfigMap may
-// hold both queues.yaml and admission settings.
-func detect(path string, data []byte) ([]Kind, error) {
-	if vov.IsVOVSource(data) {
-		return []Kind{KindVOV}, nil
+// namespaceObject is a Namespace as kube-mgmt replicates it.
+func namespaceObject(ns layout.Namespace) map[string]any {
+	meta := map[string]any{"name": ns.Name}
+	if ns.Annotations != nil {
+		meta["annotations"] = stringMap(ns.Annotations)
 	}
-	var kinds []Kind
-	if yunikorn.IsQueueSource(data) {
-		kinds = append(kinds, KindYuniKornQueues)
+	if ns.Labels != nil {
+		meta["labels"] = stringMap(ns.Labels)
 	}
-	if admission.IsAdmissionSource(data) {
-		kinds = append(kinds, KindYuniKornAdmission)
+	return map[string]any{"metadata": meta}
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
-	if len(kinds) == 0 {
-		return nil, sourceError{fmt.Errorf("%s: cannot tell what kind of source this is (want a YuniKorn queues.yaml, a yunikorn-configs ConfigMap with queues.yaml or admissionController.* keys, or a VOV ACL source with a top-level vov: key)", path)}
-	}
-	return kinds, nil
+	return out
 }
 
 // Data returns the data document of the bundle: everything under the

@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
 )
 
 func gz(t testing.TB, s string) string {
@@ -113,7 +116,9 @@ func TestLoadSettings(t *testing.T) {
 		{"a ConfigMap without data gives the defaults", configMap("yunikorn-configs", ""), map[string]string{}, ""},
 		{"a ConfigMap with null data gives the defaults", configMap("yunikorn-configs", "data:\n"), map[string]string{}, ""},
 		{"other keys are ignored", configMap("yunikorn-configs", "data:\n  log.level: x\n  queues.yaml: |\n    partitions: []\n"), map[string]string{}, ""},
-		{"an empty string is present", configMap("x", "data:\n  admissionController.accessControl.systemUsers: \"\"\n"),
+		{"a ConfigMap of another name is skipped", configMap("x", "data:\n  admissionController.accessControl.systemUsers: \"\"\n"),
+			map[string]string{}, ""},
+		{"an empty string is present", configMap("yunikorn-configs", "data:\n  admissionController.accessControl.systemUsers: \"\"\n"),
 			map[string]string{KeySystemUsers: ""}, ""},
 		{"a null value is present and empty", "admissionController.accessControl.systemUsers:\n",
 			map[string]string{KeySystemUsers: ""}, ""},
@@ -139,66 +144,59 @@ func TestLoadSettings(t *testing.T) {
 		{"binaryData that does not gunzip is dropped",
 			configMap("yunikorn-configs", "data:\n  admissionController.accessControl.externalUsers: \"^a$\"\nbinaryData:\n  admissionController.accessControl.externalUsers.gz: dHJ1ZQ==\n"),
 			map[string]string{KeyExternalUsers: "^a$"}, ""},
-		{"binaryData of other keys is not even decoded",
+		{"binaryData of other keys must be base64 too",
 			configMap("yunikorn-configs", "binaryData:\n  queues.yaml.gz: \"!!! not base64\"\n"),
-			map[string]string{}, ""},
+			nil, `testdata.yaml:6:19: binaryData value of queues.yaml.gz is not base64: illegal base64 data at input byte 0`},
 		{"a data value that is a YAML bool is refused",
 			configMap("yunikorn-configs", "data:\n  admissionController.accessControl.bypassAuth: true\n"),
-			nil, `testdata.yaml:6:49: value of admissionController.accessControl.bypassAuth must be a string (a ConfigMap's value holds strings only), got bool true; quote it: "true"`},
+			nil, `testdata.yaml:6:49: data value of admissionController.accessControl.bypassAuth must be a string (a ConfigMap holds strings only), got bool true; quote it: "true"`},
 		{"a plain-map value that is a number is refused",
 			"admissionController.accessControl.trustControllers: 1\n",
-			nil, `testdata.yaml:1:53: value of admissionController.accessControl.trustControllers must be a string (a ConfigMap's value holds strings only), got int 1; quote it: "1"`},
+			nil, `testdata.yaml:1:53: data value of admissionController.accessControl.trustControllers must be a string (a ConfigMap holds strings only), got int 1; quote it: "1"`},
 		{"a list value is refused",
 			"admissionController.accessControl.externalUsers: [a, b]\n",
-			nil, `testdata.yaml:1:50: value of admissionController.accessControl.externalUsers must be a string (a ConfigMap's value holds strings only), got a list`},
+			nil, `testdata.yaml:1:50: data value of admissionController.accessControl.externalUsers must be a string (a ConfigMap holds strings only), got a list`},
 		{"a key set twice is refused",
 			"admissionController.accessControl.bypassAuth: \"true\"\nadmissionController.accessControl.bypassAuth: \"false\"\n",
 			nil, `testdata.yaml:2:1: key admissionController.accessControl.bypassAuth is set twice (first on line 1); keep one`},
 		{"data that is not a map is refused",
 			configMap("yunikorn-configs", "data: [a]\n"),
-			nil, `testdata.yaml:5:7: data of the ConfigMap must be a map of keys to strings, got a list`},
+			nil, `testdata.yaml:5:7: data must be a map of keys to strings, got a list`},
 		{"binaryData that is not base64 is refused",
 			configMap("yunikorn-configs", "binaryData:\n  admissionController.accessControl.bypassAuth.gz: \"!!!\"\n"),
 			nil, `testdata.yaml:6:52: binaryData value of admissionController.accessControl.bypassAuth.gz is not base64: illegal base64 data at input byte 0`},
 		{"two binaryData keys on one admission key are refused",
 			configMap("yunikorn-configs", "binaryData:\n  admissionController.accessControl.bypassAuth.gz: "+gz(t, "true")+"\n  admissionController.accessControl.bypassAuth.x: eA==\n"),
-			nil, `testdata.yaml:7:3: binaryData keys admissionController.accessControl.bypassAuth.gz (line 6) and admissionController.accessControl.bypassAuth.x both set admissionController.accessControl.bypassAuth, and YuniKorn reads them in random order; keep one`},
+			nil, `testdata.yaml:7:3: binaryData keys admissionController.accessControl.bypassAuth.gz (testdata.yaml:6) and admissionController.accessControl.bypassAuth.x both set admissionController.accessControl.bypassAuth, and YuniKorn applies them in random order; keep one`},
 		{"a manifest of another kind is refused",
 			"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n",
-			nil, `testdata.yaml:2:7: unsupported manifest kind "Deployment": want a ConfigMap (yunikorn-defaults or yunikorn-configs) whose data holds admissionController.* keys`},
-		{"a top-level list is refused", "- a\n",
-			nil, `testdata.yaml:1:1: want a ConfigMap manifest or a map of ConfigMap keys, got a list`},
+			nil, `testdata.yaml:2:7: unsupported manifest kind "Deployment": want a ConfigMap (yunikorn-defaults, yunikorn-configs), a Namespace, or a List of them`},
+		{"a top-level list is a queues.yaml, with default settings", "- a\n", map[string]string{}, ""},
 		{"a YAML syntax error is located", "a: b\n  c: d\n",
 			nil, `testdata.yaml:2: mapping values are not allowed in this context`},
 		{"several errors are listed in order",
 			"admissionController.accessControl.bypassAuth: true\nadmissionController.accessControl.externalUsers: {}\n",
 			nil, "2 errors occurred:\n" +
-				`testdata.yaml:1:47: value of admissionController.accessControl.bypassAuth must be a string (a ConfigMap's value holds strings only), got bool true; quote it: "true"` + "\n" +
-				`testdata.yaml:2:50: value of admissionController.accessControl.externalUsers must be a string (a ConfigMap's value holds strings only), got a map`},
+				`testdata.yaml:1:47: data value of admissionController.accessControl.bypassAuth must be a string (a ConfigMap holds strings only), got bool true; quote it: "true"` + "\n" +
+				`testdata.yaml:2:50: data value of admissionController.accessControl.externalUsers must be a string (a ConfigMap holds strings only), got a map`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := readSource([]byte(tt.src))
-			if err != nil {
-				err = withFile(err, "testdata.yaml")
-			}
+			got, err := admissionKeys("testdata.yaml", []byte(tt.src))
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error\n got %v\nwant %s", err, tt.err)
 				}
-				if !errors.Is(err, ErrInvalidSettings) {
-					t.Errorf("error does not match ErrInvalidSettings")
-				}
-				if _, lerr := LoadSettings("testdata.yaml", []byte(tt.src)); lerr == nil || lerr.Error() != tt.err {
-					t.Errorf("LoadSettings error = %v", lerr)
+				if _, lerr := LoadSettings("testdata.yaml", []byte(tt.src)); lerr == nil || lerr.Error() != tt.err || !errors.Is(lerr, ErrInvalidSettings) {
+					t.Errorf("LoadSettings error = %v (matches ErrInvalidSettings: %v)", lerr, errors.Is(lerr, ErrInvalidSettings))
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(src.values, tt.want) {
-				t.Errorf("keys = %q, want %q", src.values, tt.want)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("keys = %q, want %q", got, tt.want)
 			}
 			if _, err := LoadSettings("testdata.yaml", []byte(tt.src)); err != nil {
 				t.Errorf("LoadSettings: %v", err)
@@ -207,48 +205,26 @@ func TestLoadSettings(t *testing.T) {
 	}
 }
 
-// TestLoadSettingsDroppedBinaryData reports a binaryData entry YuniKorn
-// drops, so that aclc check can say so.
-func TestLoadSettingsDroppedBinaryData(t *testing.T) {
-	src := configMap("yunikorn-configs", "binaryData:\n  admissionController.accessControl.bypassAuth.gz: dHJ1ZQ==\n  admissionController.accessControl.trustControllers: eA==\n")
-	s, err := LoadSettings("cm.yaml", []byte(src))
+// admissionKeys flattens a file and keeps the keys the settings parser
+// reads.
+func admissionKeys(name string, data []byte) (map[string]string, error) {
+	f, err := layout.Read(name, data)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	if len(s.Fallbacks) != 1 {
-		t.Fatalf("fallbacks = %+v", s.Fallbacks)
+	if f.SyntaxError != nil {
+		return nil, withFile(layout.Rekind[settingsKind](f.SyntaxError), name)
 	}
-	f := s.Fallbacks[0]
-	if f.File != "cm.yaml" || f.Line != 6 || f.Key != KeyBypassAuth ||
-		f.Reason != "binaryData admissionController.accessControl.bypassAuth.gz does not gunzip (unexpected EOF); YuniKorn drops the entry" {
-		t.Errorf("fallback = %+v", f)
+	c, err := layout.Flatten(f.ConfigMaps)
+	if err != nil {
+		return nil, err
 	}
+	out := map[string]string{}
+	for k, v := range c.Map() {
+		if strings.HasPrefix(k, keyPrefix) {
+			out[k] = v
+		}
+	}
+	return out, nil
 }
 
-// TestIsAdmissionSource pins kind detection.
-func TestIsAdmissionSource(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want bool
-	}{
-		{"a ConfigMap with an admission key", configMap("yunikorn-configs", "data:\n  admissionController.filtering.bypassNamespaces: \"\"\n"), true},
-		{"a ConfigMap with queues.yaml only", configMap("yunikorn-configs", "data:\n  queues.yaml: |\n    partitions: []\n"), false},
-		{"a ConfigMap with an admission key in binaryData", configMap("yunikorn-configs", "binaryData:\n  admissionController.accessControl.bypassAuth.gz: eA==\n"), true},
-		{"a plain map with an admission key", "admissionController.accessControl.bypassAuth: \"true\"\n", true},
-		{"a queues.yaml document", "partitions:\n  - name: default\n", false},
-		{"an empty file", "", false},
-		{"a list", "- admissionController.x\n", false},
-		{"another manifest", "apiVersion: v1\nkind: Secret\ndata:\n  admissionController.x: eA==\n", false},
-		{"broken YAML that reads like settings", "admissionController.accessControl.bypassAuth: \"true\n  x: [\n", true},
-		{"broken YAML that does not", "a: [\n", false},
-		{"the second document's ConfigMap", "apiVersion: v1\nkind: Namespace\n---\n" + configMap("yunikorn-configs", "data:\n  admissionController.accessControl.bypassAuth: \"true\"\n"), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := IsAdmissionSource([]byte(tt.src)); got != tt.want {
-				t.Errorf("IsAdmissionSource = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}

@@ -427,3 +427,11 @@ func Lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
 	}
 	return nil, nil
 }
+
+// ValueText is a scalar's text, "" for anything else or nil.
+func ValueText(n *yaml.Node) string {
+	if n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
+}

@@ -141,3 +141,22 @@ func WithFile[K Kind](err error, file string) error {
 	}
 	return err
 }
+
+// Rekind re-labels the located errors of kind From as errors of kind To,
+// for a reader shared by several parsers (each caller's errors then match
+// its own sentinel). Other errors pass through unchanged.
+func Rekind[To, From Kind](err error) error {
+	var list Errors[From]
+	var one *Error[From]
+	switch {
+	case errors.As(err, &list):
+		out := make(Errors[To], len(list))
+		for i, e := range list {
+			out[i] = (*Error[To])(e)
+		}
+		return out
+	case errors.As(err, &one):
+		return (*Error[To])(one)
+	}
+	return err
+}

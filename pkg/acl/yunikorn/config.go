@@ -13,6 +13,13 @@ package yunikorn
 type SchedulerConfig struct {
 	Partitions []PartitionConfig `yaml:"partitions" json:"partitions"`
 	Checksum   string            `yaml:"checksum,omitempty" json:"checksum,omitempty"`
+
+	// Source names where the configuration was read: a file, a file and
+	// the binaryData key it was gunzipped from, or DefaultConfigName.
+	Source string `yaml:"-" json:"-"`
+	// Default is set for YuniKorn's built-in default configuration, which
+	// runs when the flattened ConfigMaps hold no queue configuration.
+	Default bool `yaml:"-" json:"-"`
 }
 
 // PartitionConfig is one partition.

@@ -14,34 +14,29 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
-// queuesKey is the ConfigMap key that holds queues.yaml (YuniKorn's default
-// policy group "queues").
-const queuesKey = "queues.yaml"
-
-// admissionKeyPrefix starts the admission controller's ConfigMap keys, which
-// may share the ConfigMap with queues.yaml.
-const admissionKeyPrefix = "admissionController."
-
-// Load parses and validates a YuniKorn queue configuration. name is used in error messages.
-// data is either a queues.yaml document, or a Kubernetes ConfigMap manifest (kind: ConfigMap) whose
-// data["queues.yaml"] holds it, or a plain YAML map of ConfigMap keys (has a "queues.yaml" key and/or
-// "admissionController.*" keys) — detect by content.
+// Load parses and validates a YuniKorn queue configuration from one file;
+// name is used in error messages. The file is read as a cluster holds it
+// (package layout): a bare queues.yaml, ConfigMaps (one or several
+// documents, a kind: List) or a plain map of ConfigMap keys; the queue
+// configuration is the flattened <policyGroup>.yaml, and YuniKorn's
+// default configuration when there is none (see FromLayout).
 //
-// The steps are YuniKorn's, with located errors: a JSON Schema check that
-// reports every unknown key and wrongly typed value at once, the strict
-// decode YuniKorn does, then Validate, which stops at the first error as
-// YuniKorn does. A ConfigMap without queues.yaml, and empty content, give a
-// configuration without partitions. Every error satisfies
-// errors.Is(err, ErrInvalidConfig) and is a *SourceError or SourceErrors.
+// Every error satisfies errors.Is(err, ErrInvalidConfig) and is a
+// *SourceError or SourceErrors.
 func Load(name string, data []byte) (*SchedulerConfig, error) {
-	conf, err := load(data)
+	f, err := layout.Read(name, data)
 	if err != nil {
-		return nil, withFile(err, name)
+		return nil, layout.Rekind[configKind](err)
 	}
-	return conf, nil
+	c, err := layout.Flatten(f.ConfigMaps)
+	if err != nil {
+		return nil, layout.Rekind[configKind](err)
+	}
+	return FromLayout(c)
 }
 
 // LoadFile reads and loads the queue configuration at path.
@@ -53,82 +48,65 @@ func LoadFile(path string) (*SchedulerConfig, error) {
 	return Load(path, data)
 }
 
-// IsQueueSource reports whether data looks like a queue config / ConfigMap carrying queues.yaml (for kind detection by the CLI).
-func IsQueueSource(data []byte) bool {
-	top, err := pickDocument(data)
-	if err != nil {
-		// Broken YAML still belongs to the queue loader when it reads like
-		// one, so that the user gets the loader's located syntax error.
-		return queueTextRE.Match(data)
-	}
-	if top == nil || top.Kind != yaml.MappingNode {
-		return false
-	}
-	if _, v := lookup(top, "partitions"); v != nil {
-		return true
-	}
-	holder := top
-	if isConfigMap(top) {
-		_, holder = lookup(top, "data")
-	}
-	if holder == nil || holder.Kind != yaml.MappingNode {
-		return false
-	}
-	_, v := lookup(holder, queuesKey)
-	return v != nil
-}
+// DefaultConfigName names YuniKorn's built-in configuration in messages.
+const DefaultConfigName = "(YuniKorn's default configuration)"
 
-var queueTextRE = regexp.MustCompile(`(?m)^\s*(partitions|queues\.yaml)\s*:`)
+// defaultConfig is configs.DefaultSchedulerConfig: what YuniKorn runs when
+// <policyGroup>.yaml is absent or empty (spec §1.2).
+const defaultConfig = `partitions:
+  - name: default
+    placementrules:
+      - name: tag
+        value: namespace
+        create: true
+    queues:
+      - name: root
+        submitacl: '*'
+`
+
+// FromLayout loads the queue configuration of a flattened key map: the
+// value of <policyGroup>.yaml, decoded from its first YAML document as
+// YuniKorn does, its errors located in the file (and binaryData key) it
+// came from. An absent key or an empty value is YuniKorn's default
+// configuration (Default is then set); content without partitions (only
+// comments, or partitions: []) is a configuration without partitions,
+// which YuniKorn accepts and then rejects every application with.
+func FromLayout(c *layout.Config) (*SchedulerConfig, error) {
+	v, ok := c.QueueConfig()
+	if !ok || v.Text == "" {
+		conf, err := decodeText([]byte(defaultConfig), layout.TextLocator(DefaultConfigName))
+		if err != nil {
+			return nil, err
+		}
+		conf.Default, conf.Source = true, DefaultConfigName
+		return conf, nil
+	}
+	conf, err := decodeText([]byte(v.Text), v.Locator())
+	if err != nil {
+		return nil, err
+	}
+	conf.Source = v.Locator().File
+	return conf, nil
+}
 
 // document is the queues.yaml text to decode, with the way back from its
 // positions to the positions in the file that was given.
 type document struct {
 	content []byte
 	root    *yaml.Node // nil for empty content
-	loc     locator
+	loc     layout.Locator
 }
 
-func load(data []byte) (*SchedulerConfig, error) {
-	top, err := pickDocument(data)
+func decodeText(content []byte, loc layout.Locator) (*SchedulerConfig, error) {
+	top, err := pickFirst(content)
 	if err != nil {
-		return nil, syntaxError(err, data, locator{})
+		return nil, withFile(syntaxError(err, content, loc), loc.File)
 	}
-	doc := document{content: data, root: top}
-	if top != nil && top.Kind == yaml.MappingNode && (isManifest(top) || isKeyMap(top)) {
-		if doc, err = embeddedDocument(data, top); err != nil {
-			return nil, err
-		}
+	conf, err := decode(document{content: content, root: top, loc: loc})
+	if err != nil {
+		return nil, withFile(err, loc.File)
 	}
-	return decode(doc)
-}
-
-// pickDocument returns the body of the first YAML document, or nil when there
-// is none. Only the first document counts, as in YuniKorn, except that a
-// multi-document manifest is searched for its ConfigMap.
-func pickDocument(data []byte) (top *yaml.Node, err error) {
-	defer recoverYAML(&err)
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var first *yaml.Node
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return first, nil
-			}
-			return nil, err
-		}
-		body := documentBody(&doc)
-		if first == nil {
-			first = body
-			if body == nil || body.Kind != yaml.MappingNode || !isManifest(body) || isConfigMap(body) {
-				return first, nil
-			}
-			continue
-		}
-		if body != nil && isConfigMap(body) {
-			return body, nil
-		}
-	}
+	return conf, nil
 }
 
 // recoverYAML turns a panic inside the YAML library into an error: bad
@@ -147,70 +125,6 @@ func documentBody(doc *yaml.Node) *yaml.Node {
 		return doc.Content[0]
 	}
 	return doc
-}
-
-// lookup finds a plain key of a mapping; it is only used on the Kubernetes
-// envelope, which needs no merge keys.
-func lookup(m *yaml.Node, key string) (k, v *yaml.Node) { return source.Lookup(m, key) }
-
-func isConfigMap(top *yaml.Node) bool {
-	_, v := lookup(top, "kind")
-	return v != nil && v.Kind == yaml.ScalarNode && v.Value == "ConfigMap"
-}
-
-func isManifest(top *yaml.Node) bool {
-	_, kind := lookup(top, "kind")
-	_, api := lookup(top, "apiVersion")
-	return isConfigMap(top) || (kind != nil && api != nil)
-}
-
-// isKeyMap reports a plain map of ConfigMap keys, as in a ConfigMap's data.
-func isKeyMap(top *yaml.Node) bool {
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k := top.Content[i]
-		if k.Kind == yaml.ScalarNode && (k.Value == queuesKey || strings.HasPrefix(k.Value, admissionKeyPrefix)) {
-			return true
-		}
-	}
-	return false
-}
-
-// embeddedDocument extracts queues.yaml from a ConfigMap manifest or a map
-// of ConfigMap keys.
-func embeddedDocument(data []byte, top *yaml.Node) (document, error) {
-	loc := locator{}
-	holder := top
-	if isManifest(top) {
-		if !isConfigMap(top) {
-			_, kind := lookup(top, "kind")
-			return document{}, located(kind, loc, kind.Value,
-				fmt.Sprintf("unsupported manifest kind %q: want a ConfigMap whose data holds %s, or a queues.yaml document", kind.Value, queuesKey))
-		}
-		_, holder = lookup(top, "data")
-		holder = source.ResolveAlias(holder)
-		if holder == nil || isNull(holder) {
-			return document{}, nil
-		}
-		if holder.Kind != yaml.MappingNode {
-			return document{}, located(holder, loc, holder.Value, "data of the ConfigMap must be a map of keys to strings, got "+source.Describe(holder))
-		}
-	}
-	key, val := lookup(source.ResolveAlias(holder), queuesKey)
-	val = source.ResolveAlias(val)
-	if val == nil || isNull(val) {
-		return document{}, nil
-	}
-	if val.Kind != yaml.ScalarNode {
-		return document{}, located(val, loc, "", fmt.Sprintf(
-			"%s must be a string holding the queue configuration, got %s; write it as a block: \"%s: |\"", queuesKey, source.Describe(val), queuesKey))
-	}
-	doc := document{content: []byte(val.Value), loc: blockLocator(data, key, val)}
-	top, err := pickFirst(doc.content)
-	if err != nil {
-		return document{}, syntaxError(err, doc.content, doc.loc)
-	}
-	doc.root = top
-	return doc, nil
 }
 
 // pickFirst parses the first document of an embedded queues.yaml.
@@ -233,7 +147,7 @@ func decode(doc document) (*SchedulerConfig, error) {
 	var idx *sourceIndex
 	if doc.root != nil {
 		var value any
-		idx, value = source.Read[configKind](doc.root, len(doc.content), queuesFormat, doc.loc.at)
+		idx, value = source.Read[configKind](doc.root, len(doc.content), queuesFormat, doc.loc.At)
 		errs := idx.Errs()
 		// An alias bomb, or nesting deeper than maxSchemaDepth, does not go
 		// through the schema check.
@@ -275,7 +189,7 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 		e := &SourceError{Msg: msg}
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			e.Line, e.Column = doc.loc.at(line, 0)
+			e.Line, e.Column = doc.loc.At(line, 0)
 			e.Msg = m[2]
 		}
 		errs = append(errs, e)
@@ -318,68 +232,11 @@ func withoutChecksum(content []byte) []byte {
 	return content[:at]
 }
 
-// locator maps a position in the decoded queues.yaml back to the file that
-// was given, which differs when queues.yaml sits inside a ConfigMap.
-type locator struct {
-	lineOffset, columnOffset int
-	// fixedLine, when set, is reported for every position: the embedded text
-	// cannot be mapped line by line (a quoted or folded scalar).
-	fixedLine, fixedColumn int
-}
-
-func (l locator) at(line, column int) (int, int) {
-	if l.fixedLine > 0 {
-		return l.fixedLine, l.fixedColumn
-	}
-	if line <= 0 {
-		return 0, 0
-	}
-	if column > 0 {
-		column += l.columnOffset
-	}
-	return line + l.lineOffset, column
-}
-
-// blockLocator maps the lines of a block scalar holding queues.yaml: line L
-// of the embedded text is line val.Line+L of the file, shifted by the block's
-// indentation. The mapping is checked line by line against the file, so a
-// folded block whose lines were joined, or a quoted scalar, falls back to the
-// key's position.
-func blockLocator(data []byte, key, val *yaml.Node) locator {
-	fixed := locator{fixedLine: key.Line, fixedColumn: key.Column}
-	if val.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
-		return fixed
-	}
-	fileLines := strings.Split(string(data), "\n")
-	indent := -1
-	for i := val.Line; i < len(fileLines); i++ { // val.Line is 1-based: index val.Line is the next line
-		l := strings.TrimRight(fileLines[i], "\r")
-		if strings.TrimLeft(l, " ") != "" {
-			indent = len(l) - len(strings.TrimLeft(l, " "))
-			break
-		}
-	}
-	if indent < 0 {
-		return fixed
-	}
-	pad := strings.Repeat(" ", indent)
-	for i, l := range strings.Split(val.Value, "\n") {
-		if l == "" {
-			continue
-		}
-		n := val.Line + i
-		if n >= len(fileLines) || strings.TrimRight(fileLines[n], "\r") != pad+l {
-			return fixed
-		}
-	}
-	return locator{lineOffset: val.Line, columnOffset: indent}
-}
-
 // located builds a SourceError at a node of the document.
-func located(n *yaml.Node, loc locator, value, msg string) *SourceError {
+func located(n *yaml.Node, loc layout.Locator, value, msg string) *SourceError {
 	e := &SourceError{Value: value, Msg: msg}
 	if n != nil {
-		e.Line, e.Column = loc.at(n.Line, n.Column)
+		e.Line, e.Column = loc.At(n.Line, n.Column)
 	}
 	return e
 }
@@ -393,7 +250,7 @@ var readerErrorRE = regexp.MustCompile(`(?i)utf-8|octet|unicode|control characte
 
 // syntaxError locates a YAML syntax error. The YAML library gives a line
 // only, and none for an error on the first line or for a bad character.
-func syntaxError(err error, content []byte, loc locator) *SourceError {
+func syntaxError(err error, content []byte, loc layout.Locator) *SourceError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line, column := 1, 0
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -406,7 +263,7 @@ func syntaxError(err error, content []byte, loc locator) *SourceError {
 		}
 	}
 	e := &SourceError{Msg: msg}
-	e.Line, e.Column = loc.at(line, column)
+	e.Line, e.Column = loc.At(line, column)
 	if strings.Contains(msg, "did not find expected alphabetic or numeric character") {
 		lines := strings.Split(string(content), "\n")
 		if line >= 1 && line <= len(lines) && strings.Contains(lines[line-1], "*") {

@@ -201,7 +201,7 @@ func TestLoadRejects(t *testing.T) {
 			src: `apiVersion: apps/v1
 kind: Deployment
 `,
-			want: []string{`q.yaml:2:7: unsupported manifest kind "Deployment": want a ConfigMap whose data holds queues.yaml, or a queues.yaml document`},
+			want: []string{`q.yaml:2:7: unsupported manifest kind "Deployment": want a ConfigMap (yunikorn-defaults, yunikorn-configs), a Namespace, or a List of them`},
 		},
 		{
 			name: "queues.yaml written as a map instead of a string is rejected",
@@ -211,7 +211,7 @@ data:
   queues.yaml:
     partitions: []
 `,
-			want: []string{`q.yaml:5:5: queues.yaml must be a string holding the queue configuration, got a map; write it as a block: "queues.yaml: |"`},
+			want: []string{`q.yaml:5:5: data value of queues.yaml must be a string (a ConfigMap holds strings only), got a map; write it as a block: "queues.yaml: |"`},
 		},
 		{
 			name: "a block scalar maps embedded lines and columns into the ConfigMap file",
@@ -356,13 +356,9 @@ func TestLoadAccepts(t *testing.T) {
 		check func(t *testing.T, c *SchedulerConfig)
 	}{
 		{
-			name: "empty content gives zero partitions",
+			name: "empty content is YuniKorn's default configuration",
 			src:  "",
-			check: func(t *testing.T, c *SchedulerConfig) {
-				if len(c.Partitions) != 0 {
-					t.Errorf("partitions = %v", c.Partitions)
-				}
-			},
+			check: checkDefaultConfig,
 		},
 		{
 			name: "comments only give zero partitions",
@@ -374,17 +370,13 @@ func TestLoadAccepts(t *testing.T) {
 			},
 		},
 		{
-			name: "a ConfigMap without queues.yaml gives zero partitions",
+			name: "a ConfigMap without queues.yaml is YuniKorn's default configuration",
 			src: `apiVersion: v1
 kind: ConfigMap
 data:
   admissionController.accessControl.bypassAuth: "true"
 `,
-			check: func(t *testing.T, c *SchedulerConfig) {
-				if len(c.Partitions) != 0 {
-					t.Errorf("partitions = %v", c.Partitions)
-				}
-			},
+			check: checkDefaultConfig,
 		},
 		{
 			name: "a ConfigMap is found after other manifests",
@@ -530,29 +522,6 @@ func TestChecksum(t *testing.T) {
 	}
 }
 
-func TestIsQueueSource(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want bool
-	}{
-		{"a queues.yaml document", "partitions: []\n", true},
-		{"a ConfigMap carrying queues.yaml", mustRead(t, "configmap.yaml"), true},
-		{"a plain map carrying queues.yaml", mustRead(t, "keymap.yaml"), true},
-		{"broken YAML that reads like a queue config", mustRead(t, "unquoted-wildcard.yaml"), true},
-		{"a ConfigMap with admission settings only", mustRead(t, "configmap-admission-only.yaml"), false},
-		{"an empty file", "", false},
-		{"another YAML document", "objects: []\n", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := IsQueueSource([]byte(tt.src)); got != tt.want {
-				t.Errorf("IsQueueSource = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestSourceErrorRendering(t *testing.T) {
 	tests := []struct {
 		name string
@@ -642,5 +611,25 @@ func TestConfigSchema(t *testing.T) {
 		if s != compiled[0] {
 			t.Fatal("Compile did not return the cached schema")
 		}
+	}
+}
+
+// checkDefaultConfig pins configs.DefaultSchedulerConfig: one partition,
+// root open to everybody, and the tag rule placing by namespace.
+func checkDefaultConfig(t *testing.T, c *SchedulerConfig) {
+	t.Helper()
+	if !c.Default || c.Source != DefaultConfigName {
+		t.Errorf("Default = %v, Source = %q", c.Default, c.Source)
+	}
+	if len(c.Partitions) != 1 || c.Partitions[0].Name != "default" {
+		t.Fatalf("partitions = %+v", c.Partitions)
+	}
+	p := c.Partitions[0]
+	if len(p.Queues) != 1 || p.Queues[0].SubmitACL != "*" || len(p.Queues[0].Queues) != 0 {
+		t.Errorf("queues = %+v", p.Queues)
+	}
+	want := []PlacementRule{{Name: "tag", Value: "namespace", Create: true}}
+	if !reflect.DeepEqual(p.PlacementRules, want) {
+		t.Errorf("placement rules = %+v, want %+v", p.PlacementRules, want)
 	}
 }

@@ -1,0 +1,61 @@
+package layout
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ReadDir reads a ConfigMap mounted as a directory, as the kubelet lays it
+// out: one file per key (a symlink into ..data), with ..data,
+// ..<timestamp> and other ..* entries and sub-directories skipped. Keys
+// ending in .gz, in any case, are binaryData, the others data. The
+// directory's base name is the ConfigMap's name when it is one of
+// YuniKorn's two, else it stands for yunikorn-configs.
+func ReadDir(dir string) (*File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read configuration directory: %w", err)
+	}
+	name := filepath.Base(filepath.Clean(dir))
+	cm := &ConfigMap{Name: name, File: dir}
+	if name != DefaultsName && name != ConfigsName {
+		cm.Name, cm.Implicit = ConfigsName, true
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, de := range entries {
+		key := de.Name()
+		if strings.HasPrefix(key, "..") {
+			continue
+		}
+		path := filepath.Join(dir, key)
+		st, err := os.Stat(path) // follows the kubelet's symlinks
+		if err != nil {
+			return nil, fmt.Errorf("read configuration directory: %w", err)
+		}
+		if st.IsDir() {
+			continue
+		}
+		if st.Size() > MaxValue {
+			return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes: larger than a ConfigMap can hold (1 MiB)", st.Size())}
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read configuration directory: %w", err)
+		}
+		e := Entry{Key: key, Value: string(raw), File: path, loc: Locator{File: path}}
+		if _, gz := BinaryKey(key); gz {
+			e.loc.File = path + "[gunzipped]"
+			cm.BinaryData = append(cm.BinaryData, e)
+			continue
+		}
+		cm.Data = append(cm.Data, e)
+	}
+	return &File{Name: dir, ConfigMaps: []*ConfigMap{cm}}, nil
+}
+
+// MaxValue is the most a mounted key may hold: the API server refuses a
+// ConfigMap over 1 MiB, so anything larger did not come from one.
+const MaxValue = 1 << 20
