@@ -228,7 +228,8 @@ func (v validator) checkLimits(limits []Limit, at string, line int) error {
 				return v.errorAt(line, name, fmt.Sprintf("invalid limit group name '%s' in limit definition", name), nameAt)
 			}
 			if groups[name] {
-				return v.errorAt(line, name, fmt.Sprintf("duplicated group name '%s', already exists", name), nameAt)
+				// Unlike the user message, YuniKorn's has no "already exists".
+				return v.errorAt(line, name, fmt.Sprintf("duplicated group name '%s'", name), nameAt)
 			}
 			groups[name] = true
 			if groups[wildcard] && name != wildcard {

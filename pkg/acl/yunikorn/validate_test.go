@@ -126,7 +126,7 @@ func TestValidateMessages(t *testing.T) {
 		{
 			"a group may appear in one limit only",
 			limited(Limit{Groups: []string{"dev", "dev"}, MaxApplications: 1}),
-			"duplicated group name 'dev', already exists",
+			"duplicated group name 'dev'",
 		},
 		{
 			"the wildcard user comes last",
