@@ -13,6 +13,10 @@ package yunikorn
 type SchedulerConfig struct {
 	Partitions []PartitionConfig `yaml:"partitions" json:"partitions"`
 	Checksum   string            `yaml:"checksum,omitempty" json:"checksum,omitempty"`
+
+	// src is where the configuration was read from, kept by validation
+	// for BuildTree's located errors; nil for a configuration built in Go.
+	src *sourceIndex
 }
 
 // PartitionConfig is one partition.

@@ -88,6 +88,10 @@ func validate(conf *SchedulerConfig, src *sourceIndex) error {
 	if conf == nil {
 		return &SourceError{Msg: "scheduler config is not set"}
 	}
+	if src != nil {
+		// BuildTree locates queue creation errors with the same index.
+		conf.src = src
+	}
 	v := validator{src: src, queues: map[*QueueConfig]queueSource{}}
 	seen := map[string]bool{}
 	for i := range conf.Partitions {

@@ -466,9 +466,9 @@ func TestValidateWithoutSource(t *testing.T) {
 }
 
 // TestValidatorSteps pins the checks of spec yunikorn-placement.md §2.1-§2.5
-// (configvalidator.go, resources.go at the spec's commit): YuniKorn's exact
-// message, and where aclc reports it. The tree is built after Load, as aclc
-// check does, so that queue creation errors show.
+// and §2.7 (configvalidator.go, resources.go, queue.go at the spec's
+// commit): YuniKorn's exact message, and where aclc reports it. The tree is
+// built after Load, as aclc check does, so that queue creation errors show.
 func TestValidatorSteps(t *testing.T) {
 	tests := []struct {
 		name string
@@ -1077,6 +1077,54 @@ func TestValidatorSteps(t *testing.T) {
 `,
 			want: "q.yaml:4:15: placement rule no. #0 (fixed) references non-existing queues (root.) and create is 'false'",
 		},
+		// §2.7 child templates, checked when the queues are built.
+		{
+			name: "an unparsable child template max fails queue creation",
+			src: `partitions:
+  - queues:
+      - name: root
+        childtemplate:
+          resources:
+            max: {memory: 10GB}
+`,
+			want: "q.yaml:6:27: configured queue creation failed: \ninvalid quantity",
+		},
+		{
+			name: "a child template's max is parsed before its guaranteed",
+			src: `partitions:
+  - queues:
+      - name: root
+        queues:
+          - name: a
+            parent: true
+            childtemplate:
+              resources:
+                guaranteed: {vcore: 1x}
+                max: {memory: 1K}
+`,
+			want: "q.yaml:10:31: configured queue creation failed: \ninvalid suffix",
+		},
+		{
+			name: "a template with only maxapplications still has its resources parsed",
+			src: `partitions:
+  - queues:
+      - name: root
+        childtemplate:
+          maxapplications: 5
+          resources: {guaranteed: {memory: ""}}
+`,
+			want: "q.yaml:6:44: configured queue creation failed: \ninvalid quantity",
+		},
+		{
+			name: "the runtime ACL parser runs before the child template",
+			src: `partitions:
+  - queues:
+      - name: root
+        submitacl: "a  b"
+        childtemplate: {resources: {max: {memory: x}}}
+`,
+			want: "q.yaml:4:20: configured queue creation failed: \nmultiple spaces found in ACL: 'a  b'",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1098,7 +1146,8 @@ func TestValidatorSteps(t *testing.T) {
 	}
 }
 
-// TestValidatorStepsAccept pins what the checks of §2.1-§2.5 let through.
+// TestValidatorStepsAccept pins what the checks of §2.1-§2.5 and §2.7 let
+// through.
 func TestValidatorStepsAccept(t *testing.T) {
 	tests := []struct {
 		name string
@@ -1205,6 +1254,35 @@ func TestValidatorStepsAccept(t *testing.T) {
       - {name: fixed, value: root.x, parent: {name: user}}
 `,
 		},
+		{
+			name: "a template on a leaf is ignored even if unparsable",
+			src: `partitions:
+  - queues:
+      - name: root
+        queues:
+          - name: a
+            childtemplate: {resources: {max: {memory: x}}}
+`,
+		},
+		{
+			name: "a template of empty values is ignored",
+			src: `partitions:
+  - queues:
+      - name: root
+        childtemplate:
+          properties: {application.sort.policy: ""}
+          resources: {max: {memory: ""}, guaranteed: {"": "x"}}
+`,
+		},
+		{
+			name: "template guaranteed above template max is not checked",
+			src: `partitions:
+  - queues:
+      - name: root
+        childtemplate:
+          resources: {max: {memory: 1}, guaranteed: {memory: 2}}
+`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1219,8 +1297,8 @@ func TestValidatorStepsAccept(t *testing.T) {
 	}
 }
 
-// TestValidateWithoutSourceLocatesByLine checks that the new steps fall
-// back to the Line fields of a configuration built in Go.
+// TestValidateWithoutSourceLocatesByLine checks that the new steps, and
+// queue creation, fall back to the Line fields of a configuration built in Go.
 func TestValidateWithoutSourceLocatesByLine(t *testing.T) {
 	bad := partitionOf(rootOf(QueueConfig{Name: "a", Line: 7, Resources: Resources{Max: map[string]string{"memory": "1x"}}}))
 	err := Validate(bad)
@@ -1229,4 +1307,13 @@ func TestValidateWithoutSourceLocatesByLine(t *testing.T) {
 		t.Errorf("Validate error = %#v, want line 7, value 1x, invalid quantity", se)
 	}
 
+	tmpl := partitionOf(QueueConfig{Name: "root", Line: 3, ChildTemplate: ChildTemplate{MaxApplications: 1,
+		Resources: Resources{Guaranteed: map[string]string{"vcore": "1K"}}}})
+	if err := Validate(tmpl); err != nil {
+		t.Fatalf("Validate checked the child template: %v", err)
+	}
+	_, err = BuildTree("q.yaml", tmpl)
+	if !errors.As(err, &se) || !errors.Is(err, ErrInvalidConfig) || se.Error() != "q.yaml:3: configured queue creation failed: \ninvalid suffix" {
+		t.Errorf("BuildTree error = %v, want q.yaml:3 and invalid suffix", err)
+	}
 }
