@@ -50,11 +50,13 @@ const (
 // parent and partition limits are copied to root. On error, conf may be
 // partly changed.
 //
-// As in YuniKorn, some things are not checked here. Queue properties and
-// the usergroupresolver type are never validated. ACL strings are only
-// held to the validator's rule (at most two fields): those the runtime
-// parser (ParseACL) rejects, and child templates with unparsable
-// resources, fail when the queue tree is built (BuildTree).
+// As in YuniKorn, some things are not checked here. Queue properties, the
+// usergroupresolver type, a placement rule's value beyond the queues of
+// its static path and the tags it names are never validated. ACL strings
+// are held only to the validator's rule (at most two fields), and child
+// templates are not read at all: ACL strings that the runtime parser
+// (ParseACL) rejects, and unparsable child templates of parent queues,
+// fail when the queue tree is built (BuildTree).
 //
 // Where YuniKorn's answer depends on Go's random map order (two bad
 // entries in one resource map), the entries are taken in sorted key order.
