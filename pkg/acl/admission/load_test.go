@@ -227,4 +227,3 @@ func admissionKeys(name string, data []byte) (map[string]string, error) {
 	}
 	return out, nil
 }
-

@@ -86,9 +86,9 @@ type Entry struct {
 	Key   string
 	Value string
 	// Where the key and the value are written.
-	File                 string
-	KeyLine, KeyColumn   int
-	Line, Column         int
+	File               string
+	KeyLine, KeyColumn int
+	Line, Column       int
 	// loc maps positions inside Value to positions in File.
 	loc Locator
 }

@@ -20,6 +20,10 @@ type SchedulerConfig struct {
 	// Default is set for YuniKorn's built-in default configuration, which
 	// runs when the flattened ConfigMaps hold no queue configuration.
 	Default bool `yaml:"-" json:"-"`
+
+	// src is where the configuration was read from, kept by validation
+	// for BuildTree's located errors; nil for a configuration built in Go.
+	src *sourceIndex
 }
 
 // PartitionConfig is one partition.

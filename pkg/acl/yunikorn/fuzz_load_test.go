@@ -25,6 +25,23 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("partitions: &p [*p]\n"))
 	f.Add([]byte("a: &a {<<: *a}\n"))
 	f.Add([]byte("kind: ConfigMap\ndata:\n  queues.yaml: \"partitions:\\n  - bad: 1\\n\"\n"))
+	// Every validator step has something to check: resources, limits,
+	// maxapplications, placement rules and a child template.
+	f.Add([]byte(`partitions:
+  - limits: [{users: ["*"], maxapplications: 4, maxresources: {memory: 8Gi}}]
+    queues:
+      - name: root
+        queues:
+          - name: a
+            parent: true
+            maxapplications: 4
+            resources: {guaranteed: {memory: 1G, vcore: 500m}, max: {memory: 2G, vcore: "1"}}
+            childtemplate: {resources: {max: {memory: 1G}}}
+            limits: [{groups: [dev, "*"], maxapplications: 2}]
+            queues: [{name: b, maxapplications: 2}]
+    placementrules:
+      - {name: user, create: true, parent: {name: fixed, value: root.a}}
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		conf, err := Load("fuzz.yaml", data)
 		if err == nil {

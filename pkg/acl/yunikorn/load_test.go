@@ -356,8 +356,8 @@ func TestLoadAccepts(t *testing.T) {
 		check func(t *testing.T, c *SchedulerConfig)
 	}{
 		{
-			name: "empty content is YuniKorn's default configuration",
-			src:  "",
+			name:  "empty content is YuniKorn's default configuration",
+			src:   "",
 			check: checkDefaultConfig,
 		},
 		{

@@ -3,7 +3,10 @@ package yunikorn
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // RecoveryQueue is the queue YuniKorn creates under root for forced
@@ -85,8 +88,9 @@ func NormalisePartitionName(name string) string {
 
 // BuildTree turns a validated configuration into queue trees, failing where
 // YuniKorn's partition or queue creation fails: a root not named exactly
-// "root", and ACL strings that the validator accepts but the runtime parser
-// rejects.
+// "root", ACL strings that the validator accepts but the runtime parser
+// rejects, and child templates of parent queues whose resources do not
+// parse.
 func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 	t := &QueueTree{byName: map[string]*Partition{}, File: file}
 	for i := range conf.Partitions {
@@ -99,7 +103,15 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 			return nil, sourceError(file, line, pc.Name, "partition cannot be created without root queue")
 		}
 		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{}}
-		root, err := buildQueue(file, p, nil, &pc.Queues[0])
+		b := treeBuilder{file: file, src: conf.src, partition: p}
+		// An inserted root is written nowhere; its children are the
+		// partition's queues.
+		at := "/partitions/" + strconv.Itoa(i) + "/queues"
+		rootAt, childrenAt := "", at
+		if !pc.Queues[0].Inserted {
+			rootAt, childrenAt = at+"/0", at+"/0/queues"
+		}
+		root, err := b.queue(nil, &pc.Queues[0], rootAt, childrenAt)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +133,15 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 
 func emptyACL() ACL { return ACL{Users: map[string]struct{}{}, Groups: map[string]struct{}{}} }
 
-func buildQueue(file string, p *Partition, parent *Queue, qc *QueueConfig) (*Queue, error) {
+// treeBuilder creates one partition's queues, pre-order, as YuniKorn's
+// NewConfiguredQueue does.
+type treeBuilder struct {
+	file      string
+	src       *sourceIndex // nil for a configuration built in Go
+	partition *Partition
+}
+
+func (b treeBuilder) queue(parent *Queue, qc *QueueConfig, at, childrenAt string) (*Queue, error) {
 	name := strings.ToLower(qc.Name)
 	q := &Queue{Name: name, Path: name, Parent: parent, Config: qc}
 	if parent != nil {
@@ -130,16 +150,22 @@ func buildQueue(file string, p *Partition, parent *Queue, qc *QueueConfig) (*Que
 	// The runtime parses the submit ACL first, then the admin ACL.
 	var err error
 	if q.Submit, err = ParseACL(qc.SubmitACL); err != nil {
-		return nil, queueCreationError(file, qc.SubmitACLLine, qc.SubmitACL, err)
+		return nil, b.creationError(qc.SubmitACLLine, qc.SubmitACL, err, at+"/submitacl")
 	}
 	if q.Admin, err = ParseACL(qc.AdminACL); err != nil {
-		return nil, queueCreationError(file, qc.AdminACLLine, qc.AdminACL, err)
+		return nil, b.creationError(qc.AdminACLLine, qc.AdminACL, err, at+"/adminacl")
 	}
 	q.Leaf = !qc.Parent && len(qc.Queues) == 0
+	if !q.Leaf {
+		if err := b.childTemplate(qc, at); err != nil {
+			return nil, err
+		}
+	}
 	q.Recovery = q.Path == RecoveryQueue
-	p.byPath[q.Path] = q
+	b.partition.byPath[q.Path] = q
 	for i := range qc.Queues {
-		c, err := buildQueue(file, p, q, &qc.Queues[i])
+		childAt := childrenAt + "/" + strconv.Itoa(i)
+		c, err := b.queue(q, &qc.Queues[i], childAt, childAt+"/queues")
 		if err != nil {
 			return nil, err
 		}
@@ -148,9 +174,51 @@ func buildQueue(file string, p *Partition, parent *Queue, qc *QueueConfig) (*Que
 	return q, nil
 }
 
-func queueCreationError(file string, line int, value string, err error) error {
+// childTemplate parses a parent queue's child template as YuniKorn does
+// when it creates the queue: max, then guaranteed. Nothing else about a
+// template is checked, and a template on a leaf is never read at all.
+func (b treeBuilder) childTemplate(qc *QueueConfig, at string) error {
+	ct := qc.ChildTemplate
+	if isChildTemplateEmpty(ct) {
+		return nil
+	}
+	for _, kind := range []string{"max", "guaranteed"} {
+		conf := ct.Resources.Max
+		if kind == "guaranteed" {
+			conf = ct.Resources.Guaranteed
+		}
+		if _, key, err := parseResource(conf); err != nil {
+			m := at + "/childtemplate/resources/" + kind
+			return b.creationError(qc.Line, conf[key], err, m+"/"+source.PointerToken(key), m, at+"/childtemplate", at+"/name")
+		}
+	}
+	return nil
+}
+
+// isChildTemplateEmpty is YuniKorn's rule for a template that is ignored:
+// no maxapplications, and no map entry with both a key and a value, in
+// the properties or in either resource map.
+func isChildTemplateEmpty(ct ChildTemplate) bool {
+	return ct.MaxApplications == 0 && !hasEntry(ct.Properties) &&
+		!hasEntry(ct.Resources.Guaranteed) && !hasEntry(ct.Resources.Max)
+}
+
+func hasEntry(m map[string]string) bool {
+	for k, v := range m {
+		if k != "" && v != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// creationError is YuniKorn's queue creation failure, located at the
+// first of the pointers the source has, else at line.
+func (b treeBuilder) creationError(line int, value string, err error, at ...string) error {
 	// YuniKorn joins the errors with errors.Join, hence the newline.
-	return sourceError(file, line, value, "configured queue creation failed: \n"+err.Error())
+	e := locate(b.src.Pos, line, value, "configured queue creation failed: \n"+err.Error(), at).(*SourceError)
+	e.File = b.file
+	return fmt.Errorf("%w", SourceErrors{e})
 }
 
 func sourceError(file string, line int, value, msg string) error {

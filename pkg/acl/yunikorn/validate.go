@@ -2,6 +2,7 @@ package yunikorn
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
@@ -39,15 +40,29 @@ const (
 
 // Validate checks a decoded configuration as YuniKorn's configs.Validate
 // does: the same checks in the same order with the same messages, stopping
-// at the first error. Like YuniKorn it writes its changes back into conf:
-// partition names are normalised, a root queue is inserted when missing,
-// root is marked as a parent and partition limits are copied to root. On
-// error, conf may be partly changed.
+// at the first error. Per partition: the partition name, the queue
+// structure, the limits structure, each queue's ACLs, limits and child
+// names, queue resources, placement rules (their syntax and the queues
+// their fixed parts name), the node sort policy, the maxapplications
+// hierarchy, then user and group limits against the ancestors' limits.
+// Like YuniKorn it writes its changes back into conf: partition names are
+// normalised, a root queue is inserted when missing, root is marked as a
+// parent and partition limits are copied to root. On error, conf may be
+// partly changed.
+//
+// As in YuniKorn, some things are not checked here. Queue properties, the
+// usergroupresolver type, a placement rule's value beyond the queues of
+// its static path and the tags it names are never validated. ACL strings
+// are held only to the validator's rule (at most two fields), and child
+// templates are not read at all: ACL strings that the runtime parser
+// (ParseACL) rejects, and unparsable child templates of parent queues,
+// fail when the queue tree is built (BuildTree).
+//
+// Where YuniKorn's answer depends on Go's random map order (two bad
+// entries in one resource map), the entries are taken in sorted key order.
 //
 // Errors are *SourceError located by the Line fields of the configuration;
-// Load locates them more finely, to the column. Only the validator's ACL
-// rule is applied here: ACL strings that the runtime parser (ParseACL)
-// rejects fail when the queue tree is built, as in YuniKorn.
+// Load locates them more finely, to the column.
 func Validate(conf *SchedulerConfig) error {
 	return validate(conf, nil)
 }
@@ -56,13 +71,30 @@ func Validate(conf *SchedulerConfig) error {
 // source, so that an error is reported where the offending entry is written.
 type validator struct {
 	src *sourceIndex // nil when validating a configuration built in Go
+	// queues holds where each queue of the partition being checked is
+	// written. checkQueues records every queue before the later steps walk
+	// the tree again.
+	queues map[*QueueConfig]queueSource
+}
+
+// queueSource is where a queue is written: the JSON pointers of the queue,
+// of its child list and of its limits (a root's limits may be the
+// partition's), and its line for a configuration without source index.
+// at is "" for an inserted root, which is written nowhere.
+type queueSource struct {
+	at, children, limits string
+	line                 int
 }
 
 func validate(conf *SchedulerConfig, src *sourceIndex) error {
 	if conf == nil {
 		return &SourceError{Msg: "scheduler config is not set"}
 	}
-	v := validator{src: src}
+	if src != nil {
+		// BuildTree locates queue creation errors with the same index.
+		conf.src = src
+	}
+	v := validator{src: src, queues: map[*QueueConfig]queueSource{}}
 	seen := map[string]bool{}
 	for i := range conf.Partitions {
 		p := &conf.Partitions[i]
@@ -90,13 +122,26 @@ func (v validator) partition(p *PartitionConfig, at string) error {
 	if err != nil {
 		return err
 	}
-	if err := v.checkQueues(root, rootAt, childrenAt, limitsAt, p.Line, 1); err != nil {
+	rootSrc := queueSource{at: rootAt, children: childrenAt, limits: limitsAt, line: orLine(root.Line, p.Line)}
+	if err := v.checkQueues(root, rootSrc, p.Line, 1); err != nil {
+		return err
+	}
+	if _, err := v.checkQueueResource(root, nil); err != nil {
 		return err
 	}
 	if err := v.checkPlacementRules(p, at); err != nil {
 		return err
 	}
-	return v.checkNodeSortingPolicy(p, at)
+	if err := v.checkNodeSortingPolicy(p, at); err != nil {
+		return err
+	}
+	if err := v.checkQueueMaxApplications(root); err != nil {
+		return err
+	}
+	if err := v.checkLimitResource(root, map[string]Resource{}, map[string]Resource{}); err != nil {
+		return err
+	}
+	return v.checkLimitMaxApplications(root, map[string]uint64{}, map[string]uint64{})
 }
 
 // checkQueuesStructure makes sure there is exactly one top-level queue named
@@ -149,21 +194,22 @@ func (v validator) checkLimitsStructure(p *PartitionConfig, at string, root *Que
 
 // checkQueues checks a queue's ACLs and limits, then its children's names,
 // then recurses: the order decides which error YuniKorn reports first.
-func (v validator) checkQueues(q *QueueConfig, at, childrenAt, limitsAt string, partitionLine, level int) error {
-	line := orLine(q.Line, partitionLine) // an inserted root is reported at its partition
-	if err := v.checkACL(q.AdminACL, orLine(q.AdminACLLine, line), at+"/adminacl"); err != nil {
+func (v validator) checkQueues(q *QueueConfig, qs queueSource, partitionLine, level int) error {
+	v.queues[q] = qs
+	line := qs.line
+	if err := v.checkACL(q.AdminACL, orLine(q.AdminACLLine, line), qs.at+"/adminacl"); err != nil {
 		return err
 	}
-	if err := v.checkACL(q.SubmitACL, orLine(q.SubmitACLLine, line), at+"/submitacl"); err != nil {
+	if err := v.checkACL(q.SubmitACL, orLine(q.SubmitACLLine, line), qs.at+"/submitacl"); err != nil {
 		return err
 	}
-	if err := v.checkLimits(q.Limits, limitsAt, line); err != nil {
+	if err := v.checkLimits(q, qs); err != nil {
 		return err
 	}
 	names := map[string]bool{}
 	for i := range q.Queues {
 		child := &q.Queues[i]
-		childAt := childrenAt + "/" + strconv.Itoa(i)
+		childAt := qs.children + "/" + strconv.Itoa(i)
 		childLine := orLine(child.Line, line)
 		if !QueueNameRegExp.MatchString(child.Name) {
 			return v.errorAt(childLine, child.Name, errInvalidQueueName+": "+strconv.Quote(child.Name), childAt+"/name", childAt)
@@ -176,8 +222,10 @@ func (v validator) checkQueues(q *QueueConfig, at, childrenAt, limitsAt string, 
 		names[lower] = true
 	}
 	for i := range q.Queues {
-		childAt := childrenAt + "/" + strconv.Itoa(i)
-		if err := v.checkQueues(&q.Queues[i], childAt, childAt+"/queues", childAt+"/limits", partitionLine, level+1); err != nil {
+		child := &q.Queues[i]
+		childAt := qs.children + "/" + strconv.Itoa(i)
+		cs := queueSource{at: childAt, children: childAt + "/queues", limits: childAt + "/limits", line: orLine(child.Line, partitionLine)}
+		if err := v.checkQueues(child, cs, partitionLine, level+1); err != nil {
 			return err
 		}
 	}
@@ -198,14 +246,15 @@ func (v validator) checkACL(acl string, line int, at string) error {
 	return nil
 }
 
-// checkLimits checks the names in a list of limits. The seen sets span the
-// whole list, so a name may appear in one limit only and the wildcard must
-// come last.
-func (v validator) checkLimits(limits []Limit, at string, line int) error {
+// checkLimits checks a queue's limits in order, each completely before the
+// next. The seen sets span the whole list, so a name may appear in one
+// limit only and the wildcard must come last.
+func (v validator) checkLimits(q *QueueConfig, qs queueSource) error {
+	line := qs.line
 	users := map[string]bool{}
 	groups := map[string]bool{}
-	for i, l := range limits {
-		limitAt := at + "/" + strconv.Itoa(i)
+	for i, l := range q.Limits {
+		limitAt := qs.limits + "/" + strconv.Itoa(i)
 		if len(l.Users) == 0 && len(l.Groups) == 0 {
 			return v.errorAt(line, "", fmt.Sprintf("empty user and group lists defined in limit '%v'", l), limitAt)
 		}
@@ -228,7 +277,8 @@ func (v validator) checkLimits(limits []Limit, at string, line int) error {
 				return v.errorAt(line, name, fmt.Sprintf("invalid limit group name '%s' in limit definition", name), nameAt)
 			}
 			if groups[name] {
-				return v.errorAt(line, name, fmt.Sprintf("duplicated group name '%s', already exists", name), nameAt)
+				// Unlike the user message, YuniKorn's has no "already exists".
+				return v.errorAt(line, name, fmt.Sprintf("duplicated group name '%s'", name), nameAt)
 			}
 			groups[name] = true
 			if groups[wildcard] && name != wildcard {
@@ -240,17 +290,396 @@ func (v validator) checkLimits(limits []Limit, at string, line int) error {
 			return v.errorAt(line, wildcard, "should not specify only one group limit that is using the wildcard. "+
 				"There must be at least one limit with a group name defined ", limitAt+"/groups", limitAt)
 		}
+		if err := v.checkLimitQuantities(q, qs, l, limitAt); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// checkLimitQuantities checks a limit's maxresources and maxapplications,
+// on their own and against the queue's own settings.
+func (v validator) checkLimitQuantities(q *QueueConfig, qs queueSource, l Limit, limitAt string) error {
+	line := qs.line
+	limitRes := Resource{}
+	if len(l.MaxResources) != 0 {
+		r, key, err := parseResource(l.MaxResources)
+		if err != nil {
+			return v.errorAt(line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+		}
+		if !r.strictlyPositive() {
+			return v.keyErrorAt(line, "", fmt.Sprintf("MaxResources should be greater than zero in '%s' limit", l.Limit),
+				limitAt+"/maxresources", limitAt)
+		}
+		limitRes = r
+	}
+	if l.MaxApplications == 0 && len(l.MaxResources) == 0 {
+		return v.errorAt(line, l.Limit, fmt.Sprintf("invalid resource combination for limit %s all resource limits are null", l.Limit), limitAt)
+	}
+	if q.MaxApplications != 0 && q.MaxApplications < l.MaxApplications {
+		return v.errorAt(line, strconv.FormatUint(l.MaxApplications, 10),
+			fmt.Sprintf("invalid MaxApplications settings for limit %s exceed current the queue MaxApplications", l.Limit),
+			limitAt+"/maxapplications", limitAt)
+	}
+	// Only a queue named exactly root is exempt: a root written ROOT has
+	// its (empty) max parsed like any other queue's.
+	if q.Name == rootQueue {
+		return nil
+	}
+	queueMax, key, err := parseResource(q.Resources.Max)
+	if err != nil {
+		return v.errorAt(line, q.Resources.Max[key], fmt.Sprintf("parse queue %s max resource failed: %s", q.Name, err),
+			v.resourcePointers(qs, "max", key)...)
+	}
+	if key := queueMax.exceedsMax(limitRes); key != "" {
+		return v.errorAt(line, l.MaxResources[key],
+			fmt.Sprintf("invalid MaxResources settings for limit %s exeecd current the queue MaxResources", l.Limit),
+			limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+	}
+	return nil
+}
+
+// resourcePointers are the places to report an error about the resource
+// key of a queue's guaranteed or max map: the entry, the map, the queue.
+func (v validator) resourcePointers(qs queueSource, kind, key string) []string {
+	if qs.at == "" {
+		return nil
+	}
+	m := qs.at + "/resources/" + kind
+	return []string{m + "/" + source.PointerToken(key), m, qs.at + "/name", qs.at}
+}
+
+// checkQueueResource checks a queue's guaranteed and max resources against
+// each other, against the effective max of its ancestors and against the
+// sum of its children's guaranteed resources, depth first. It returns the
+// guaranteed resources the queue stands for in its parent's sum: its own,
+// or its children's when its own are zero.
+func (v validator) checkQueueResource(q *QueueConfig, parentMax Resource) (Resource, error) {
+	qs := v.queues[q]
+	guaranteed, key, err := parseResource(q.Resources.Guaranteed)
+	if err != nil {
+		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key], err.Error(), v.resourcePointers(qs, "guaranteed", key)...)
+	}
+	maxRes, key, err := parseResource(q.Resources.Max)
+	if err != nil {
+		return nil, v.errorAt(qs.line, q.Resources.Max[key], err.Error(), v.resourcePointers(qs, "max", key)...)
+	}
+	if key := maxRes.exceedsMax(guaranteed); key != "" {
+		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key],
+			fmt.Sprintf("guaranteed resource %s is larger than maximum resource %s for queue %s", guaranteed, maxRes, q.Name),
+			v.resourcePointers(qs, "guaranteed", key)...)
+	}
+	if key := parentMax.exceedsMax(maxRes); key != "" {
+		return nil, v.errorAt(qs.line, q.Resources.Max[key],
+			fmt.Sprintf("max resource of parent %s is smaller than maximum resource %s for queue %s", parentMax, maxRes, q.Name),
+			v.resourcePointers(qs, "max", key)...)
+	}
+	effectiveMax := minResource(maxRes, parentMax)
+	sum := Resource{}
+	for i := range q.Queues {
+		childGuaranteed, err := v.checkQueueResource(&q.Queues[i], effectiveMax)
+		if err != nil {
+			return nil, err
+		}
+		sum.addTo(childGuaranteed)
+	}
+	if key := guaranteed.exceedsMax(sum); key != "" {
+		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key],
+			fmt.Sprintf("guaranteed resource of parent %s is smaller than sum of guaranteed resources %s of the children for queue %s", guaranteed, sum, q.Name),
+			v.resourcePointers(qs, "guaranteed", key)...)
+	}
+	if key := effectiveMax.exceedsMax(sum); key != "" {
+		// The effective max may come from an ancestor: then the queue is
+		// the place to look, not a max of its own.
+		at := v.resourcePointers(qs, "max", key)
+		if _, own := q.Resources.Max[key]; !own && len(at) > 0 {
+			at = at[2:]
+		}
+		return nil, v.errorAt(qs.line, q.Resources.Max[key],
+			fmt.Sprintf("max resource %s is smaller than sum of guaranteed resources %s of the children for queue %s", effectiveMax, sum, q.Name),
+			at...)
+	}
+	if guaranteed.isZero() {
+		return sum, nil
+	}
+	return guaranteed, nil
+}
+
+// checkQueueMaxApplications checks, pre-order, that a queue with
+// maxapplications gives every child a maxapplications of at most its own.
+func (v validator) checkQueueMaxApplications(q *QueueConfig) error {
+	for i := range q.Queues {
+		child := &q.Queues[i]
+		cs := v.queues[child]
+		if q.MaxApplications != 0 && q.MaxApplications < child.MaxApplications {
+			return v.errorAt(cs.line, strconv.FormatUint(child.MaxApplications, 10),
+				"parent maxApplications must be larger than child maxApplications", cs.at+"/maxapplications", cs.at+"/name")
+		}
+		if q.MaxApplications != 0 && child.MaxApplications == 0 {
+			return v.errorAt(cs.line, child.Name,
+				"maxApplications is either undefined or zero, which is not allowed when parent queue's maxApplications is defined",
+				cs.at+"/maxapplications", cs.at+"/name")
+		}
+		if err := v.checkQueueMaxApplications(child); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLimitResource checks, pre-order, each user and group limit's
+// maxresources against the nearest limit of the same name in the
+// ancestors (carried as the per-type minimum down the path), or else
+// against an ancestor's wildcard limit. Limits of the same queue are not
+// compared with each other.
+func (v validator) checkLimitResource(q *QueueConfig, parentUsers, parentGroups map[string]Resource) error {
+	qs := v.queues[q]
+	users := maps.Clone(parentUsers)
+	groups := maps.Clone(parentGroups)
+	for i, l := range q.Limits {
+		limitAt := qs.limits + "/" + strconv.Itoa(i)
+		res, key, err := parseResource(l.MaxResources)
+		if err != nil { // checkLimits has parsed it already
+			return v.errorAt(qs.line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+		}
+		check := func(kind string, names []string, parent, carried map[string]Resource) error {
+			for j, name := range names {
+				nameAt := limitAt + "/" + kind + "s/" + strconv.Itoa(j)
+				if limit, ok := parent[name]; ok {
+					if key := limit.exceedsMax(res); key != "" {
+						return v.errorAt(qs.line, l.MaxResources[key],
+							fmt.Sprintf("%s %s max resource %s of queue %s is greater than immediate or ancestor parent maximum resource %s", kind, name, res, q.Name, limit),
+							limitAt+"/maxresources/"+source.PointerToken(key), nameAt)
+					}
+					carried[name] = minResource(res, limit)
+				} else if limit, ok := parent[wildcard]; ok && name != wildcard {
+					if key := limit.exceedsMax(res); key != "" {
+						return v.errorAt(qs.line, l.MaxResources[key],
+							fmt.Sprintf("%s %s max resource %s of queue %s is greater than wildcard maximum resource %s of immediate or ancestor parent queue", kind, name, res, q.Name, limit),
+							limitAt+"/maxresources/"+source.PointerToken(key), nameAt)
+					}
+					carried[name] = res
+				} else {
+					carried[name] = res
+				}
+			}
+			return nil
+		}
+		if err := check("user", l.Users, parentUsers, users); err != nil {
+			return err
+		}
+		if err := check("group", l.Groups, parentGroups, groups); err != nil {
+			return err
+		}
+	}
+	for i := range q.Queues {
+		if err := v.checkLimitResource(&q.Queues[i], users, groups); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLimitMaxApplications is checkLimitResource for maxapplications. A
+// limit without maxapplications (0) does not fit under an ancestor's limit
+// that has one; the carried value is always the limit's own.
+func (v validator) checkLimitMaxApplications(q *QueueConfig, parentUsers, parentGroups map[string]uint64) error {
+	qs := v.queues[q]
+	users := maps.Clone(parentUsers)
+	groups := maps.Clone(parentGroups)
+	exceeds := func(limit, n uint64) bool { return limit != 0 && (limit < n || n == 0) }
+	for i, l := range q.Limits {
+		limitAt := qs.limits + "/" + strconv.Itoa(i)
+		n := l.MaxApplications
+		check := func(kind string, names []string, parent, carried map[string]uint64) error {
+			for j, name := range names {
+				// A limit without maxapplications fails at its name.
+				at := []string{limitAt + "/maxapplications", limitAt + "/" + kind + "s/" + strconv.Itoa(j)}
+				value := strconv.FormatUint(n, 10)
+				if n == 0 {
+					value = name
+				}
+				if limit, ok := parent[name]; ok {
+					if exceeds(limit, n) {
+						return v.errorAt(qs.line, value,
+							fmt.Sprintf("%s %s max applications %d of queue %s is greater than immediate or ancestor parent max applications %d", kind, name, n, q.Name, limit),
+							at...)
+					}
+				} else if limit, ok := parent[wildcard]; ok && name != wildcard {
+					if exceeds(limit, n) {
+						return v.errorAt(qs.line, value,
+							fmt.Sprintf("%s %s max applications %d of queue %s is greater than wildcard max applications %d of immediate or ancestor parent queue", kind, name, n, q.Name, limit),
+							at...)
+					}
+				}
+				carried[name] = n
+			}
+			return nil
+		}
+		if err := check("user", l.Users, parentUsers, users); err != nil {
+			return err
+		}
+		if err := check("group", l.Groups, parentGroups, groups); err != nil {
+			return err
+		}
+	}
+	for i := range q.Queues {
+		if err := v.checkLimitMaxApplications(&q.Queues[i], users, groups); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPlacementRules checks every rule's syntax, then works out every
+// rule's static path (which can fail on its own), then checks the paths
+// against the queues: each stage for all rules before the next.
 func (v validator) checkPlacementRules(p *PartitionConfig, at string) error {
 	for i := range p.PlacementRules {
 		if err := v.checkPlacementRule(&p.PlacementRules[i], at+"/placementrules/"+strconv.Itoa(i), p.Line); err != nil {
 			return err
 		}
 	}
+	var paths []staticPath
+	for i := range p.PlacementRules {
+		sp, err := v.longestStaticPath(&p.PlacementRules[i], at+"/placementrules/"+strconv.Itoa(i), p.Line)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(sp.path, rootQueue) {
+			continue
+		}
+		sp.ruleNo = i
+		paths = append(paths, sp)
+	}
+	for _, sp := range paths {
+		parts := strings.Split(strings.ToLower(sp.path), ".")
+		result, last := placementHierarchy(parts, sp.create, sp.dynamic, p.Queues, nil)
+		var msg string
+		switch result {
+		case placementNotLeaf:
+			msg = fmt.Sprintf("placement rule no. #%d (%s) references a queue (%s) which is not a leaf", sp.ruleNo, sp.chain, sp.path)
+		case placementNonExisting:
+			msg = fmt.Sprintf("placement rule no. #%d (%s) references non-existing queues (%s) and create is 'false'", sp.ruleNo, sp.chain, sp.path)
+		case placementLastLeaf:
+			msg = fmt.Sprintf("placement rule no. #%d (%s) references non-existing queues (%s) which cannot be created "+
+				"because the last queue (%s) in the hierarchy is a leaf", sp.ruleNo, sp.chain, sp.path, last)
+		default:
+			continue
+		}
+		return v.errorAt(p.Line, sp.value, msg, sp.at+"/value", sp.at+"/name", sp.at)
+	}
 	return nil
+}
+
+// staticPath is the queue path a rule chain names before its first
+// dynamic rule.
+type staticPath struct {
+	path    string // "root.a.b", "<dynamic>" or "" when no rule names a queue
+	chain   string // the rule names, outermost parent first: "fixed->user"
+	create  bool   // the top-level rule's create flag
+	dynamic bool   // a rule other than fixed follows the static part
+	ruleNo  int
+	// at and value are the last fixed rule that extended path, where a
+	// path error is reported.
+	at, value string
+}
+
+// longestStaticPath walks a rule's chain from its outermost parent to the
+// rule itself. Only rules named exactly "fixed" are static; any other name
+// ends the path. A fixed value starting with "root" is fully qualified and
+// may only start the path.
+func (v validator) longestStaticPath(r *PlacementRule, at string, line int) (staticPath, error) {
+	type link struct {
+		rule *PlacementRule
+		at   string
+	}
+	var chain []link
+	for r, at := r, at; r != nil; r, at = r.Parent, at+"/parent" {
+		chain = append(chain, link{r, at})
+	}
+	sp := staticPath{create: r.Create, at: at}
+	for i := len(chain) - 1; i >= 0; i-- {
+		c := chain[i]
+		if sp.chain == "" {
+			sp.chain = c.rule.Name
+		} else {
+			sp.chain += "->" + c.rule.Name
+		}
+		if sp.dynamic {
+			continue
+		}
+		if c.rule.Name != "fixed" {
+			if sp.path == "" {
+				sp.path = "<dynamic>"
+			}
+			sp.dynamic = true
+			continue
+		}
+		value := c.rule.Value
+		if strings.HasPrefix(value, rootQueue) {
+			if sp.path != "" {
+				return sp, v.errorAt(line, value, fmt.Sprintf("illegal fully qualified 'fixed' rule with value %s", value),
+					c.at+"/value", c.at+"/name", c.at)
+			}
+			sp.path = value
+		} else {
+			if sp.path == "" {
+				sp.path = rootQueue
+			}
+			sp.path += "." + value
+		}
+		sp.at, sp.value = c.at, value
+	}
+	return sp, nil
+}
+
+type placementResult int
+
+const (
+	placementOK placementResult = iota
+	placementNonExisting
+	placementNotLeaf
+	placementLastLeaf
+)
+
+// placementHierarchy matches the lower-cased parts of a static path
+// against the configured queue names, which are not lower-cased. Only the
+// parent flag makes a queue a parent here, children alone do not. It
+// returns the configured name of the leaf that ends the path early.
+func placementHierarchy(path []string, create, dynamic bool, queues []QueueConfig, parent *QueueConfig) (placementResult, string) {
+	if len(queues) == 0 {
+		// The configuration ends before the path does. parent is never
+		// nil: the path starts at the root queue, and a root is a parent.
+		if parent != nil && !parent.Parent {
+			return placementLastLeaf, parent.Name
+		}
+		if !create {
+			return placementNonExisting, ""
+		}
+		return placementOK, ""
+	}
+	var found *QueueConfig
+	for i := range queues {
+		if queues[i].Name == path[0] {
+			found = &queues[i]
+			break
+		}
+	}
+	switch {
+	case found == nil && !create:
+		return placementNonExisting, ""
+	case found == nil:
+		return placementOK, ""
+	case len(path) == 1 && dynamic && !found.Parent:
+		// A dynamic part must go below the fixed one, which must be a parent.
+		return placementNotLeaf, ""
+	case len(path) == 1 && !dynamic && found.Parent:
+		return placementNotLeaf, ""
+	case len(path) == 1:
+		return placementOK, ""
+	}
+	return placementHierarchy(path[1:], create, dynamic, found.Queues, found)
 }
 
 // checkPlacementRule checks a rule's name, then its parent chain, then its
@@ -330,6 +759,9 @@ func (v validator) keyErrorAt(line int, value, msg string, at ...string) error {
 func locate(pos func(string) (int, int, bool), line int, value, msg string, at []string) error {
 	e := &SourceError{Line: line, Value: value, Msg: msg}
 	for _, ptr := range at {
+		if ptr == "" {
+			continue // an inserted root is written nowhere; "" would be the document
+		}
 		if l, c, ok := pos(ptr); ok {
 			e.Line, e.Column = l, c
 			break
