@@ -32,7 +32,7 @@ type PartitionConfig struct {
 	Queues            []QueueConfig           `yaml:"queues" json:"queues"`
 	PlacementRules    []PlacementRule         `yaml:"placementrules,omitempty" json:"placementrules,omitempty"`
 	Limits            []Limit                 `yaml:"limits,omitempty" json:"limits,omitempty"`
-	Preemption        PartitionPreemptionConf `yaml:"preemption,omitempty" json:"preemption,omitempty"`
+	Preemption        PartitionPreemptionConfig `yaml:"preemption,omitempty" json:"preemption,omitempty"`
 	NodeSortPolicy    NodeSortingPolicy       `yaml:"nodesortpolicy,omitempty" json:"nodesortpolicy,omitempty"`
 	UserGroupResolver UserGroupResolver       `yaml:"usergroupresolver,omitempty" json:"usergroupresolver,omitempty"`
 
@@ -45,8 +45,8 @@ type UserGroupResolver struct {
 	Type string `yaml:"type,omitempty" json:"type,omitempty"`
 }
 
-// PartitionPreemptionConf is the partition's preemption block.
-type PartitionPreemptionConf struct {
+// PartitionPreemptionConfig is the partition's preemption block.
+type PartitionPreemptionConfig struct {
 	Enabled                *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
 	QuotaPreemptionEnabled *bool `yaml:"quotapreemptionenabled,omitempty" json:"quotapreemptionenabled,omitempty"`
 }

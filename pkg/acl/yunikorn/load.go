@@ -155,6 +155,7 @@ func decode(doc document) (*SchedulerConfig, error) {
 			errs = append(errs, idx.SchemaErrors(value)...)
 		}
 		if len(errs) > 0 {
+			withDecoderPhrases(errs, doc)
 			return nil, errs.SortAndCompact().Err()
 		}
 		// The schema mirrors the Go types, so this decode only fails on
@@ -186,6 +187,7 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 	}
 	var errs SourceErrors
 	for _, msg := range te.Errors {
+		msg = decoderPhrase(msg)
 		e := &SourceError{Msg: msg}
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
@@ -195,6 +197,53 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 		errs = append(errs, e)
 	}
 	return errs.SortAndCompact().Err()
+}
+
+// decoderPhrase words a type error of the strict decode as YuniKorn's
+// scheduler logs it: the Go types mirror YuniKorn's configs package, whose
+// name the decoder prints.
+func decoderPhrase(msg string) string {
+	msg = strings.ReplaceAll(msg, "type yunikorn.", "type configs.")
+	return strings.ReplaceAll(msg, "into yunikorn.", "into configs.")
+}
+
+// withDecoderPhrases adds to each schema error YuniKorn's own words for it
+// (field submitACL not found in type configs.QueueConfig, cannot unmarshal
+// !!int `-1` into uint64), taken from the strict decode YuniKorn runs, so
+// that an operator can match aclc's message with the scheduler's log.
+func withDecoderPhrases(errs SourceErrors, doc document) {
+	var conf SchedulerConfig
+	var list SourceErrors
+	var one *SourceError
+	switch err := strictDecode(doc, &conf); {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = SourceErrors{one}
+	default:
+		return
+	}
+	byLine := map[int][]string{}
+	for _, te := range list {
+		if te.Line > 0 {
+			byLine[te.Line] = append(byLine[te.Line], te.Msg)
+		}
+	}
+	for _, e := range errs {
+		phrases := byLine[e.Line]
+		if len(phrases) == 0 {
+			continue
+		}
+		// One decoder error per line; a schema error that names the
+		// offending key or value takes the phrase that names it too.
+		phrase := phrases[0]
+		for _, p := range phrases {
+			if e.Value != "" && strings.Contains(p, e.Value) {
+				phrase = p
+				break
+			}
+		}
+		e.Msg += " (YuniKorn: " + phrase + ")"
+	}
 }
 
 // checksum is YuniKorn's configuration checksum (configs.SetChecksum):

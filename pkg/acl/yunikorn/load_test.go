@@ -59,13 +59,13 @@ func TestLoadRejects(t *testing.T) {
       - name: root
         submitACL: "*"
 `,
-			want: []string{`q.yaml:5:9: unknown key "submitACL" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`},
+			want: []string{`q.yaml:5:9: unknown key "submitACL" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field submitACL not found in type configs.QueueConfig)`},
 		},
 		{
 			name: "wrong-case top-level and partition keys are rejected",
 			src: `Partitions: []
 `,
-			want: []string{`q.yaml:1:1: unknown key "Partitions" in queue configuration (keys are case-sensitive lower case; valid keys: checksum, partitions)`},
+			want: []string{`q.yaml:1:1: unknown key "Partitions" in queue configuration (keys are case-sensitive lower case; valid keys: checksum, partitions) (YuniKorn: field Partitions not found in type configs.SchedulerConfig)`},
 		},
 		{
 			name: "usergroupresolver exists only at partition level",
@@ -77,8 +77,8 @@ func TestLoadRejects(t *testing.T) {
         usergroupresolver: {type: os}
 `,
 			want: []string{
-				`q.yaml:5:9: unknown key "userGroupResolver" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`,
-				`q.yaml:6:9: unknown key "usergroupresolver" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`,
+				`q.yaml:5:9: unknown key "userGroupResolver" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field userGroupResolver not found in type configs.QueueConfig)`,
+				`q.yaml:6:9: unknown key "usergroupresolver" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field usergroupresolver not found in type configs.QueueConfig)`,
 			},
 		},
 		{
@@ -89,7 +89,7 @@ func TestLoadRejects(t *testing.T) {
         childtemplate:
           submitacl: "*"
 `,
-			want: []string{`q.yaml:5:11: unknown key "submitacl" in child template (keys are case-sensitive lower case; valid keys: maxapplications, properties, resources)`},
+			want: []string{`q.yaml:5:11: unknown key "submitacl" in child template (keys are case-sensitive lower case; valid keys: maxapplications, properties, resources) (YuniKorn: field submitacl not found in type configs.ChildTemplate)`},
 		},
 		{
 			name: "maxapplications must be a non-negative integer",
@@ -104,9 +104,9 @@ func TestLoadRejects(t *testing.T) {
             maxapplications: "5"
 `,
 			want: []string{
-				`q.yaml:4:26: maxapplications must be a non-negative integer, got "x" (maximum number of running applications in the queue; 0 means no limit)`,
-				`q.yaml:7:30: maxapplications must be a non-negative integer, got -1 (maximum number of running applications in the queue; 0 means no limit)`,
-				`q.yaml:9:30: maxapplications must be a non-negative integer, got "5" (maximum number of running applications in the queue; 0 means no limit)`,
+				"q.yaml:4:26: maxapplications must be a non-negative integer, got \"x\" (maximum number of running applications in the queue; 0 means no limit) (YuniKorn: cannot unmarshal !!str `x` into uint64)",
+				"q.yaml:7:30: maxapplications must be a non-negative integer, got -1 (maximum number of running applications in the queue; 0 means no limit) (YuniKorn: cannot unmarshal !!int `-1` into uint64)",
+				"q.yaml:9:30: maxapplications must be a non-negative integer, got \"5\" (maximum number of running applications in the queue; 0 means no limit) (YuniKorn: cannot unmarshal !!str `5` into uint64)",
 			},
 		},
 		{
@@ -116,7 +116,7 @@ func TestLoadRejects(t *testing.T) {
     nodesortpolicy: fair
     queues: [{name: root}]
 `,
-			want: []string{`q.yaml:3:21: nodesortpolicy must be a map, got "fair" (node sorting policy, a map such as {type: fair})`},
+			want: []string{"q.yaml:3:21: nodesortpolicy must be a map, got \"fair\" (node sorting policy, a map such as {type: fair}) (YuniKorn: cannot unmarshal !!str `fair` into configs.NodeSortingPolicy)"},
 		},
 		{
 			name: "a list where a map is expected names the list entry",
@@ -129,8 +129,8 @@ func TestLoadRejects(t *testing.T) {
           - users: [{name: x}]
 `,
 			want: []string{
-				`q.yaml:5:25: max["memory"] must be a string, got a list`,
-				`q.yaml:7:21: users[0] must be a string, got a map (a user name)`,
+				`q.yaml:5:25: max["memory"] must be a string, got a list (YuniKorn: cannot unmarshal !!seq into string)`,
+				`q.yaml:7:21: users[0] must be a string, got a map (a user name) (YuniKorn: cannot unmarshal !!map into string)`,
 			},
 		},
 		{
@@ -144,9 +144,9 @@ func TestLoadRejects(t *testing.T) {
         bar: 2
 `,
 			want: []string{
-				`q.yaml:3:5: unknown key "foo" in partition (keys are case-sensitive lower case; valid keys: limits, name, nodesortpolicy, placementrules, preemption, queues, usergroupresolver)`,
-				`q.yaml:6:17: parent must be true or false, got "true" (true makes the queue a parent even without child queues)`,
-				`q.yaml:7:9: unknown key "bar" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`,
+				`q.yaml:3:5: unknown key "foo" in partition (keys are case-sensitive lower case; valid keys: limits, name, nodesortpolicy, placementrules, preemption, queues, usergroupresolver) (YuniKorn: field foo not found in type configs.PartitionConfig)`,
+				"q.yaml:6:17: parent must be true or false, got \"true\" (true makes the queue a parent even without child queues) (YuniKorn: cannot unmarshal !!str `true` into bool)",
+				`q.yaml:7:9: unknown key "bar" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field bar not found in type configs.QueueConfig)`,
 			},
 		},
 		{
@@ -155,15 +155,15 @@ func TestLoadRejects(t *testing.T) {
   - name: a
     name: b
 `,
-			want: []string{`q.yaml:3:5: mapping key "name" already defined at line 2`},
+			want: []string{`q.yaml:3:5: mapping key "name" already defined at line 2 (YuniKorn: mapping key "name" already defined at line 2)`},
 		},
 		{
 			name: "an anchor that contains itself is an error",
 			src: `partitions: &p [*p]
 `,
 			want: []string{
-				`q.yaml:1:17: anchor "p" value contains itself`,
-				`q.yaml:1:17: partitions[0] must be a map, got a list (a partition: a name, a queue tree and the partition-wide settings)`,
+				`q.yaml:1:17: anchor "p" value contains itself (YuniKorn: cannot unmarshal !!seq into configs.PartitionConfig)`,
+				`q.yaml:1:17: partitions[0] must be a map, got a list (a partition: a name, a queue tree and the partition-wide settings) (YuniKorn: cannot unmarshal !!seq into configs.PartitionConfig)`,
 			},
 		},
 		{
@@ -183,7 +183,7 @@ func TestLoadRejects(t *testing.T) {
 		{
 			name: "the document must be a map",
 			src:  "- a\n",
-			want: []string{`q.yaml:1:1: the queue configuration must be a map, got a list (Apache YuniKorn queues.yaml: partitions, their queue trees with submit and admin ACLs, placement rules and limits. Keys are lower case and case-sensitive; unknown keys are errors, as in YuniKorn's strict decoder.)`},
+			want: []string{`q.yaml:1:1: the queue configuration must be a map, got a list (Apache YuniKorn queues.yaml: partitions, their queue trees with submit and admin ACLs, placement rules and limits. Keys are lower case and case-sensitive; unknown keys are errors, as in YuniKorn's strict decoder.) (YuniKorn: cannot unmarshal !!seq into configs.SchedulerConfig)`},
 		},
 		{
 			name: "validation errors come after the schema check, one at a time",
@@ -229,7 +229,7 @@ data:
             queues:
               - name: a.b
 `,
-			want: []string{`q.yaml:11:13: unknown key "submitACL" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`},
+			want: []string{`q.yaml:11:13: unknown key "submitACL" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field submitACL not found in type configs.QueueConfig)`},
 		},
 		{
 			name: "a validation error in a block scalar is located in the ConfigMap file",
@@ -264,7 +264,7 @@ data:
 data:
   queues.yaml: "partitions:\n  - queues: [{name: root, Name: x}]\n"
 `,
-			want: []string{`q.yaml:3:3: unknown key "Name" in queue (keys are case-sensitive lower case; ` + queueKeys + `)`},
+			want: []string{`q.yaml:3:3: unknown key "Name" in queue (keys are case-sensitive lower case; ` + queueKeys + `) (YuniKorn: field Name not found in type configs.QueueConfig)`},
 		},
 		{
 			name: "a plain map of ConfigMap keys is read like a ConfigMap's data",
@@ -275,7 +275,7 @@ queues.yaml: |
         - name: root
           maxapplications: many
 `,
-			want: []string{`q.yaml:6:28: maxapplications must be a non-negative integer, got "many" (maximum number of running applications in the queue; 0 means no limit)`},
+			want: []string{"q.yaml:6:28: maxapplications must be a non-negative integer, got \"many\" (maximum number of running applications in the queue; 0 means no limit) (YuniKorn: cannot unmarshal !!str `many` into uint64)"},
 		},
 	}
 	for _, tt := range tests {
