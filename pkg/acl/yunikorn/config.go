@@ -28,13 +28,13 @@ type SchedulerConfig struct {
 
 // PartitionConfig is one partition.
 type PartitionConfig struct {
-	Name              string                  `yaml:"name" json:"name"`
-	Queues            []QueueConfig           `yaml:"queues" json:"queues"`
-	PlacementRules    []PlacementRule         `yaml:"placementrules,omitempty" json:"placementrules,omitempty"`
-	Limits            []Limit                 `yaml:"limits,omitempty" json:"limits,omitempty"`
+	Name              string                    `yaml:"name" json:"name"`
+	Queues            []QueueConfig             `yaml:"queues" json:"queues"`
+	PlacementRules    []PlacementRule           `yaml:"placementrules,omitempty" json:"placementrules,omitempty"`
+	Limits            []Limit                   `yaml:"limits,omitempty" json:"limits,omitempty"`
 	Preemption        PartitionPreemptionConfig `yaml:"preemption,omitempty" json:"preemption,omitempty"`
-	NodeSortPolicy    NodeSortingPolicy       `yaml:"nodesortpolicy,omitempty" json:"nodesortpolicy,omitempty"`
-	UserGroupResolver UserGroupResolver       `yaml:"usergroupresolver,omitempty" json:"usergroupresolver,omitempty"`
+	NodeSortPolicy    NodeSortingPolicy         `yaml:"nodesortpolicy,omitempty" json:"nodesortpolicy,omitempty"`
+	UserGroupResolver UserGroupResolver         `yaml:"usergroupresolver,omitempty" json:"usergroupresolver,omitempty"`
 
 	// Line is the source line of the partition entry (0 when unknown).
 	Line int `yaml:"-" json:"-"`
