@@ -28,7 +28,7 @@ func TestConcurrentEnginesAgree(t *testing.T) {
 	if len(cases) < 10 {
 		t.Fatalf("only %d cases on examples/yunikorn/org.yaml", len(cases))
 	}
-	set, err := NewEngineSet(ctx, cases[0].SourceName, cases[0].SourceText, cases[0].Resolver, nil)
+	set, err := NewEngineSet(ctx, cases[0].Inputs, cases[0].Resolver, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // File is one corpus file: an optional shared source and its cases.
@@ -43,9 +45,66 @@ type Case struct {
 	WantReasonContains string         `yaml:"want_reason_contains"`
 	WantError          string         `yaml:"want_error"`
 
-	// Filled by Load: the source text and the name it is read under.
-	SourceName string `yaml:"-"`
-	SourceText []byte `yaml:"-"`
+	// Sources are several source files read together, as in aclc build
+	// a.yaml b.yaml: YuniKorn's two ConfigMaps, Namespace objects, a
+	// mounted ConfigMap directory. Each names its content by text, by
+	// file (relative to the repository root) or by dir.
+	Sources []CaseSource `yaml:"sources"`
+
+	// Filled by Load: the source text and the name it is read under, and
+	// every input when the case has several.
+	SourceName string  `yaml:"-"`
+	SourceText []byte  `yaml:"-"`
+	Inputs     []Input `yaml:"-"`
+}
+
+// CaseSource is one of a case's several sources.
+type CaseSource struct {
+	Name string `yaml:"name"`
+	Text string `yaml:"text"`
+	File string `yaml:"file"`
+	Dir  string `yaml:"dir"`
+}
+
+// Input is one source of an engine set: a file's content, or a directory
+// read as a mounted ConfigMap.
+type Input struct {
+	Name string
+	Data []byte
+	Dir  string
+}
+
+// Single is the input list of one source file.
+func Single(name string, data []byte) []Input { return []Input{{Name: name, Data: data}} }
+
+// Key identifies a list of inputs, for sharing engine sets between cases.
+func Key(inputs []Input) string {
+	var b strings.Builder
+	for _, in := range inputs {
+		b.WriteString(in.Name)
+		b.WriteByte(0)
+		b.WriteString(in.Dir)
+		b.WriteByte(0)
+		b.Write(in.Data)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// AddTo adds the inputs to a set of sources.
+func AddTo(s *translate.Sources, inputs []Input) error {
+	for _, in := range inputs {
+		var err error
+		if in.Dir != "" {
+			err = s.AddDir(in.Dir, translate.KindAuto)
+		} else {
+			err = s.Add(in.Name, in.Data, translate.KindAuto)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Kubernetes returns the case's replicated cluster data in kube-mgmt's
@@ -116,6 +175,25 @@ func Load(root, dir string) ([]*File, error) {
 				c.Resolver = "file=" + filepath.Join(root, path)
 			}
 			switch {
+			case len(c.Sources) > 0:
+				for _, cs := range c.Sources {
+					in := Input{Name: cs.Name}
+					switch {
+					case cs.Dir != "":
+						in.Dir = filepath.Join(root, cs.Dir)
+						in.Name = cs.Dir
+					case cs.File != "":
+						if in.Data, err = os.ReadFile(filepath.Join(root, cs.File)); err != nil {
+							return fmt.Errorf("%s: %s: %w", p, c.Note, err)
+						}
+						in.Name = cs.File
+					default:
+						in.Data = []byte(cs.Text)
+						in.Name = fmt.Sprintf("%s[%s][%s]", p, c.Note, cs.Name)
+					}
+					c.Inputs = append(c.Inputs, in)
+				}
+				c.SourceName, c.SourceText = c.Inputs[0].Name, c.Inputs[0].Data
 			case c.Source != "":
 				c.SourceName, c.SourceText = fmt.Sprintf("%s[%s]", p, c.Note), []byte(c.Source)
 			case c.SourceFile != "":
@@ -134,6 +212,9 @@ func Load(root, dir string) ([]*File, error) {
 				}
 			default:
 				return fmt.Errorf("%s: %s: no source", p, c.Note)
+			}
+			if len(c.Inputs) == 0 {
+				c.Inputs = Single(c.SourceName, c.SourceText)
 			}
 			if c.WantError == "" && c.Want == nil {
 				return fmt.Errorf("%s: %s: neither want nor want_error", p, c.Note)

@@ -37,10 +37,10 @@ func TestCorpus(t *testing.T) {
 			c := &f.Cases[i]
 			total++
 			t.Run(c.Note, func(t *testing.T) {
-				key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + string(c.SourceText)
+				key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
 				set, ok := sets[key]
 				if !ok && setErrs[key] == nil {
-					set, setErrs[key] = NewEngineSet(ctx, c.SourceName, c.SourceText, c.Resolver, c.Kubernetes())
+					set, setErrs[key] = NewEngineSet(ctx, c.Inputs, c.Resolver, c.Kubernetes())
 					if set != nil {
 						sets[key] = set
 					}

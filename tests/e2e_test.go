@@ -185,7 +185,7 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 			if c.WantError != "" {
 				continue // a source that does not load is never served; TestCorpus checks its error
 			}
-			key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + string(c.SourceText)
+			key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
 			g, ok := groups[key]
 			if !ok {
 				g = &sourceGroup{first: c}
@@ -208,7 +208,7 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 		c0 := g.first
 		load := func(static, portable bool) (*translate.Sources, error) {
 			s := &translate.Sources{Kubernetes: c0.Kubernetes(), Portable: portable}
-			if err := s.Add(c0.SourceName, c0.SourceText, translate.KindAuto); err != nil {
+			if err := AddTo(s, c0.Inputs); err != nil {
 				return nil, err
 			}
 			return s, s.SetGroupResolution(c0.Resolver, static)

@@ -30,9 +30,9 @@ func (n namedEngine) Name() string { return n.name }
 // on them. The native engine comes first: it is the reference. resolver is
 // a --resolver value ("" for the configuration's choice). When the resolver
 // can be compiled in, a rego engine over the static bundle joins too.
-func NewEngineSet(ctx context.Context, name string, src []byte, resolver string, kubernetes map[string]any) (*EngineSet, error) {
+func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any) (*EngineSet, error) {
 	s := &translate.Sources{Kubernetes: kubernetes}
-	if err := s.Add(name, src, translate.KindAuto); err != nil {
+	if err := AddTo(s, inputs); err != nil {
 		return nil, err
 	}
 	if err := s.SetGroupResolution(resolver, false); err != nil {
@@ -66,7 +66,7 @@ func NewEngineSet(ctx context.Context, name string, src []byte, resolver string,
 	set.Engines = append(set.Engines, ow)
 	if s.Groups().NeedsHostBuiltin() {
 		st := &translate.Sources{Kubernetes: kubernetes}
-		if err := st.Add(name, src, translate.KindAuto); err != nil {
+		if err := AddTo(st, inputs); err != nil {
 			return nil, err
 		}
 		if err := st.SetGroupResolution(resolver, true); err == nil {

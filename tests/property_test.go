@@ -140,7 +140,7 @@ func TestPropertyEnginesAgree(t *testing.T) {
 	decisions, configs, rejected := 0, 0, 0
 	for decisions < wantDecisions {
 		src, partitions := randomConfig(r)
-		set, err := NewEngineSet(ctx, "random.yaml", []byte(src), "", nil)
+		set, err := NewEngineSet(ctx, Single("random.yaml", []byte(src)), "", nil)
 		if err != nil {
 			rejected++ // e.g. a double space the runtime refuses
 			if rejected > 10*wantDecisions {

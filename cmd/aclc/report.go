@@ -15,6 +15,7 @@ import (
 
 const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report --as sue --as john:dev --as bob:test --engine rego examples/yunikorn/acl-doc.yaml
+  aclc report --as sue:admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
   aclc report --as joe@reno --as pat@elko --as john@john_pc:eng examples/vov/acls.yaml
 `
 
@@ -25,7 +26,7 @@ func (p *principalFlag) String() string     { return strings.Join(*p, " ") }
 func (p *principalFlag) Set(v string) error { *p = append(*p, v); return nil }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE\n       aclc report [--engine E] [--as USER[@HOST][:OSGROUP,...]]... VOV-SOURCE", reportExamples, stderr)
+	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE...\n       aclc report [--engine E] [--as USER[@HOST][:OSGROUP,...]]... VOV-SOURCE", reportExamples, stderr)
 	engineName := fs.String("engine", engine.Wasm, "`engine` that decides the --as rows: native, rego, wasm or opa-wasm")
 	resolver := fs.String("resolver", "", resolverUsage)
 	var as principalFlag
@@ -34,8 +35,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return parseStatus(err)
 	}
-	if len(srcs) != 1 {
-		errorf(stderr, "report: give exactly one SOURCE")
+	if len(srcs) == 0 {
+		errorf(stderr, "report: no SOURCE given")
 		fs.Usage()
 		return exitUsage
 	}
@@ -49,7 +50,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return reportVOV(context.Background(), w, stderr, s.VOV, as, *engineName, srcs, *resolver)
 	}
 	if s.Queues == nil {
-		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", srcs[0])
+		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", strings.Join(srcs, ", "))
 		return exitError
 	}
 	for _, p := range s.Queues.Partitions {

@@ -179,7 +179,7 @@ func yamlSafe(src string) string {
 // parameters are the sources' admission settings as YuniKorn parsed them.
 func GatekeeperManifests(s *Sources) ([]byte, error) {
 	if s.Admission == nil {
-		return nil, sourceError{fmt.Errorf("gatekeeper target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.Files, ", "))}
+		return nil, sourceError{err: fmt.Errorf("gatekeeper target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.Files, ", "))}
 	}
 	libs, err := GatekeeperLibrary()
 	if err != nil {

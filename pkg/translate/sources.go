@@ -39,10 +39,33 @@ var ErrSource = errors.New("invalid source")
 
 // sourceError marks err as ErrSource without changing its text, so users
 // read "file:line:col: message" and callers can still match ErrSource.
-type sourceError struct{ err error }
+type sourceError struct {
+	err error
+	// consequence says what YuniKorn does with such a configuration.
+	consequence string
+}
 
 func (e sourceError) Error() string   { return e.err.Error() }
 func (e sourceError) Unwrap() []error { return []error{ErrSource, e.err} }
+
+// What YuniKorn does with a configuration aclc refuses, by the stage that
+// refuses it (spec §1.6, §1.7).
+const (
+	ConsequenceLayout    = "The API server would not hold these ConfigMaps as written, or YuniKorn's reading of them is undefined."
+	ConsequenceSettings  = "YuniKorn's scheduler exits at start-up (Unable to load initial configmaps); on a reload it ignores the whole update, queue configuration included, and keeps running its previous one."
+	ConsequenceValidator = "YuniKorn refuses this configuration: its admission controller refuses the ConfigMap update (admission-webhook.yunikorn.validate-conf); stored anyway, the scheduler keeps its previous configuration on a reload and exits at start-up."
+	ConsequenceBuild     = "YuniKorn's admission controller accepts this ConfigMap, but the scheduler cannot build its queues: on a reload it keeps its previous configuration, at start-up it exits."
+)
+
+// Consequence says what YuniKorn does with a configuration that failed to
+// load with err, "" when err is not about a YuniKorn configuration.
+func Consequence(err error) string {
+	var se sourceError
+	if errors.As(err, &se) {
+		return se.consequence
+	}
+	return ""
+}
 
 // Sources is the parsed content of every source file of a build.
 type Sources struct {
@@ -92,19 +115,19 @@ type Sources struct {
 // KindAuto, overrides content detection.
 func LoadSources(paths []string, force Kind) (*Sources, error) {
 	if len(paths) == 0 {
-		return nil, sourceError{errors.New("no source files given")}
+		return nil, sourceError{err: errors.New("no source files given")}
 	}
 	s := &Sources{}
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if err := s.addDir(p, force); err != nil {
+			if err := s.AddDir(p, force); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, sourceError{err}
+			return nil, sourceError{err: err}
 		}
 		if err := s.Add(p, data, force); err != nil {
 			return nil, err
@@ -113,14 +136,14 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 	return s, nil
 }
 
-// addDir reads a ConfigMap mounted as a directory.
-func (s *Sources) addDir(dir string, force Kind) error {
+// AddDir reads a ConfigMap mounted as a directory.
+func (s *Sources) AddDir(dir string, force Kind) error {
 	if force == KindVOV {
-		return sourceError{fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", dir)}
+		return sourceError{err: fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", dir)}
 	}
 	f, err := layout.ReadDir(dir)
 	if err != nil {
-		return sourceError{err}
+		return sourceError{err: err}
 	}
 	return s.addYuniKorn(f)
 }
@@ -132,18 +155,18 @@ func (s *Sources) Add(name string, data []byte, force Kind) error {
 	switch force {
 	case KindAuto, KindVOV, KindYuniKornQueues, KindYuniKornAdmission:
 	default:
-		return sourceError{fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, force)}
+		return sourceError{err: fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, force)}
 	}
 	if force == KindVOV {
 		return s.addVOV(name, data)
 	}
 	f, err := layout.Read(name, data)
 	if err != nil {
-		return sourceError{err}
+		return sourceError{err: err}
 	}
 	if f.VOV {
 		if force != KindAuto {
-			return sourceError{fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", name)}
+			return sourceError{err: fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", name)}
 		}
 		return s.addVOV(name, data)
 	}
@@ -152,11 +175,11 @@ func (s *Sources) Add(name string, data []byte, force Kind) error {
 
 func (s *Sources) addVOV(name string, data []byte) error {
 	if s.VOV != nil {
-		return sourceError{fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
+		return sourceError{err: fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
 	}
 	spec, err := vov.Load(name, data)
 	if err != nil {
-		return sourceError{err}
+		return sourceError{err: err}
 	}
 	s.VOV = spec
 	s.Files = append(s.Files, name)
@@ -176,7 +199,7 @@ func (s *Sources) addYuniKorn(f *layout.File) error {
 		diags = append(diags, file.Diagnostics...)
 		for _, ns := range file.Namespaces {
 			if prev, dup := nsFile[ns.Name]; dup {
-				return sourceError{fmt.Errorf("%s:%d: namespace %s is given twice (first in %s)", ns.File, ns.Line, ns.Name, prev)}
+				return sourceError{err: fmt.Errorf("%s:%d: namespace %s is given twice (first in %s)", ns.File, ns.Line, ns.Name, prev)}
 			}
 			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
 			namespaces[ns.Name] = namespaceObject(ns)
@@ -188,15 +211,19 @@ func (s *Sources) addYuniKorn(f *layout.File) error {
 	if len(cms) > 0 {
 		var err error
 		if c, err = layout.Flatten(cms); err != nil {
-			return sourceError{err}
+			return sourceError{err: err, consequence: ConsequenceLayout}
 		}
 		diags = append(diags, c.Diagnostics...)
+		if err := yunikorn.CheckSettings(c); err != nil {
+			return sourceError{err: err, consequence: ConsequenceSettings}
+		}
 		if conf, err = yunikorn.FromLayout(c); err != nil {
-			return sourceError{err}
+			return sourceError{err: err, consequence: ConsequenceValidator}
 		}
 		if tree, err = yunikorn.BuildTree(conf.Source, conf); err != nil {
-			return sourceError{err}
+			return sourceError{err: err, consequence: ConsequenceBuild}
 		}
+		diags = append(diags, configDiagnostics(c, conf)...)
 	}
 	// Nothing is kept from a file that fails.
 	s.yunikorn, s.Layout, s.Diagnostics = files, c, diags
@@ -217,6 +244,44 @@ func (s *Sources) addYuniKorn(f *layout.File) error {
 		s.Kubernetes["namespaces"] = namespaces
 	}
 	return nil
+}
+
+// Diagnostic codes about a configuration as a whole.
+const (
+	CodeDefaultConfig      = "default-config"
+	CodeNoPartitions       = "no-partitions"
+	CodeNoDefaultPartition = "no-default-partition"
+)
+
+// configDiagnostics says which configuration YuniKorn runs when that is
+// not what the files seem to say.
+func configDiagnostics(c *layout.Config, conf *yunikorn.SchedulerConfig) []source.Diagnostic {
+	var out []source.Diagnostic
+	key := layout.QueuesKey(c.PolicyGroup())
+	file := ""
+	if len(c.ConfigMaps) > 0 {
+		file = c.ConfigMaps[len(c.ConfigMaps)-1].File
+	}
+	if conf.Default {
+		v, present := c.Get(key)
+		why := fmt.Sprintf("no %s key", key)
+		if present {
+			why, file = fmt.Sprintf("%s is empty", key), v.Entry.File
+		}
+		out = append(out, source.Diagnostic{File: file, Line: v.Entry.KeyLine, Code: CodeDefaultConfig, Msg: fmt.Sprintf(
+			"%s (policy group %q): YuniKorn runs its default configuration: everybody may submit, and every pod lands in root.<namespace>, created on demand", why, c.PolicyGroup())})
+		return out
+	}
+	v, _ := c.Get(key)
+	switch {
+	case len(conf.Partitions) == 0:
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoPartitions, Msg: fmt.Sprintf(
+			"%s has no partitions: YuniKorn accepts it and then rejects every application (partition doesn't exist)", key)})
+	case !slices.ContainsFunc(conf.Partitions, func(p yunikorn.PartitionConfig) bool { return p.Name == "default" }):
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoDefaultPartition, Msg: fmt.Sprintf(
+			"%s has no partition named default: the k8shim submits every application to default, so YuniKorn rejects them all", key)})
+	}
+	return out
 }
 
 // namespaceObject is a Namespace as kube-mgmt replicates it.
