@@ -81,6 +81,9 @@ demo: build
 	@for f in examples/yunikorn/default-config.yaml examples/yunikorn/configmap.yaml examples/yunikorn/org.yaml; do \
 	  echo "== $$f"; $(BIN) report $$f || exit 1; $(BIN) check $$f || exit 1; echo; \
 	done
+	@echo "== examples/yunikorn/helm: the chart's yunikorn-defaults under an operator's yunikorn-configs, flattened as YuniKorn does"
+	@$(BIN) check examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml examples/yunikorn/helm/namespaces.yaml
+	@$(BIN) report --engine wasm --as sue:admins --as bob examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
 	@echo "== the same decision on every engine (john, in dev, administers root.test)"
 	@for e in native rego opa-wasm wasm; do \
 	  printf '%-9s ' $$e; \
