@@ -130,3 +130,67 @@ func TestReloadFailsNoRequest(t *testing.T) {
 		t.Errorf("allowed %d, denied %d: both versions should have answered", allowed.Load(), denied.Load())
 	}
 }
+
+// TestReloadMountedConfigMap serves a ConfigMap mounted as a directory and
+// updates it the way the kubelet does: the new keys go to a new
+// timestamped directory, and ..data is switched to it by a rename.
+func TestReloadMountedConfigMap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "yunikorn-configs")
+	version := func(n int, content string) {
+		t.Helper()
+		ts := filepath.Join(dir, "..2026_11_22_00_00_0"+string(rune('0'+n)))
+		if err := os.MkdirAll(ts, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ts, "queues.yaml"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tmp := filepath.Join(dir, "..data_tmp")
+		if err := os.Symlink(filepath.Base(ts), tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version(1, queues)
+	if err := os.Symlink(filepath.Join("..data", "queues.yaml"), filepath.Join(dir, "queues.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := New(ctx, NewConfig().WithAddr("127.0.0.1:0").WithSources(dir).WithLogOutput(io.Discard).WithLogLevel("error").WithReloadInterval(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, func(a string) { ready <- a }) }()
+	url := "http://" + <-ready + "/v1/data/yunikorn/queues/decision"
+	decide := func() string {
+		t.Helper()
+		resp, err := http.Post(url, "application/json", bytes.NewReader([]byte(`{"input":{"queue":"root.test","action":"admin","user":"ann","groups":["dev"]}}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if got := decide(); !bytes.Contains([]byte(got), []byte(`"allow":true`)) {
+		t.Fatalf("first version: %s", got)
+	}
+	version(2, string(bytes.Replace([]byte(queues), []byte("sue dev"), []byte("sue ops"), 1)))
+	for deadline := time.Now().Add(10 * time.Second); srv.Reloads() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the new ..data was not served")
+		}
+	}
+	if got := decide(); !bytes.Contains([]byte(got), []byte(`"allow":false`)) {
+		t.Errorf("second version: %s", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
