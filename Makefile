@@ -49,6 +49,7 @@ bench: build $(OPA)
 fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
+	$(GO) test -run xxx -fuzz FuzzRead -fuzztime $(FUZZTIME) ./pkg/acl/layout/
 	$(GO) test -run xxx -fuzz FuzzParseQuantity -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/

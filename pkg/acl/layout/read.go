@@ -176,7 +176,7 @@ func read(name string, data []byte) (*File, error) {
 	if len(errs) > 0 {
 		return nil, errs.SortAndCompact().Err()
 	}
-	if len(f.ConfigMaps) == 0 && len(f.Namespaces) == 0 {
+	if len(f.ConfigMaps) == 0 && len(f.Namespaces) == 0 && len(skipped) > 0 {
 		kind := skipped[0]
 		return nil, located(kind, kind.Value, fmt.Sprintf(
 			"unsupported manifest kind %q: want a ConfigMap (%s, %s), a Namespace, or a List of them", kind.Value, DefaultsName, ConfigsName))
