@@ -37,6 +37,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -119,9 +120,8 @@ type Server struct {
 	cfg    Config
 	rt     *runtime.Runtime
 	logger logging.Logger
-	watch  []string
+	watch  *reload.Watcher
 
-	built    []stamp // the files as they were when the bundle in service was read
 	revision atomic.Pointer[string]
 	reloads  atomic.Int64
 	failures atomic.Int64
@@ -146,15 +146,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	opabuiltins.Register()
 	s := &Server{cfg: cfg, logger: newLogger(cfg.logOutput, level)}
-	s.watch = append(s.watch, cfg.sources...)
+	watch := append([]string(nil), cfg.sources...)
 	if cfg.bundlePath != "" {
-		s.watch = append(s.watch, cfg.bundlePath)
+		watch = append(watch, cfg.bundlePath)
 	}
 	if p, ok := strings.CutPrefix(cfg.resolver, "file="); ok {
-		s.watch = append(s.watch, p)
+		watch = append(watch, p)
 	}
-
-	s.built = stamps(s.watch)
+	// Taken before the load, so that a change during it is seen.
+	s.watch = reload.New(watch)
 	b, rev, groups, err := s.load()
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	tick.Stop()
 	if s.cfg.interval > 0 {
-		go s.poll(ctx)
+		go s.watch.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
 	}
 	err := <-errc
 	if err != nil {
@@ -322,39 +322,14 @@ func (s *Server) activate(ctx context.Context, b *bundle.Bundle) error {
 	return nil
 }
 
-// poll checks the files every interval and reloads once a change has
-// settled.
-func (s *Server) poll(ctx context.Context) {
-	t := time.NewTicker(s.cfg.interval)
-	defer t.Stop()
-	seen := s.built
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		cur := stamps(s.watch)
-		if !sameStamps(cur, seen) {
-			seen = cur // changed since the last look: let it settle
-			continue
-		}
-		if sameStamps(cur, s.built) {
-			continue
-		}
-		s.built = cur
-		s.reload(ctx)
-	}
-}
-
 // reload builds or reads the bundle again and swaps it in; on any error
 // the bundle in service stays.
-func (s *Server) reload(ctx context.Context) {
+func (s *Server) reload(ctx context.Context) error {
 	old := s.Revision()
 	b, rev, groups, err := s.load()
 	if err == nil && rev == old {
 		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
-		return
+		return nil
 	}
 	if err == nil {
 		err = s.activate(ctx, b)
@@ -363,7 +338,7 @@ func (s *Server) reload(ctx context.Context) {
 		s.failures.Add(1)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
-		return
+		return err
 	}
 	// The group cache follows the bundle; a request between the two swaps
 	// resolves with the new resolver, which is what the new bundle expects.
@@ -371,33 +346,5 @@ func (s *Server) reload(ctx context.Context) {
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
-}
-
-// stamp is what a poll compares: size and modification time, or absence.
-type stamp struct {
-	size  int64
-	mod   time.Time
-	found bool
-}
-
-func stamps(paths []string) []stamp {
-	out := make([]stamp, len(paths))
-	for i, p := range paths {
-		if st, err := os.Stat(p); err == nil {
-			out[i] = stamp{size: st.Size(), mod: st.ModTime(), found: true}
-		}
-	}
-	return out
-}
-
-func sameStamps(a, b []stamp) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].size != b[i].size || !a[i].mod.Equal(b[i].mod) || a[i].found != b[i].found {
-			return false
-		}
-	}
-	return true
+	return nil
 }

@@ -1,0 +1,168 @@
+// Package reload watches source files and directories and calls back when
+// their content has changed and settled. It polls rather than subscribing
+// to file events: a Kubernetes ConfigMap volume changes by swapping a
+// symlink, and network file systems send no events.
+//
+// A poll compares a cheap stamp of every file (size, modification and
+// change times, inode), following symlinks, and of every entry of a
+// directory (a mounted ConfigMap). The change time and the inode catch what
+// the modification time alone misses: cp -p, rsync -t and tar keep mtime,
+// and a same-size rewrite keeps the size. A changed stamp must hold for
+// one more poll (the writer may not be done); then the content is hashed,
+// and the callback runs only when the hash differs from the content last
+// loaded, so touching a file reloads nothing. A writer that does not
+// replace files atomically (rename) can still be caught between truncating
+// and writing if it pauses for longer than a poll interval.
+package reload
+
+import (
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Watcher watches a set of paths. It is not safe for concurrent use; Run
+// owns it.
+type Watcher struct {
+	paths  []string
+	stamp  string   // of the content last loaded or tried
+	sum    [32]byte // of the content last loaded successfully
+	loaded bool
+}
+
+// New takes the paths as they are now as the content in service.
+func New(paths []string) *Watcher {
+	w := &Watcher{paths: paths}
+	w.stamp = Stamp(paths)
+	w.sum, w.loaded = Sum(paths), true
+	return w
+}
+
+// Run polls every interval until ctx is done. When the content has changed
+// and settled it calls load; an error leaves the content in service as it
+// was (the caller keeps its last good state), and the next change tries
+// again.
+func (w *Watcher) Run(ctx context.Context, interval time.Duration, load func() error) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	seen := w.stamp
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur := Stamp(w.paths)
+		if cur != seen {
+			seen = cur // changed since the last look: let it settle
+			continue
+		}
+		if cur == w.stamp {
+			continue
+		}
+		sum := Sum(w.paths)
+		if Stamp(w.paths) != cur {
+			seen = "" // written while it was read: look again
+			continue
+		}
+		w.stamp = cur
+		if w.loaded && sum == w.sum {
+			continue // same bytes: a touch, a copy of the same file
+		}
+		if load() == nil {
+			w.sum, w.loaded = sum, true
+		}
+	}
+}
+
+// Stamp renders the stamps of the paths; directories contribute each
+// entry that is not a kubelet ..* entry, following symlinks.
+func Stamp(paths []string) string {
+	var b strings.Builder
+	for _, p := range paths {
+		stampOne(&b, p)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			for _, e := range entries(p) {
+				stampOne(&b, e)
+			}
+		}
+	}
+	return b.String()
+}
+
+func stampOne(b *strings.Builder, p string) {
+	b.WriteString(p)
+	b.WriteByte(0)
+	st, err := os.Stat(p)
+	if err != nil {
+		b.WriteString("absent\n")
+		return
+	}
+	var ino, ctime, ctimeNS int64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino, ctime, ctimeNS = int64(sys.Ino), sys.Ctim.Sec, sys.Ctim.Nsec
+	}
+	b.WriteString(strings.Join([]string{
+		itoa(st.Size()), itoa(st.ModTime().UnixNano()), itoa(ctime), itoa(ctimeNS), itoa(ino), st.Mode().String(),
+	}, " "))
+	b.WriteByte('\n')
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// entries lists a directory's files as a mounted ConfigMap has them,
+// sorted, without ..* entries.
+func entries(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), "..") {
+			continue
+		}
+		out = append(out, filepath.Join(dir, de.Name()))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Sum hashes the content of the paths (and of a directory's entries).
+func Sum(paths []string) [32]byte {
+	h := sha256.New()
+	add := func(p string) {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+		f, err := os.Open(p)
+		if err != nil {
+			h.Write([]byte("absent"))
+			return
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			h.Write([]byte("dir"))
+			return
+		}
+		_, _ = io.Copy(h, f)
+		h.Write([]byte{0})
+	}
+	for _, p := range paths {
+		add(p)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			for _, e := range entries(p) {
+				add(e)
+			}
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
