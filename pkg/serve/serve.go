@@ -37,8 +37,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
-	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
