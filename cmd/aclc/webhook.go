@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/reload"
+	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
@@ -62,6 +64,7 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 	sans := fs.String("san", "", "comma-separated extra host `names` or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
 	caOut := fs.String("ca-out", "", "with --self-signed, write the CA certificate (PEM) to this `file`: clients trust it, 'manifests --ca-file' takes it")
 	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm or opa-wasm")
+	interval := fs.Duration("reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes (`duration`); 0 disables reloading")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -83,6 +86,8 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		return usageErr("the API server calls webhooks over HTTPS only: give --tls-cert and --tls-key, or --self-signed")
 	case !*selfSigned && (*caOut != "" || *sans != ""):
 		return usageErr("--ca-out and --san go with --self-signed")
+	case *interval < 0:
+		return usageErr("--reload-interval %s: want 0 or more", *interval)
 	}
 	switch *engineName {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
@@ -90,6 +95,8 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		return usageErr("unknown --engine %q (want native, rego, wasm or opa-wasm)", *engineName)
 	}
 
+	// Taken before the first load, so that a change during it is seen.
+	watcher := reload.New(srcs)
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
 	s, err := translate.LoadSources(srcs, translate.KindAuto)
@@ -147,12 +154,35 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 	if *caOut != "" {
 		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", *caOut)
 	}
-	if err := webhook.New(eng, cfg).Serve(ctx, ln); err != nil {
+	srv := webhook.New(eng, cfg)
+	if *interval > 0 {
+		// A change is loaded and compiled aside; the engine in service
+		// answers until the new one is ready, and stays when it fails.
+		go watcher.Run(ctx, *interval, func() error {
+			next, err := openWebhookEngine(ctx, *engineName, srcs)
+			srv.Reloaded(next, err)
+			return err
+		})
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
 	fmt.Fprintln(stdout, "aclc webhook: stopped")
 	return exitOK
+}
+
+// openWebhookEngine loads the sources again and opens an engine on them,
+// refusing a source set without YuniKorn configuration as at start.
+func openWebhookEngine(ctx context.Context, name string, srcs []string) (engine.Engine, error) {
+	s, err := translate.LoadSources(srcs, translate.KindAuto)
+	if err != nil {
+		return nil, err
+	}
+	if s.Admission == nil {
+		return nil, fmt.Errorf("no YuniKorn configuration in %s", strings.Join(srcs, ", "))
+	}
+	return openEngine(ctx, name, "", srcs, "", "")
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,

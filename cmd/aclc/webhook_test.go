@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/aclc-dev/aclc/pkg/translate"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -25,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aclc-dev/aclc/pkg/webhook"
@@ -113,7 +116,7 @@ func TestWebhookServes(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, settings}, &stdout, &stderr)
+		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "20ms", settings}, &stdout, &stderr)
 	}()
 
 	addrRE := regexp.MustCompile(`listening on (https://127\.0\.0\.1:\d+)`)
@@ -200,6 +203,70 @@ func TestWebhookServes(t *testing.T) {
 	json.Unmarshal(patched, &got)
 	if v := got.Annotations["yunikorn.apache.org/user.info"]; v != `{"user":"alice","groups":["devs"]}` {
 		t.Errorf("user.info = %q", v)
+	}
+
+	// The settings change on disk: alice's group may now pre-set
+	// user.info. The webhook reloads without a restart.
+	preset := func(uid string) bool {
+		t.Helper()
+		p := pod.DeepCopy()
+		p.Annotations = map[string]string{"yunikorn.apache.org/user.info": `{"user":"sue"}`}
+		raw, _ := json.Marshal(p)
+		body, _ := json.Marshal(&admissionv1.AdmissionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+			Request: &admissionv1.AdmissionRequest{
+				UID: types.UID(uid), Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"},
+				Resource: metav1.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: "team-a",
+				Operation: admissionv1.Create, UserInfo: authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}},
+				Object: runtime.RawExtension{Raw: raw},
+			},
+		})
+		resp, err := client.Post(url+"/mutate", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ar admissionv1.AdmissionReview
+		if err := json.NewDecoder(resp.Body).Decode(&ar); err != nil || ar.Response == nil {
+			t.Fatalf("answer: %v", err)
+		}
+		return ar.Response.Allowed
+	}
+	get := func(path string) string {
+		t.Helper()
+		resp, err := client.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if preset("cli-2") {
+		t.Fatal("alice may pre-set user.info before the change")
+	}
+	if err := translate.WriteFileAtomic(settings, []byte(admissionSettings+"  admissionController.accessControl.externalGroups: \"^devs$\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !preset("cli-3"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the changed settings were not served: %s", stderr.String())
+		}
+	}
+	// A broken edit keeps the last good settings and says so.
+	if err := translate.WriteFileAtomic(settings, []byte(admissionSettings+"  admissionController.accessControl.externalGroups: [\n")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(get("/metrics"), "aclc_webhook_reload_failures_total 1"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the broken edit was not reported: %s", get("/metrics"))
+		}
+	}
+	if r := get("/readyz"); !strings.Contains(r, "the last reload failed") {
+		t.Errorf("/readyz = %q", r)
+	}
+	if !preset("cli-4") {
+		t.Error("a broken edit changed the decision: the last good settings must stay")
 	}
 
 	cancel()

@@ -27,6 +27,29 @@ type metrics struct {
 	panics          atomic.Uint64
 
 	durations map[string]*histogram // by admission path
+
+	reloads, reloadFailures atomic.Uint64
+	lastReload              atomic.Int64 // Unix seconds of the last good load
+	reloadErr               atomic.Pointer[string]
+}
+
+func (m *metrics) reloaded() {
+	m.reloads.Add(1)
+	m.lastReload.Store(time.Now().Unix())
+	m.reloadErr.Store(nil)
+}
+
+func (m *metrics) reloadFailed(err error) {
+	m.reloadFailures.Add(1)
+	msg := err.Error()
+	m.reloadErr.Store(&msg)
+}
+
+func (m *metrics) lastReloadError() string {
+	if p := m.reloadErr.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 type requestKey struct {
@@ -40,10 +63,12 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{
+	m := &metrics{
 		requests:  map[requestKey]uint64{},
 		durations: map[string]*histogram{pathMutate: {}, pathValidate: {}},
 	}
+	m.lastReload.Store(time.Now().Unix()) // the sources loaded at start
+	return m
 }
 
 // pathLabel keeps the path label's values few: any path that is not served
@@ -132,6 +157,23 @@ func (m *metrics) write(w io.Writer) error {
 		bw.WriteString(`aclc_webhook_request_duration_seconds_sum{path="` + path + `"} ` + formatFloat(sum) + "\n")
 		bw.WriteString(`aclc_webhook_request_duration_seconds_count{path="` + path + `"} ` + strconv.FormatUint(cum, 10) + "\n")
 	}
+
+	bw.WriteString("# HELP aclc_webhook_reloads_total Changes of the sources loaded and put in service.\n")
+	bw.WriteString("# TYPE aclc_webhook_reloads_total counter\n")
+	bw.WriteString("aclc_webhook_reloads_total " + strconv.FormatUint(m.reloads.Load(), 10) + "\n")
+	bw.WriteString("# HELP aclc_webhook_reload_failures_total Changes of the sources that did not load; the last good configuration stayed in service.\n")
+	bw.WriteString("# TYPE aclc_webhook_reload_failures_total counter\n")
+	bw.WriteString("aclc_webhook_reload_failures_total " + strconv.FormatUint(m.reloadFailures.Load(), 10) + "\n")
+	bw.WriteString("# HELP aclc_webhook_last_reload_success_timestamp_seconds When the configuration in service was loaded (Unix time).\n")
+	bw.WriteString("# TYPE aclc_webhook_last_reload_success_timestamp_seconds gauge\n")
+	bw.WriteString("aclc_webhook_last_reload_success_timestamp_seconds " + strconv.FormatInt(m.lastReload.Load(), 10) + "\n")
+	bw.WriteString("# HELP aclc_webhook_last_reload_failed 1 when the last change of the sources did not load.\n")
+	bw.WriteString("# TYPE aclc_webhook_last_reload_failed gauge\n")
+	failed := "0"
+	if m.lastReloadError() != "" {
+		failed = "1"
+	}
+	bw.WriteString("aclc_webhook_last_reload_failed " + failed + "\n")
 
 	bw.WriteString("# HELP aclc_webhook_engine_errors_total Decisions the engine could not make; each was answered with a denial.\n")
 	bw.WriteString("# TYPE aclc_webhook_engine_errors_total counter\n")

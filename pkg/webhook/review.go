@@ -97,7 +97,7 @@ func (s *Server) decide(ctx context.Context, body []byte, validate bool) (json.R
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	out, err := s.eng.Eval(ctx, translate.EntrypointAdmissionReview, input)
+	out, err := s.engine().Eval(ctx, translate.EntrypointAdmissionReview, input)
 	if err != nil {
 		return nil, false, err
 	}
@@ -183,7 +183,7 @@ var probeReview = []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.
 // connections; call Probe yourself when mounting Handler on a server of
 // your own.
 func (s *Server) Probe(ctx context.Context) error {
-	out, err := s.eng.Eval(ctx, translate.EntrypointAdmissionReview, probeReview)
+	out, err := s.engine().Eval(ctx, translate.EntrypointAdmissionReview, probeReview)
 	if err != nil {
 		return fmt.Errorf("webhook: probe review: %w", err)
 	}

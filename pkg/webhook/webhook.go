@@ -45,7 +45,7 @@ const (
 // Server answers the Kubernetes API server's admission requests with an
 // engine's decision. Its methods are safe for concurrent use.
 type Server struct {
-	eng     engine.Engine
+	eng     atomic.Pointer[current]
 	cfg     Config
 	log     *slog.Logger
 	m       *metrics
@@ -57,9 +57,35 @@ type Server struct {
 // translate.EntrypointAdmissionReview. The server is not ready (/readyz
 // answers 503) until Probe succeeds; Serve and ListenAndServe probe first.
 func New(eng engine.Engine, cfg Config) *Server {
-	s := &Server{eng: eng, cfg: cfg, log: cfg.logger(), m: newMetrics()}
+	s := &Server{cfg: cfg, log: cfg.logger(), m: newMetrics()}
+	s.eng.Store(&current{eng})
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s
+}
+
+// current is the engine in service, swapped whole on a reload.
+type current struct{ engine.Engine }
+
+func (s *Server) engine() engine.Engine { return s.eng.Load().Engine }
+
+// Reloaded reports a reload of the sources: on success eng replaces the
+// engine in service, which is closed once the requests it may still be
+// answering are done (they cannot outlive the write timeout); on failure
+// the engine in service stays, and the error shows in /metrics and
+// /readyz until a reload succeeds.
+func (s *Server) Reloaded(eng engine.Engine, err error) {
+	if err != nil {
+		s.m.reloadFailed(err)
+		s.log.Error("webhook: reload failed; still serving the last good configuration", "error", err)
+		return
+	}
+	old := s.eng.Swap(&current{eng})
+	s.m.reloaded()
+	s.log.Info("webhook: reloaded", "engine", eng.Name())
+	if old != nil && old.Engine != eng {
+		grace := s.cfg.writeTimeout + time.Second
+		time.AfterFunc(grace, func() { _ = old.Close(context.Background()) })
+	}
 }
 
 // Handler returns the server's HTTP handler: /mutate and /validate (any
@@ -107,7 +133,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ServeTLS(ln, "", "") }()
-	s.log.Info("webhook: serving", "addr", ln.Addr().String(), "engine", s.eng.Name())
+	s.log.Info("webhook: serving", "addr", ln.Addr().String(), "engine", s.engine().Name())
 
 	select {
 	case err := <-errc:
@@ -199,7 +225,13 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusOK, "ok\n")
 	case pathReadyz:
 		if s.ready.Load() {
-			text(w, http.StatusOK, "ok\n")
+			// The last good configuration is still served: ready, but
+			// say that the sources on disk are not what is served.
+			msg := "ok\n"
+			if e := s.m.lastReloadError(); e != "" {
+				msg = "ok; serving the last good configuration: the last reload failed: " + e + "\n"
+			}
+			text(w, http.StatusOK, msg)
 		} else {
 			text(w, http.StatusServiceUnavailable, "not ready\n")
 		}
