@@ -79,6 +79,11 @@ func parseTarGz(b []byte) (bundleContents, error) {
 			return bundleContents{}, err
 		}
 	}
+	// The tar reader stops at the archive's end: read on to the gzip
+	// trailer, so that a stream whose CRC does not match is refused.
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		return bundleContents{}, fmt.Errorf("load bundle: corrupted: %w", err)
+	}
 	return assembleBundle(modules, data)
 }
 

@@ -3,6 +3,7 @@ package wasm_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/aclc-dev/aclc/wasm"
@@ -51,5 +52,17 @@ func TestCopiedInstancesIterateDataArrays(t *testing.T) {
 				t.Errorf("%s on instance %d = %s, want %s", ep, i, o, want)
 			}
 		}
+	}
+}
+
+// TestCorruptedBundleIsRefused flips a byte of the gzip trailer's CRC: the
+// tar reader stops at the archive's end, so the stream must be read on to
+// its trailer for the mismatch to show.
+func TestCorruptedBundleIsRefused(t *testing.T) {
+	b := buildWasmBundle(t, map[string]string{"p.rego": "package x\nv := data.v\n"}, `{"v":"sue"}`, "x/v")
+	bad := append([]byte(nil), b...)
+	bad[len(bad)-8] ^= 0xff
+	if _, err := wasm.Load(context.Background(), bad, wasm.NewConfig()); err == nil || !strings.Contains(err.Error(), "corrupted") {
+		t.Fatalf("a bundle whose CRC does not match: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
@@ -9,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -173,7 +175,33 @@ func ReadVerifiedBundle(path string, vc *bundle.VerificationConfig) (*bundle.Bun
 // ParseBundle reads a .tar.gz bundle from memory, checking its signature
 // with vc as ReadVerifiedBundle does; name is used in messages.
 func ParseBundle(name string, raw []byte, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {
+	if err := checkGzip(raw); err != nil {
+		return nil, fmt.Errorf("read bundle %s: %w", name, err)
+	}
 	return readBundle(name, bundle.NewTarballLoaderWithBaseURL(bytes.NewReader(raw), name), vc)
+}
+
+// MaxBundleSize bounds what a bundle may inflate to.
+const MaxBundleSize = 1 << 30
+
+// checkGzip reads a .tar.gz to its end before the bundle reader sees it:
+// the tar reader stops at the archive's end and never reaches the gzip
+// trailer, so a corrupted stream (an edited byte with its CRC left wrong)
+// would load; and it bounds what the stream inflates to.
+func checkGzip(raw []byte) error {
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("not a gzipped bundle: %w", err)
+	}
+	defer zr.Close()
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, MaxBundleSize+1))
+	switch {
+	case err != nil:
+		return fmt.Errorf("corrupted bundle: %w", err)
+	case n > MaxBundleSize:
+		return fmt.Errorf("bundle inflates to more than %d MiB", MaxBundleSize>>20)
+	}
+	return nil
 }
 
 func readBundle(name string, loader bundle.DirectoryLoader, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {

@@ -6,6 +6,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -125,7 +126,7 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 			}
 			continue
 		}
-		data, err := os.ReadFile(p)
+		data, err := readSource(p)
 		if err != nil {
 			return nil, sourceError{err: err}
 		}
@@ -134,6 +135,31 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 		}
 	}
 	return s, nil
+}
+
+// MaxSourceSize bounds a source file. A ConfigMap holds at most 1 MiB and
+// the largest VOV project files are a few MiB; a larger file is refused
+// before it is read, so that a stray dump cannot take a reload's memory.
+const MaxSourceSize = 64 << 20
+
+// readSource reads a source file of at most MaxSourceSize bytes.
+func readSource(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxSourceSize {
+		return nil, fmt.Errorf("%s: %d bytes: larger than a source aclc reads (%d MiB)", path, st.Size(), MaxSourceSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSourceSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSourceSize {
+		return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", path, MaxSourceSize>>20)
+	}
+	return data, nil
 }
 
 // AddDir reads a ConfigMap mounted as a directory.
