@@ -199,11 +199,12 @@ func setup(ctx context.Context, sc *scenario) {
 	sc.buildTime, sc.bundleSize = time.Since(start), len(raw)
 	rb, err := translate.RegoBundle(s)
 	check(err)
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig())
+	g := s.Groups()
+	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(g))
 	check(err)
-	ow, err := engine.NewOPAWasm(ctx, wb)
+	ow, err := engine.NewOPAWasm(ctx, wb, engine.NewGroupCache(g))
 	check(err)
-	sc.engines = []engine.Engine{engine.NewNative(s), engine.NewRego(rb, s.Entrypoints()), ow, w}
+	sc.engines = []engine.Engine{engine.NewNative(s, engine.NewGroupCache(g)), engine.NewRego(rb, s.Entrypoints(), engine.NewGroupCache(g)), ow, w}
 }
 
 // measure times single decisions one by one (for the median and tails),
@@ -349,12 +350,11 @@ func resolutionRun(ctx context.Context, src []byte, samples int) resolution {
 	s := &translate.Sources{}
 	check(s.Add("seed.yaml", src, translate.KindAuto))
 	check(s.SetGroupResolution("test", false))
-	engine.UseGroupResolution(s.Groups())
 	wb, err := translate.WasmBundle(ctx, s)
 	check(err)
 	raw, err := translate.BundleBytes(wb)
 	check(err)
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig())
+	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(s.Groups()))
 	check(err)
 	defer w.Close(ctx)
 	explicit := []byte(`{"queue":"root.test","action":"admin","user":"testuser1","groups":["group1000","group1001"]}`)
