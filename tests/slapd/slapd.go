@@ -113,8 +113,17 @@ access to attrs=userPassword by anonymous auth by * none
 access to * by dn.exact="` + ReaderDN + `" read by * none
 `
 
+// BinaryEnv names the slapd executable to use instead of looking for one.
+const BinaryEnv = "ACLC_SLAPD"
+
 // Binary is the slapd executable, or "" when it is not installed.
 func Binary() string {
+	if p, ok := os.LookupEnv(BinaryEnv); ok {
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
+		return p
+	}
 	for _, p := range []string{"/usr/sbin/slapd", "/usr/local/libexec/slapd", "/usr/libexec/slapd"} {
 		if _, err := os.Stat(p); err == nil {
 			return p
