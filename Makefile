@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
 
-.PHONY: all build test e2e opa-test bench check demo fuzz clean
+.PHONY: all build test e2e opa-test bench check demo fuzz clean slapd
 
 all: build
 
@@ -22,10 +22,12 @@ build:
 # The stock opa binary runs the Rego unit tests and the stock-OPA tests.
 # tests/gatekeeper is its own module (Gatekeeper's constraint framework and
 # its dependencies stay out of aclc's); it runs the aclc binary built here.
-test: $(OPA) build
+# The LDAP tests start their own slapd on loopback; with ACLC_REQUIRE_SLAPD
+# set they fail, rather than skip, when it is missing.
+test: $(OPA) build slapd
 	$(GO) vet ./...
-	ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 ./...
-	$(GO) test -count=1 -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
+	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 ./...
+	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
 	$(OPA) test -s schemas/json policy/rego
 	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
@@ -34,6 +36,16 @@ test: $(OPA) build
 # native reference; signed bundles verified, and refused once tampered with.
 e2e: $(OPA)
 	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 10m -run 'E2E' ./tests/
+
+# OpenLDAP's server and tools, for the LDAP tests: Debian's packages,
+# installed non-interactively when missing (the package list is refreshed
+# only if the first attempt fails). The packaged instance is not used.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -E)
+slapd:
+	@if [ -x /usr/sbin/slapd ] && command -v ldapsearch >/dev/null 2>&1; then exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$(SUDO) apt-get install -y slapd ldap-utils || \
+	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y slapd ldap-utils; }
 
 $(OPA): go.mod
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION)

@@ -3,6 +3,7 @@ package builtins
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -28,11 +29,15 @@ const UserGroupsName = "aclc.user_groups"
 type userGroupsResult struct {
 	Groups []string `json:"groups"`
 	Error  string   `json:"error,omitempty"`
+	// Panic is the runtime error YuniKorn would die with; the policy then
+	// denies even a forced request.
+	Panic string `json:"panic,omitempty"`
 }
 
 // UserGroups is "aclc.user_groups"(user string): {"groups": [...]} on
 // success, or {"groups": [...what was found...], "error": "<message>"} when
-// the lookup failed, through the cache's GetUserGroup. A lookup failure is a
+// the lookup failed, through the cache's GetUserGroup; "panic" is added when
+// YuniKorn would panic on the lookup. A lookup failure is a
 // value, not an error, because YuniKorn's ConvertUGI still uses it (a forced
 // application falls back to nogroup); only a malformed call is an error.
 func UserGroups(c *Cache) Builtin {
@@ -52,11 +57,19 @@ func UserGroups(c *Cache) Builtin {
 			if err := json.Unmarshal(args[0], &user); err != nil {
 				return nil, fmt.Errorf("%s: operand 1: %w", UserGroupsName, err)
 			}
-			groups, msg := c.Groups(user)
-			if groups == nil {
-				groups = []string{} // JSON [] rather than null: the policy iterates it
+			ug, err := c.get(user)
+			res := userGroupsResult{Groups: ug.Groups}
+			if res.Groups == nil {
+				res.Groups = []string{} // JSON [] rather than null: the policy iterates it
 			}
-			return json.Marshal(userGroupsResult{Groups: groups, Error: msg})
+			if err != nil {
+				res.Error = err.Error()
+				var p *PanicError
+				if errors.As(err, &p) {
+					res.Panic = p.Cause
+				}
+			}
+			return json.Marshal(res)
 		},
 	}
 }

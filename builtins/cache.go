@@ -143,6 +143,11 @@ func (c *Cache) get(user string) (*UserGroup, error) {
 		}
 	}
 	groups, err := c.resolver.Resolve(user)
+	if isPanic(err) {
+		// YuniKorn dies before it stores anything; the next request
+		// resolves again.
+		return &UserGroup{User: user, Groups: slices.Clone(groups), Resolved: c.clock.Now().Unix(), Failed: true}, err
+	}
 	ug := &UserGroup{
 		User:     user,
 		Groups:   slices.Clone(groups), // the resolver's slice is not ours to share
@@ -160,7 +165,8 @@ func (c *Cache) get(user string) (*UserGroup, error) {
 //   - An empty user is an error, or nobody/nogroup when forced.
 //   - Without groups the user is resolved through GetUserGroup and its
 //     result returned as is (the user name is not checked), unless forced and
-//     the lookup failed: then the groups are ["nogroup"].
+//     the lookup failed: then the groups are ["nogroup"]. A lookup on which
+//     YuniKorn panics (a *PanicError) is an error even when forced.
 //   - Otherwise the user name must match YuniKorn's configs.UserRegExp, and
 //     the user with a copy of the groups — verbatim, duplicates and empty
 //     strings kept — is stored as a positive entry, replacing any other.
@@ -173,7 +179,7 @@ func (c *Cache) ConvertUGI(user string, groups []string, forced bool) (UserGroup
 	}
 	if len(groups) == 0 {
 		ug, err := c.get(user)
-		if !forced || (err == nil && !ug.Failed) {
+		if !forced || (err == nil && !ug.Failed) || isPanic(err) {
 			return ug.clone(), err
 		}
 		groups = []string{AnonymousGroup}
@@ -246,6 +252,12 @@ func defaultCleanerInterval(r Resolver) time.Duration {
 // Reset clears all entries.
 func (c *Cache) Reset() {
 	c.entries.Clear()
+}
+
+// isPanic reports whether err is a lookup on which YuniKorn would panic.
+func isPanic(err error) bool {
+	var p *PanicError
+	return errors.As(err, &p)
 }
 
 func (ug *UserGroup) clone() UserGroup {

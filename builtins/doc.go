@@ -10,17 +10,18 @@
 //
 // # Notes
 //
-//   - The resolvers "none", "os" and "test" are YuniKorn's. "file" is aclc's
-//     own: a fixed user → groups table read from an /etc/group-style file or a
-//     YAML map, so a policy can be built and tested against known groups
-//     without an OS or LDAP lookup. YuniKorn's "ldap" resolver is not here;
-//     ResolverForConfigType reports it and the caller decides.
+//   - The resolvers "none", "os", "test" and "ldap" are YuniKorn's. "file" is
+//     aclc's own: a fixed user → groups table read from an /etc/group-style
+//     file or a YAML map, so a policy can be built and tested against known
+//     groups without an OS or LDAP lookup. "ldap" reads YuniKorn's secret
+//     directory (LoadLDAPConfig) and searches with go-ldap as YuniKorn does;
+//     where YuniKorn panics it returns a *PanicError.
 //   - Cached group slices are shared, not copied, on the hot path (Cache.Groups);
 //     they are never modified after they are stored, and callers must not
 //     modify them either.
 //   - The cache is per Cache value, not a process-wide singleton as in
-//     YuniKorn; a program that wants YuniKorn's "first partition decides"
-//     behaviour keeps one Cache.
+//     YuniKorn; each engine owns one, and a program that wants YuniKorn's
+//     "first partition decides" behaviour keeps one Cache.
 //
 // See the YuniKorn reference specification (spec §6.7 and §7) and
 // https://github.com/apache/yunikorn-core/tree/master/pkg/common/security.

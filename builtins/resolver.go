@@ -15,7 +15,7 @@ import (
 // Implementations are safe for concurrent use and return a slice the caller
 // owns.
 type Resolver interface {
-	Name() string // "none", "os", "test", "file"
+	Name() string // "none", "os", "test", "file", "ldap"
 	// Resolve returns the user's groups in YuniKorn's order. A non-nil error means the lookup
 	// failed; groups may still hold what was found before the failure (YuniKorn keeps the primary group).
 	Resolve(user string) ([]string, error)
@@ -27,9 +27,8 @@ const (
 	ResolverOS   = "os"
 	ResolverTest = "test"
 	ResolverFile = "file"
-	// ResolverLDAP is YuniKorn's LDAP resolver, which this package does not
-	// implement; ResolverForConfigType reports it so the caller can refuse it
-	// or substitute another.
+	// ResolverLDAP is YuniKorn's LDAP resolver; its configuration is a
+	// directory of key files (LDAPSecretsDir unless given).
 	ResolverLDAP = "ldap"
 )
 
@@ -38,7 +37,8 @@ const (
 var ErrUnknownResolver = errors.New("unknown resolver")
 
 // NewResolver builds a resolver from its command-line form:
-// "none" | "os" | "test" | "file=PATH".
+// "none" | "os" | "test" | "file=PATH" | "ldap=DIR" ("ldap" alone reads
+// YuniKorn's LDAPSecretsDir).
 func NewResolver(spec string) (Resolver, error) {
 	switch spec {
 	case ResolverNone:
@@ -47,21 +47,29 @@ func NewResolver(spec string) (Resolver, error) {
 		return OSResolver{}, nil
 	case ResolverTest:
 		return TestResolver{}, nil
+	case ResolverLDAP:
+		return LoadLDAPResolver(LDAPSecretsDir)
 	}
 	if path, ok := strings.CutPrefix(spec, ResolverFile+"="); ok {
 		if path == "" {
-			return nil, fmt.Errorf("%w %q: file= needs a path (want none, os, test or file=PATH)", ErrUnknownResolver, spec)
+			return nil, fmt.Errorf("%w %q: file= needs a path (want none, os, test, file=PATH or ldap=DIR)", ErrUnknownResolver, spec)
 		}
 		return LoadFileResolver(path)
 	}
-	return nil, fmt.Errorf("%w %q: want none, os, test or file=PATH", ErrUnknownResolver, spec)
+	if dir, ok := strings.CutPrefix(spec, ResolverLDAP+"="); ok {
+		if dir == "" {
+			return nil, fmt.Errorf("%w %q: ldap= needs the directory of the LDAP secret (want none, os, test, file=PATH or ldap=DIR)", ErrUnknownResolver, spec)
+		}
+		return LoadLDAPResolver(dir)
+	}
+	return nil, fmt.Errorf("%w %q: want none, os, test, file=PATH or ldap=DIR", ErrUnknownResolver, spec)
 }
 
 // ResolverForConfigType is YuniKorn's resolver selection from a partition's
 // usergroupresolver.type (security.GetUserGroupCache, spec §6.7): "test",
 // "os" and "ldap" are matched exactly and case-sensitively; anything else,
 // "" and "OS" included, selects the no-resolver. The result is a resolver
-// name; "ldap" has no implementation here and is left to the caller.
+// name; "ldap" needs its directory, which the caller supplies.
 func ResolverForConfigType(t string) string {
 	switch t {
 	case ResolverTest, ResolverOS, ResolverLDAP:

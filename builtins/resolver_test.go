@@ -208,11 +208,11 @@ func TestNewResolver(t *testing.T) {
 		{"none is the no-resolver", "none", "none", ""},
 		{"os is the os resolver", "os", "os", ""},
 		{"test is the test resolver", "test", "test", ""},
-		{"file= needs a path", "file=", "", `unknown resolver "file=": file= needs a path (want none, os, test or file=PATH)`},
+		{"file= needs a path", "file=", "", `unknown resolver "file=": file= needs a path (want none, os, test, file=PATH or ldap=DIR)`},
+		{"ldap= needs a directory", "ldap=", "", `unknown resolver "ldap=": ldap= needs the directory of the LDAP secret (want none, os, test, file=PATH or ldap=DIR)`},
 		{"a missing file fails to load", "file=testdata/does-not-exist", "", "load file resolver: open testdata/does-not-exist: no such file or directory"},
-		{"names are case-sensitive", "OS", "", `unknown resolver "OS": want none, os, test or file=PATH`},
-		{"ldap is not implemented", "ldap", "", `unknown resolver "ldap": want none, os, test or file=PATH`},
-		{"empty spec names no resolver", "", "", `unknown resolver "": want none, os, test or file=PATH`},
+		{"names are case-sensitive", "OS", "", `unknown resolver "OS": want none, os, test, file=PATH or ldap=DIR`},
+		{"empty spec names no resolver", "", "", `unknown resolver "": want none, os, test, file=PATH or ldap=DIR`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := NewResolver(tc.spec)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -45,11 +44,6 @@ func TestCorpus(t *testing.T) {
 						sets[key] = set
 					}
 				}
-				if set != nil {
-					// The group cache is process-wide; each engine starts the
-					// case from an empty one, as a fresh scheduler would.
-					engine.UseGroupResolution(set.Sources.Groups())
-				}
 				if c.WantError != "" {
 					err := setErrs[key]
 					if err == nil {
@@ -72,7 +66,7 @@ func TestCorpus(t *testing.T) {
 				}
 				var ref []byte
 				for _, e := range set.Engines {
-					engine.ResetGroupCache()
+					ResetGroups(e) // each engine starts the case from an empty cache
 					got, err := e.Eval(ctx, c.Entrypoint, input)
 					problem := ""
 					switch {

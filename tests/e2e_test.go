@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -117,9 +118,16 @@ func (s *opaServer) stop() {
 
 // serveInProcess runs aclc serve on a free port until stop is called.
 func serveInProcess(ctx context.Context, cfg serve.Config) (url string, stop func() error, err error) {
+	url, stop, _, err = serveInProcessCache(ctx, cfg)
+	return url, stop, err
+}
+
+// serveInProcessCache is serveInProcess that also returns the server's
+// group cache, which a test empties between cases.
+func serveInProcessCache(ctx context.Context, cfg serve.Config) (url string, stop func() error, groups *builtins.Cache, err error) {
 	srv, err := serve.New(ctx, cfg.WithAddr("127.0.0.1:0").WithLogLevel("error").WithLogOutput(io.Discard))
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	ready := make(chan string, 1)
@@ -127,10 +135,10 @@ func serveInProcess(ctx context.Context, cfg serve.Config) (url string, stop fun
 	go func() { done <- srv.Serve(ctx, func(a string) { ready <- a }) }()
 	select {
 	case a := <-ready:
-		return "http://" + a, func() error { cancel(); return <-done }, nil
+		return "http://" + a, func() error { cancel(); return <-done }, srv.GroupCache(), nil
 	case err := <-done:
 		cancel()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 }
 
@@ -235,8 +243,8 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 				t.Fatalf("%s: %v", c0.Note, err)
 			}
 		}
-		native := engine.NewNative(s)
-		url, stop, err := serveInProcess(ctx, serve.NewConfig().WithBundle(writeBundle(t, s)).WithResolver(c0.Resolver).WithReloadInterval(0))
+		native := engine.NewNative(s, nil)
+		url, stop, servedGroups, err := serveInProcessCache(ctx, serve.NewConfig().WithBundle(writeBundle(t, s)).WithResolver(c0.Resolver).WithReloadInterval(0))
 		if err != nil {
 			t.Fatalf("%s: aclc serve: %v", c0.Note, err)
 		}
@@ -251,7 +259,7 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				engine.ResetGroupCache()
+				native.GroupCache().Reset()
 				ref, err := native.Eval(ctx, c.Entrypoint, input)
 				if err != nil {
 					t.Fatalf("native: %v", err)
@@ -261,7 +269,7 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 					eng    engine.Engine
 					notRun error
 				}{{HTTPStockOPA, stock, stockErr}, {HTTPServe, served, nil}} {
-					engine.ResetGroupCache()
+					servedGroups.Reset() // each engine starts the case from an empty cache
 					var problem string
 					if e.notRun != nil {
 						problem = "error: " + e.notRun.Error()

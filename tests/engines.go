@@ -38,13 +38,14 @@ func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 	if err := s.SetGroupResolution(resolver, false); err != nil {
 		return nil, err
 	}
-	engine.UseGroupResolution(s.Groups())
 	rb, err := translate.RegoBundle(s)
 	if err != nil {
 		return nil, fmt.Errorf("rego bundle: %w", err)
 	}
 	set := &EngineSet{Sources: s}
-	set.Engines = append(set.Engines, engine.NewNative(s), engine.NewRego(rb, s.Entrypoints()))
+	// Every engine gets its own cache: nothing about groups is shared.
+	g := s.Groups()
+	set.Engines = append(set.Engines, engine.NewNative(s, engine.NewGroupCache(g)), engine.NewRego(rb, s.Entrypoints(), engine.NewGroupCache(g)))
 	wb, err := translate.WasmBundle(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("wasm bundle: %w", err)
@@ -53,12 +54,12 @@ func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 	if err != nil {
 		return nil, err
 	}
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(2))
+	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(2), engine.NewGroupCache(g))
 	if err != nil {
 		return nil, fmt.Errorf("wasm engine: %w", err)
 	}
 	set.Engines = append(set.Engines, w)
-	ow, err := engine.NewOPAWasm(ctx, wb)
+	ow, err := engine.NewOPAWasm(ctx, wb, engine.NewGroupCache(g))
 	if err != nil {
 		set.Close(ctx)
 		return nil, fmt.Errorf("opa-wasm engine: %w", err)
@@ -75,10 +76,21 @@ func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 				set.Close(ctx)
 				return nil, fmt.Errorf("static rego bundle: %w", err)
 			}
-			set.Engines = append(set.Engines, namedEngine{engine.NewRego(sb, st.Entrypoints()), RegoStatic})
+			set.Engines = append(set.Engines, namedEngine{engine.NewRego(sb, st.Entrypoints(), engine.NewGroupCache(st.Groups())), RegoStatic})
 		}
 	}
 	return set, nil
+}
+
+// ResetGroups empties e's group cache, so that it decides the next case as
+// a freshly started scheduler would.
+func ResetGroups(e engine.Engine) {
+	if n, ok := e.(namedEngine); ok {
+		e = n.Engine
+	}
+	if gc, ok := e.(engine.GroupCached); ok {
+		gc.GroupCache().Reset()
+	}
 }
 
 // Close closes every engine.

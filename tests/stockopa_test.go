@@ -81,7 +81,7 @@ func TestStockOPAEvaluatesStaticBundle(t *testing.T) {
             submitacl: " nogroup"
 `)
 	bundlePath, s := buildBundle(t, src, "test", true)
-	native := engine.NewNative(s)
+	native := engine.NewNative(s, nil)
 	for _, in := range []string{
 		`{"queue":"root.c","action":"admin","user":"testuser1"}`,
 		`{"queue":"root.c","action":"submit","user":"testuser5"}`,

@@ -4,15 +4,18 @@
 //
 // # Notes
 //
-// OPA resolves builtins from process-wide registries, so the group cache the
-// implementations read is process-wide too: SetCache replaces it.
+// No group cache lives here: each engine or server owns one and passes it
+// in, per query (Functions) where OPA's API allows it, and through the
+// evaluation's context (WithCache) where OPA only consults its
+// process-wide registry (Register: OPA's Wasm SDK and OPA's server).
 package opabuiltins
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -71,26 +74,55 @@ func Capabilities() *ast.Capabilities {
 	return caps
 }
 
-var cache atomic.Pointer[builtins.Cache]
+// ErrNoCache is returned, wrapped, when aclc.user_groups runs in an
+// evaluation that was given no group cache.
+var ErrNoCache = errors.New("no group cache for this evaluation")
 
-// SetCache makes c the cache every registered builtin reads.
-func SetCache(c *builtins.Cache) { cache.Store(c) }
+type cacheKey struct{}
 
-// Cache returns the current cache, creating a none-resolver cache on first
-// use.
-func Cache() *builtins.Cache {
-	if c := cache.Load(); c != nil {
-		return c
+// WithCache returns a context under which evaluations by process-wide
+// registrations (Register) resolve groups through c. OPA's Wasm SDK and
+// OPA's server look builtins up only in OPA's global registry, so the
+// engine or server that owns c passes it down with each evaluation.
+func WithCache(ctx context.Context, c *builtins.Cache) context.Context {
+	return context.WithValue(ctx, cacheKey{}, c)
+}
+
+// CacheFrom returns the cache WithCache put in ctx, or nil.
+func CacheFrom(ctx context.Context) *builtins.Cache {
+	if ctx == nil {
+		return nil
 	}
-	cache.CompareAndSwap(nil, builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{}))
-	return cache.Load()
+	c, _ := ctx.Value(cacheKey{}).(*builtins.Cache)
+	return c
+}
+
+// Functions returns rego options that give one query aclc's builtins over
+// c: OPA's per-query registration, with no process-wide state. When
+// Register has also run in the process, OPA's evaluator prefers the global
+// implementation, which finds c only through WithCache: an engine that
+// uses Functions also evaluates under WithCache(ctx, c).
+func Functions(c *builtins.Cache) []func(*rego.Rego) {
+	var out []func(*rego.Rego)
+	for _, d := range Decls() {
+		name := d.Name
+		arity := len(decls[name].FuncArgs().Args)
+		out = append(out, rego.FunctionDyn(&rego.Function{
+			Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
+		}, func(_ rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
+			return call(c, name, terms[:min(arity, len(terms))])
+		}))
+	}
+	return out
 }
 
 var registerOnce sync.Once
 
-// Register adds aclc's builtins to OPA's global registries, once. After it,
-// OPA's evaluator and OPA's Wasm engine both call them; each call goes
-// through the builtin's JSON-level implementation with the current cache.
+// Register adds aclc's builtins to OPA's global registries, once, for the
+// runtimes that resolve builtins only there: OPA's Wasm SDK and OPA's
+// server. The implementations hold no cache of their own; each call uses
+// the cache of its evaluation's context (WithCache), and fails with
+// ErrNoCache without one.
 func Register() {
 	registerOnce.Do(func() {
 		for _, d := range Decls() {
@@ -98,17 +130,21 @@ func Register() {
 			arity := len(decls[name].FuncArgs().Args)
 			rego.RegisterBuiltinDyn(&rego.Function{
 				Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
-			}, func(_ rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
+			}, func(bctx rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
+				c := CacheFrom(bctx.Context)
+				if c == nil && name == builtins.UserGroupsName {
+					return nil, fmt.Errorf("%s: %w", name, ErrNoCache)
+				}
 				// OPA passes the output variable after the operands.
-				return call(name, terms[:min(arity, len(terms))])
+				return call(c, name, terms[:min(arity, len(terms))])
 			})
 		}
 	})
 }
 
-// Call runs the named builtin on JSON arguments with the current cache.
-func Call(name string, args []json.RawMessage) (json.RawMessage, error) {
-	for _, b := range builtins.All(Cache()) {
+// Call runs the named builtin on JSON arguments over c.
+func Call(c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
+	for _, b := range builtins.All(c) {
 		if b.Name == name {
 			return b.Func(args)
 		}
@@ -116,7 +152,7 @@ func Call(name string, args []json.RawMessage) (json.RawMessage, error) {
 	return nil, fmt.Errorf("unknown builtin %s", name)
 }
 
-func call(name string, terms []*ast.Term) (*ast.Term, error) {
+func call(c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
 	args := make([]json.RawMessage, len(terms))
 	for i, t := range terms {
 		v, err := ast.JSON(t.Value)
@@ -127,7 +163,7 @@ func call(name string, terms []*ast.Term) (*ast.Term, error) {
 			return nil, err
 		}
 	}
-	out, err := Call(name, args)
+	out, err := Call(c, name, args)
 	if err != nil || out == nil {
 		return nil, err
 	}

@@ -179,6 +179,7 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 	}
 	var s *translate.Sources
 	var b *bundle.Bundle
+	var g translate.GroupResolution
 	var err error
 	if bundlePath != "" {
 		if name == engine.Native {
@@ -187,25 +188,27 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 		if b, err = translate.ReadBundle(bundlePath); err != nil {
 			return nil, err
 		}
-		g, err := translate.BundleGroupResolution(b.Data, resolver)
-		if err != nil {
+		if g, err = translate.BundleGroupResolution(b.Data, resolver); err != nil {
 			return nil, err
 		}
-		engine.UseGroupResolution(g)
 	} else if s, err = loadSources(srcs, translate.KindAuto, resolver, false); err != nil {
 		return nil, err
+	} else {
+		g = s.Groups()
 	}
+	// The engine's own cache: nothing about groups is process-wide.
+	cache := engine.NewGroupCache(g)
 	switch name {
 	case engine.Native:
-		return engine.NewNative(s), nil
+		return engine.NewNative(s, cache), nil
 	case engine.Rego:
 		if b != nil {
-			return engine.NewRego(b, engine.BundleEntrypoints(b)), nil
+			return engine.NewRego(b, engine.BundleEntrypoints(b), cache), nil
 		}
 		if b, err = translate.RegoBundle(s); err != nil {
 			return nil, err
 		}
-		return engine.NewRego(b, s.Entrypoints()), nil
+		return engine.NewRego(b, s.Entrypoints(), cache), nil
 	}
 	if b == nil {
 		if b, err = translate.WasmBundle(ctx, s); err != nil {
@@ -216,11 +219,11 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm", bundlePath)
 	}
 	if name == engine.OPAWasm {
-		return engine.NewOPAWasm(ctx, b)
+		return engine.NewOPAWasm(ctx, b, cache)
 	}
 	raw, err := translate.BundleBytes(b)
 	if err != nil {
 		return nil, err
 	}
-	return engine.NewWasm(ctx, raw, wasm.NewConfig())
+	return engine.NewWasm(ctx, raw, wasm.NewConfig(), cache)
 }

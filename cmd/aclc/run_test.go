@@ -206,8 +206,8 @@ func TestStaticGroupsRefusesTheOSResolver(t *testing.T) {
 }
 
 func TestUnknownResolverIsRefused(t *testing.T) {
-	code, _, stderr := runCLI(t, "{}", "eval", "--resolver", "ldap", "--entrypoint", "yunikorn/queues/decision", seedConfig)
-	if code != exitError || !strings.Contains(stderr, `unknown resolver "ldap"`) {
+	code, _, stderr := runCLI(t, "{}", "eval", "--resolver", "LDAP", "--entrypoint", "yunikorn/queues/decision", seedConfig)
+	if code != exitError || !strings.Contains(stderr, `unknown resolver "LDAP"`) {
 		t.Errorf("exit %d, %s", code, stderr)
 	}
 }

@@ -11,48 +11,62 @@ import (
 	"github.com/aclc-dev/aclc/wasm"
 )
 
-// UseGroupResolution installs the process-wide group cache for a build's
-// resolver and registers aclc's builtins with OPA. Every engine of the
-// process then resolves through the same cache, as YuniKorn's process-wide
-// resolver does.
-func UseGroupResolution(g translate.GroupResolution) {
-	opabuiltins.Register()
-	opabuiltins.SetCache(builtins.NewCache(g.Resolver(), builtins.SystemClock{}))
+// NewGroupCache returns an empty group cache over a build's resolver. Each
+// engine takes one when it is made and resolves through it alone: two
+// engines in one process can serve configurations with different
+// resolvers. Engines share a cache only when given the same one, which is
+// how a program gets YuniKorn's one cache per scheduler.
+func NewGroupCache(g translate.GroupResolution) *builtins.Cache {
+	return builtins.NewCache(g.Resolver(), builtins.SystemClock{})
 }
 
-// ResetGroupCache empties the process-wide group cache.
-func ResetGroupCache() { opabuiltins.Cache().Reset() }
+// GroupCached is implemented by the engines that resolve groups in
+// process (native, rego, wasm, opa-wasm): GroupCache is the engine's own
+// cache.
+type GroupCached interface {
+	GroupCache() *builtins.Cache
+}
 
-// WasmBuiltins are aclc's builtins for the wazero host, reading the same
-// process-wide cache as OPA's runtimes.
-func WasmBuiltins() map[string]wasm.BuiltinFunc {
+// noneCache is the cache of an engine that was given none: YuniKorn's
+// default resolver, which needs no host.
+func noneCache(c *builtins.Cache) *builtins.Cache {
+	if c != nil {
+		return c
+	}
+	return builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{})
+}
+
+// WasmBuiltins are aclc's builtins for the wazero host, over c.
+func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 	m := map[string]wasm.BuiltinFunc{}
+	userGroups := builtins.UserGroups(c).Func
 	for _, d := range opabuiltins.Decls() {
 		name := d.Name
+		if name == opabuiltins.UserGroups { // the hot path: no lookup by name
+			m[name] = func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) { return userGroups(args) }
+			continue
+		}
 		m[name] = func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
-			if name == opabuiltins.UserGroups { // the hot path: no lookup by name
-				return builtins.UserGroups(opabuiltins.Cache()).Func(args)
-			}
-			return opabuiltins.Call(name, args)
+			return opabuiltins.Call(c, name, args)
 		}
 	}
 	return m
 }
 
 // nativeResolver gives the reference decision the build's resolution: the
-// shared cache when the bundle calls the host builtin, the bare resolver
+// engine's cache when the bundle calls the host builtin, the bare resolver
 // when the answers are compiled in.
-func nativeResolver(g translate.GroupResolution) yunikorn.GroupResolver {
+func nativeResolver(g translate.GroupResolution, c *builtins.Cache) yunikorn.GroupResolver {
 	if g.NeedsHostBuiltin() {
-		return cachedGroups{}
+		return cachedGroups{c}
 	}
 	return resolverGroups{g.Resolver()}
 }
 
-type cachedGroups struct{}
+type cachedGroups struct{ c *builtins.Cache }
 
-func (cachedGroups) UserGroups(user string) ([]string, error) {
-	ug, err := opabuiltins.Cache().GetUserGroup(user)
+func (g cachedGroups) UserGroups(user string) ([]string, error) {
+	ug, err := g.c.GetUserGroup(user)
 	return ug.Groups, err
 }
 

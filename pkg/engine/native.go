@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -14,14 +15,22 @@ import (
 // never reads a bundle.
 type NativeEngine struct {
 	src      *translate.Sources
+	cache    *builtins.Cache
 	resolver yunikorn.GroupResolver
 }
 
 // NewNative returns the reference engine over parsed sources, resolving
-// groups as the sources' build does.
-func NewNative(src *translate.Sources) *NativeEngine {
-	return &NativeEngine{src: src, resolver: nativeResolver(src.Groups())}
+// groups as the sources' build does, through c (nil: a new cache over the
+// sources' resolver).
+func NewNative(src *translate.Sources, c *builtins.Cache) *NativeEngine {
+	if c == nil {
+		c = NewGroupCache(src.Groups())
+	}
+	return &NativeEngine{src: src, cache: c, resolver: nativeResolver(src.Groups(), c)}
 }
+
+// GroupCache implements GroupCached.
+func (n *NativeEngine) GroupCache() *builtins.Cache { return n.cache }
 
 // Name implements Engine.
 func (*NativeEngine) Name() string { return Native }

@@ -13,6 +13,7 @@ import (
 	wasmresolver "github.com/open-policy-agent/opa/v1/resolver/wasm"
 	"github.com/open-policy-agent/opa/v1/util"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 )
 
@@ -28,15 +29,21 @@ type OPAWasmEngine struct {
 	all       []*wasmresolver.Resolver
 	refs      map[string]ast.Ref
 	eps       []string
+	cache     *builtins.Cache
 }
 
-// NewOPAWasm loads the bundle's policy.wasm and data into OPA's Wasm engine.
-func NewOPAWasm(ctx context.Context, b *bundle.Bundle) (*OPAWasmEngine, error) {
+// NewOPAWasm loads the bundle's policy.wasm and data into OPA's Wasm
+// engine, resolving groups through c (nil: YuniKorn's default resolver).
+//
+// OPA's Wasm SDK finds builtins only in OPA's global registry, so aclc's
+// builtins are registered there once per process; they hold no cache, and
+// each evaluation hands them this engine's cache in its context.
+func NewOPAWasm(ctx context.Context, b *bundle.Bundle, c *builtins.Cache) (*OPAWasmEngine, error) {
 	if len(b.WasmModules) != 1 {
 		return nil, fmt.Errorf("want one wasm module in the bundle, have %d", len(b.WasmModules))
 	}
 	opabuiltins.Register()
-	e := &OPAWasmEngine{refs: map[string]ast.Ref{}}
+	e := &OPAWasmEngine{refs: map[string]ast.Ref{}, cache: noneCache(c)}
 	var refs []ast.Ref
 	for _, ep := range b.Manifest.WasmResolvers {
 		ref, err := ast.PtrRef(ast.DefaultRootDocument, ep.Entrypoint)
@@ -84,7 +91,7 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	res, err := r.Eval(ctx, resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
+	res, err := r.Eval(opabuiltins.WithCache(ctx, e.cache), resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
 	e.resolvers <- r
 	if err != nil {
 		return nil, err
@@ -98,6 +105,9 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	}
 	return json.Marshal(v)
 }
+
+// GroupCache implements GroupCached.
+func (e *OPAWasmEngine) GroupCache() *builtins.Cache { return e.cache }
 
 // Close implements Engine.
 func (e *OPAWasmEngine) Close(context.Context) error { e.closeAll(); return nil }

@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/util"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -20,16 +21,21 @@ import (
 // is prepared once and reused for every input.
 type RegoEngine struct {
 	b        *bundle.Bundle
+	cache    *builtins.Cache
 	mu       sync.Mutex
 	prepared map[string]*rego.PreparedEvalQuery
 	eps      []string
 }
 
-// NewRego prepares OPA's evaluator over a Rego bundle.
-func NewRego(b *bundle.Bundle, entrypoints []string) *RegoEngine {
-	opabuiltins.Register()
-	return &RegoEngine{b: b, prepared: map[string]*rego.PreparedEvalQuery{}, eps: entrypoints}
+// NewRego prepares OPA's evaluator over a Rego bundle. aclc's builtins are
+// given to each query over c (nil: YuniKorn's default resolver), not
+// registered for the process.
+func NewRego(b *bundle.Bundle, entrypoints []string, c *builtins.Cache) *RegoEngine {
+	return &RegoEngine{b: b, cache: noneCache(c), prepared: map[string]*rego.PreparedEvalQuery{}, eps: entrypoints}
 }
+
+// GroupCache implements GroupCached.
+func (e *RegoEngine) GroupCache() *builtins.Cache { return e.cache }
 
 // Name implements Engine.
 func (*RegoEngine) Name() string { return Rego }
@@ -50,11 +56,12 @@ func (e *RegoEngine) query(ctx context.Context, ep string) (*rego.PreparedEvalQu
 	if !known {
 		return nil, unknownEntrypoint(ep, e.eps)
 	}
-	pq, err := rego.New(
+	opts := append([]func(*rego.Rego){
 		rego.Query(EntrypointQuery(ep)),
 		rego.ParsedBundle("aclc", e.b),
 		rego.SetRegoVersion(ast.RegoV1),
-	).PrepareForEval(ctx)
+	}, opabuiltins.Functions(e.cache)...)
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", ep, err)
 	}
@@ -76,7 +83,9 @@ func (e *RegoEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	if err != nil {
 		return nil, fmt.Errorf("parse input: %w", err)
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(v))
+	// The context carries the cache too, for when the process has also
+	// registered aclc's builtins globally (OPA then prefers those).
+	rs, err := pq.Eval(opabuiltins.WithCache(ctx, e.cache), rego.EvalParsedInput(v))
 	if err != nil {
 		return nil, err
 	}

@@ -6,23 +6,27 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
 // WasmEngine evaluates a Wasm bundle on aclc's own wazero host.
 type WasmEngine struct {
-	p   *wasm.Policy
-	eps map[string]wasm.Entrypoint
+	p     *wasm.Policy
+	eps   map[string]wasm.Entrypoint
+	cache *builtins.Cache
 }
 
 // NewWasm loads a Wasm bundle (.tar.gz bytes) on aclc's host, with aclc's
-// builtins.
-func NewWasm(ctx context.Context, bundle []byte, cfg wasm.Config) (*WasmEngine, error) {
-	p, err := wasm.Load(ctx, bundle, cfg.WithBuiltins(WasmBuiltins()))
+// builtins over c (nil: YuniKorn's default resolver), given to this policy
+// alone through its Config.
+func NewWasm(ctx context.Context, bundle []byte, cfg wasm.Config, c *builtins.Cache) (*WasmEngine, error) {
+	c = noneCache(c)
+	p, err := wasm.Load(ctx, bundle, cfg.WithBuiltins(WasmBuiltins(c)))
 	if err != nil {
 		return nil, err
 	}
-	e := &WasmEngine{p: p, eps: map[string]wasm.Entrypoint{}}
+	e := &WasmEngine{p: p, eps: map[string]wasm.Entrypoint{}, cache: c}
 	for _, name := range p.Entrypoints() {
 		ep, err := p.Entrypoint(name)
 		if err != nil {
@@ -49,6 +53,9 @@ func (e *WasmEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	}
 	return out, err
 }
+
+// GroupCache implements GroupCached.
+func (e *WasmEngine) GroupCache() *builtins.Cache { return e.cache }
 
 // Close implements Engine.
 func (e *WasmEngine) Close(ctx context.Context) error { return e.p.Close(ctx) }

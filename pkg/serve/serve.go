@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -36,6 +37,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/runtime"
 	"github.com/open-policy-agent/opa/v1/storage"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/reload"
@@ -123,6 +125,11 @@ type Server struct {
 	watch  *reload.Watcher
 
 	revision atomic.Pointer[string]
+	// groups is this server's group cache, for the bundle in service.
+	// OPA's server finds aclc's builtins only in OPA's global registry;
+	// a middleware puts this cache in each request's context, where they
+	// look for it, so two servers in one process keep their resolvers apart.
+	groups   atomic.Pointer[builtins.Cache]
 	reloads  atomic.Int64
 	failures atomic.Int64
 }
@@ -159,7 +166,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine.UseGroupResolution(groups)
+	s.groups.Store(engine.NewGroupCache(groups))
 
 	params := runtime.NewParams()
 	params.Addrs = &[]string{cfg.addr}
@@ -175,6 +182,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
+	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
+		})
+	})
 	// Initialised here so the bundle is in the store before the first
 	// request; Serve's start of the plugins then skips it.
 	if err := s.rt.Manager.Init(ctx); err != nil {
@@ -227,6 +239,9 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 // Revision is the revision of the bundle in service: the manifest revision
 // of a bundle built from sources, the SHA-256 of a bundle file.
 func (s *Server) Revision() string { return *s.revision.Load() }
+
+// GroupCache is the server's group cache for the bundle in service.
+func (s *Server) GroupCache() *builtins.Cache { return s.groups.Load() }
 
 // Reloads counts the bundles swapped in since the start.
 func (s *Server) Reloads() int64 { return s.reloads.Load() }
@@ -342,7 +357,7 @@ func (s *Server) reload(ctx context.Context) error {
 	}
 	// The group cache follows the bundle; a request between the two swaps
 	// resolves with the new resolver, which is what the new bundle expects.
-	engine.UseGroupResolution(groups)
+	s.groups.Store(engine.NewGroupCache(groups))
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")

@@ -194,3 +194,46 @@ func TestReloadMountedConfigMap(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTwoServersKeepTheirOwnResolver serves one queue configuration twice
+// in one process, with resolvers that put john in different groups: each
+// server answers from its own (OPA's registry of builtins is process-wide;
+// the caches are not).
+func TestTwoServersKeepTheirOwnResolver(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "q.yaml")
+	if err := os.WriteFile(src, []byte(queues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := func(group string) string {
+		f := filepath.Join(dir, group+".yaml")
+		if err := os.WriteFile(f, []byte("john: ["+group+"]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := New(ctx, NewConfig().WithAddr("127.0.0.1:0").WithSources(src).WithResolver("file="+f).
+			WithLogOutput(io.Discard).WithLogLevel("error").WithReloadInterval(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready := make(chan string, 1)
+		go func() { _ = srv.Serve(ctx, func(a string) { ready <- a }) }()
+		return "http://" + <-ready + "/v1/data/yunikorn/queues/decision"
+	}
+	dev, ops := start("dev"), start("ops")
+	in := []byte(`{"input":{"queue":"root.test","action":"admin","user":"john"}}`)
+	for range 3 {
+		for url, want := range map[string]string{dev: `"allow":true`, ops: `"allow":false`} {
+			resp, err := http.Post(url, "application/json", bytes.NewReader(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !bytes.Contains(body, []byte(want)) {
+				t.Errorf("%s: %s, want %s", url, body, want)
+			}
+		}
+	}
+}

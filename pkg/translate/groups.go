@@ -12,7 +12,7 @@ import (
 // GroupResolution says how a bundle resolves the groups of a request that
 // carries none.
 type GroupResolution struct {
-	// Spec is the resolver: "none", "os", "test" or "file=PATH".
+	// Spec is the resolver: "none", "os", "test", "file=PATH" or "ldap=DIR".
 	Spec string
 	// Static compiles the resolver's answers into the bundle's data, so the
 	// bundle needs no custom builtin (none, test and file only).
@@ -27,21 +27,26 @@ var ErrResolver = errors.New("resolver")
 // SetGroupResolution chooses the resolver: spec "" takes YuniKorn's choice,
 // the first partition's usergroupresolver.type, else the VOV source's
 // resolver, else none. One build resolves groups one way: YuniKorn and VOV
-// decisions of a bundle share the resolver and its cache.
+// decisions of a bundle share the resolver (each engine has its own cache).
+//
+// A configuration whose type is ldap reads YuniKorn's fixed directory,
+// /run/secrets/ldap, as YuniKorn does; spec "ldap=DIR" reads another.
 func (s *Sources) SetGroupResolution(spec string, static bool) error {
+	fromConfig := false
 	if spec == "" {
 		spec = builtins.ResolverNone
 		if s.Queues != nil && len(s.Queues.Partitions) > 0 {
 			spec = builtins.ResolverForConfigType(s.Queues.Resolver)
-		}
-		if spec == "ldap" {
-			return fmt.Errorf("%w: the queue configuration selects the ldap resolver, which aclc does not implement: pass --resolver none|os|test|file=PATH", ErrResolver)
+			fromConfig = spec == builtins.ResolverLDAP
 		}
 		if s.Queues == nil && s.VOV != nil {
 			spec = s.VOV.ResolverSpec
 		}
 	}
 	g, err := NewGroupResolution(spec, static)
+	if err != nil && fromConfig {
+		return fmt.Errorf("%w; the queue configuration selects usergroupresolver type ldap, whose secret YuniKorn reads from %s: pass --resolver ldap=DIR to read it from DIR", err, builtins.LDAPSecretsDir)
+	}
 	if err == nil {
 		s.groups = g
 	}
@@ -54,8 +59,8 @@ func NewGroupResolution(spec string, static bool) (GroupResolution, error) {
 	if err != nil {
 		return GroupResolution{}, fmt.Errorf("%w: %w", ErrResolver, err)
 	}
-	if static && r.Name() == builtins.ResolverOS {
-		return GroupResolution{}, fmt.Errorf("%w: the os resolver asks the host at decision time and cannot be compiled into a bundle; drop --static-groups", ErrResolver)
+	if static && (r.Name() == builtins.ResolverOS || r.Name() == builtins.ResolverLDAP) {
+		return GroupResolution{}, fmt.Errorf("%w: the %s resolver asks at decision time and cannot be compiled into a bundle; drop --static-groups", ErrResolver, r.Name())
 	}
 	return GroupResolution{Spec: spec, Static: static, resolver: r}, nil
 }
@@ -81,6 +86,8 @@ func BundleGroupResolution(data map[string]any, spec string) (GroupResolution, e
 			} else {
 				return GroupResolution{}, fmt.Errorf("%w: the bundle resolves groups from a file: pass --resolver file=PATH", ErrResolver)
 			}
+		case builtins.ResolverLDAP:
+			spec = builtins.ResolverLDAP // YuniKorn's directory, unless --resolver ldap=DIR
 		default:
 			spec = name
 		}

@@ -177,7 +177,6 @@ func wasmEngine(tb testing.TB) engine.Engine {
 		if wasmErr = s.SetGroupResolution("", false); wasmErr != nil {
 			return
 		}
-		engine.UseGroupResolution(s.Groups())
 		b, err := translate.WasmBundle(ctx, s)
 		if err != nil {
 			wasmErr = err
@@ -188,7 +187,7 @@ func wasmEngine(tb testing.TB) engine.Engine {
 			wasmErr = err
 			return
 		}
-		wasmEng, wasmErr = engine.NewWasm(ctx, raw, wasm.NewConfig())
+		wasmEng, wasmErr = engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(s.Groups()))
 	})
 	if wasmErr != nil {
 		tb.Fatalf("build the wasm engine: %v", wasmErr)

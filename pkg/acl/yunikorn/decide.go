@@ -2,6 +2,7 @@ package yunikorn
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -129,7 +130,7 @@ func ConvertUGI(user string, groups []string, forced bool, r GroupResolver) (str
 		if err == nil {
 			return user, resolved, nil
 		}
-		if !forced {
+		if !forced || isResolverPanic(err) {
 			return user, resolved, err
 		}
 		groups = []string{AnonymousGroup}
@@ -138,6 +139,15 @@ func ConvertUGI(user string, groups []string, forced bool, r GroupResolver) (str
 		return "", nil, fmt.Errorf("invalid username, it contains invalid characters")
 	}
 	return user, groups, nil
+}
+
+// isResolverPanic reports whether err is a lookup on which YuniKorn itself
+// would panic (builtins.PanicError, found by its method so that this
+// package need not import the resolvers): no forced fallback applies, the
+// scheduler would be gone.
+func isResolverPanic(err error) bool {
+	var p interface{ YuniKornPanic() string }
+	return errors.As(err, &p)
 }
 
 // Decide answers the queue decision for a typed input.

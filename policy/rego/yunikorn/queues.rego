@@ -86,6 +86,7 @@ path := lower(queue_raw)
 # ConvertUGI: an empty user is refused unless forced (then nobody/nogroup); without
 # groups the user is resolved and the user name is not checked, unless the lookup failed
 # on a forced application (then the only group is nogroup); with groups it is checked.
+# A lookup on which YuniKorn panics (resolved.panic) is refused even when forced.
 ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 	user_raw == ""
 	forced_raw == true
@@ -97,6 +98,9 @@ ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 } else := {"error": resolved.error} if {
 	count(groups_raw) == 0
 	forced_raw != true
+} else := {"error": resolved.error} if {
+	count(groups_raw) == 0
+	resolved.panic
 } else := {"user": user_raw, "groups": given_groups} if {
 	valid_user_name(user_raw)
 } else := {"error": "invalid username, it contains invalid characters"}
@@ -107,7 +111,7 @@ given_groups := ["nogroup"] if {
 } else := groups_raw
 
 # The lookup of a request without groups: {"groups": [...]} or, when it failed,
-# {"groups": [...], "error": "..."}. lookup_groups is defined by the module the build
+# {"groups": [...], "error": "..."}, with "panic" when YuniKorn would panic. lookup_groups is defined by the module the build
 # picks: YuniKorn's "none" rule and data compiled from a static resolver
 # (yunikorn/groups_static.rego), or aclc's host builtin with YuniKorn's cache.
 resolved := lookup_groups(user_raw)
