@@ -2,6 +2,9 @@ package admission
 
 import (
 	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +25,16 @@ const (
 	CodeWorkloadUpdate     = "workload-update-unchecked"
 	CodeSplitPattern       = "pattern-split-at-comma"
 	CodeControllerManager  = "controller-manager-not-trusted"
+	// CodeMatchesEveryone: a pattern that also matches the empty string
+	// (an empty alternative, x*) matches every name.
+	CodeMatchesEveryone = "pattern-matches-everyone"
+	// CodeAlternationAnchors: ^ and $ bind to one alternative each.
+	CodeAlternationAnchors = "alternation-anchors"
+	// CodePartialAnchor: anchored at one end only.
+	CodePartialAnchor = "partially-anchored-pattern"
+	// CodeUncheckedWorkloads: workloads created where the filters do not
+	// process keep a pre-set user.info unchecked.
+	CodeUncheckedWorkloads = "unchecked-namespaces"
 	controllerManagerIdent = "system:kube-controller-manager"
 )
 
@@ -53,14 +66,109 @@ func (s *Settings) Diagnose() []Diagnostic {
 		{KeyLabelNamespaces, s.LabelNamespaces}, {KeyNoLabelNamespaces, s.NoLabelNamespaces},
 	} {
 		for _, p := range l.patterns {
-			if !strings.HasPrefix(p, "^") && !strings.HasSuffix(p, "$") {
-				add(CodeUnanchoredPattern, "%s: %q is unanchored, so it matches every name that contains it", l.key, p)
+			if code, msg := patternTrap(p); code != "" {
+				add(code, "%s: %s", l.key, msg)
 			}
 			if strings.Count(p, "{") != strings.Count(p, "}") {
 				add(CodeSplitPattern, "%s: %q looks cut at a comma: YuniKorn splits the list on every comma, even inside {m,n}; use alternation in one pattern", l.key, p)
 			}
 		}
 	}
+	for _, l := range []struct {
+		key      string
+		patterns []string
+		what     string
+	}{
+		{KeyProcessNamespaces, s.ProcessNamespaces, "do not match"},
+		{KeyBypassNamespaces, s.BypassNamespaces, "match"},
+		{KeyNoLabelNamespaces, s.NoLabelNamespaces, "match"},
+	} {
+		if len(l.patterns) == 0 || (l.key == KeyBypassNamespaces && slices.Equal(l.patterns, []string{defaultBypassNamespaces})) {
+			continue
+		}
+		add(CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (spec §5, §11: Pod CREATE is checked everywhere, workload CREATE only where the filters process)", l.what, l.key)
+	}
 	add(CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it")
 	return out
+}
+
+// patternTrap says how a pattern matches more names than it seems to:
+// YuniKorn matches each pattern unanchored (regexp.MatchString), so only
+// ^ and $ around the whole pattern make it exact. The pattern is read with
+// Go's parser, as YuniKorn reads it; capture groups are looked through.
+func patternTrap(p string) (code, msg string) {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return "", "" // reported as a fallback
+	}
+	if re.MatchString("") && re.MatchString("any-name-at-all") {
+		return CodeMatchesEveryone, fmt.Sprintf("%q also matches the empty string (an empty alternative, or a repetition that may be empty), so it matches every name", p)
+	}
+	tree, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return "", ""
+	}
+	tree = unwrapCaptures(tree.Simplify())
+	start, end := anchoredAt(tree, true), anchoredAt(tree, false)
+	switch {
+	case start && end:
+		return "", ""
+	case tree.Op == syntax.OpAlternate && (anyAnchored(tree, true) || anyAnchored(tree, false)):
+		return CodeAlternationAnchors, fmt.Sprintf("%q: ^ and $ bind to one alternative each, not to the whole list, so some alternatives match inside longer names; write ^(a|b)$", p)
+	case !start && !end:
+		return CodeUnanchoredPattern, fmt.Sprintf("%q is unanchored, so it matches every name that contains it", p)
+	case start && strings.HasSuffix(p, ":"):
+		// ^system:serviceaccount:<namespace>: is the documented way of
+		// naming every service account of a namespace.
+		return "", ""
+	case start:
+		return CodePartialAnchor, fmt.Sprintf("%q has no $, so it matches every name that starts with it (e.g. %q); end it with $", p, strings.TrimPrefix(p, "^")+"-but-not-really")
+	default:
+		return CodePartialAnchor, fmt.Sprintf("%q has no ^, so it matches every name that ends with it; start it with ^", p)
+	}
+}
+
+// unwrapCaptures looks through capture groups: (?<u>^x$) is anchored.
+func unwrapCaptures(re *syntax.Regexp) *syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	return re
+}
+
+// anchoredAt reports whether every way through re starts with ^ (start)
+// or ends with $ (!start).
+func anchoredAt(re *syntax.Regexp, start bool) bool {
+	re = unwrapCaptures(re)
+	switch re.Op {
+	case syntax.OpBeginText:
+		return start
+	case syntax.OpEndText:
+		return !start
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return false
+		}
+		if start {
+			return anchoredAt(re.Sub[0], true)
+		}
+		return anchoredAt(re.Sub[len(re.Sub)-1], false)
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !anchoredAt(s, start) {
+				return false
+			}
+		}
+		return len(re.Sub) > 0
+	}
+	return false
+}
+
+func anyAnchored(re *syntax.Regexp, start bool) bool {
+	for _, s := range re.Sub {
+		if anchoredAt(s, start) {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,13 @@ func TestDiagnose(t *testing.T) {
 		{"default systemUsers misses the controller manager", map[string]string{}, CodeControllerManager, "system:kube-controller-manager"},
 		{"untrusted controllers", map[string]string{KeyTrustControllers: "false"}, CodeUntrustedControls, "never get pods"},
 		{"unanchored external group", map[string]string{KeyExternalGroups: "admins"}, CodeUnanchoredPattern, `"admins" is unanchored`},
+		{"an empty alternative matches everyone", map[string]string{KeyExternalUsers: "^trusted-bot$|"}, CodeMatchesEveryone, "matches every name"},
+		{"anchors bind to one alternative each", map[string]string{KeyExternalGroups: "^ops|admin$"}, CodeAlternationAnchors, "bind to one alternative each"},
+		{"a prefix matches longer names", map[string]string{KeyExternalGroups: "^platform-admins"}, CodePartialAnchor, `"platform-admins-but-not-really"`},
+		{"a suffix matches longer names", map[string]string{KeyExternalUsers: "bot$"}, CodePartialAnchor, "no ^"},
+		{"workloads in a bypassed namespace are unchecked", map[string]string{KeyBypassNamespaces: "^kube-system$,^batch$"}, CodeUncheckedWorkloads, "match " + KeyBypassNamespaces},
+		{"workloads outside processNamespaces are unchecked", map[string]string{KeyProcessNamespaces: "^team-a$"}, CodeUncheckedWorkloads, "do not match " + KeyProcessNamespaces},
+		{"workloads in noLabelNamespaces are unchecked", map[string]string{KeyNoLabelNamespaces: "^legacy$"}, CodeUncheckedWorkloads, KeyNoLabelNamespaces},
 		{"repetition split at the comma", map[string]string{KeyExternalUsers: "^a{1,3}$"}, CodeSplitPattern, "cut at a comma"},
 		{"workload update is never checked", map[string]string{}, CodeWorkloadUpdate, "Pod UPDATE only"},
 	}
@@ -46,5 +53,15 @@ func TestDiagnoseAnchoredSettingsAreQuiet(t *testing.T) {
 	d := s.Diagnose()
 	if len(d) != 1 || d[0].Code != CodeWorkloadUpdate {
 		t.Errorf("got %+v", d)
+	}
+}
+
+// TestPatternTrapAnchoredForms: patterns anchored at both ends, through
+// captures or a factored alternation, draw no warning.
+func TestPatternTrapAnchoredForms(t *testing.T) {
+	for _, p := range []string{"^x$", "(?<u>^x$)", "(^x$)", "^(ops|admin)$", "^ops$|^admin$", "^system:serviceaccount:kube-system:"} {
+		if code, msg := patternTrap(p); code != "" {
+			t.Errorf("%q: %s: %s", p, code, msg)
+		}
 	}
 }
