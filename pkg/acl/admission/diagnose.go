@@ -17,14 +17,14 @@ type Diagnostic struct {
 
 // Diagnostic codes.
 const (
-	CodeFallback           = "fallback"
-	CodeBypassAuth         = "bypass-auth"
-	CodeNoSystemUsers      = "no-system-users"
-	CodeUntrustedControls  = "controllers-untrusted"
-	CodeUnanchoredPattern  = "unanchored-pattern"
-	CodeWorkloadUpdate     = "workload-update-unchecked"
-	CodeSplitPattern       = "pattern-split-at-comma"
-	CodeControllerManager  = "controller-manager-not-trusted"
+	CodeFallback          = "fallback"
+	CodeBypassAuth        = "bypass-auth"
+	CodeNoSystemUsers     = "no-system-users"
+	CodeUntrustedControls = "controllers-untrusted"
+	CodeUnanchoredPattern = "unanchored-pattern"
+	CodeWorkloadUpdate    = "workload-update-unchecked"
+	CodeSplitPattern      = "pattern-split-at-comma"
+	CodeControllerManager = "controller-manager-not-trusted"
 	// CodeMatchesEveryone: a pattern that also matches the empty string
 	// (an empty alternative, x*) matches every name.
 	CodeMatchesEveryone = "pattern-matches-everyone"
