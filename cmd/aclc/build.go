@@ -27,7 +27,7 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "rego", "bundle `kind`: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) or gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML)")
 	out := fs.String("o", "", "output `file` (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output)")
 	resolver := fs.String("resolver", "", resolverUsage)
-	static := fs.Bool("static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA")
+	static := fs.Bool("static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA (admission decoding in plain Rego too, as with --portable)")
 	portable := fs.Bool("portable", false, "use no aclc builtin at all, so stock OPA runs the bundle: --static-groups, and admission decoding in plain Rego (denial texts for malformed objects are then approximate)")
 	signingKey := fs.String("signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, `file`")
 	signingAlg := fs.String("signing-alg", "", "signature `algorithm`: RS256, ES256, HS256, ...; default: inferred from the key")
