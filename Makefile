@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
 
-.PHONY: all build test e2e opa-test bench check demo fuzz clean slapd
+.PHONY: js-sdk all build test e2e opa-test bench check demo fuzz clean slapd
 
 all: build
 
@@ -34,8 +34,8 @@ test: $(OPA) build slapd
 # End to end over HTTP: every corpus case against stock `opa run` (bundles
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the
 # native reference; signed bundles verified, and refused once tampered with.
-e2e: $(OPA)
-	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 10m -run 'E2E' ./tests/
+e2e: $(OPA) js-sdk
+	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_JS_SDK=$(CURDIR)/$(JS_SDK) $(GO) test -count=1 -timeout 10m -run 'E2E' ./tests/
 
 # OpenLDAP's server and tools, for the LDAP tests: Debian's packages,
 # installed non-interactively when missing (the package list is refreshed
@@ -46,6 +46,16 @@ slapd:
 	export DEBIAN_FRONTEND=noninteractive; \
 	$(SUDO) apt-get install -y slapd ldap-utils || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y slapd ldap-utils; }
+
+# OPA's JavaScript SDK for Wasm policies, from the npm registry, under the
+# machine's Node.js: a third Wasm runtime for the end-to-end run.
+JS_SDK_VERSION := 1.10.0
+JS_SDK         := bin/opa-wasm-js-$(JS_SDK_VERSION)
+js-sdk: $(JS_SDK)/node_modules/@open-policy-agent/opa-wasm/package.json
+$(JS_SDK)/node_modules/@open-policy-agent/opa-wasm/package.json:
+	@command -v node >/dev/null || { echo "node is needed for the JavaScript SDK (apt-get install nodejs npm)"; exit 1; }
+	mkdir -p $(JS_SDK)
+	npm install --prefix $(JS_SDK) --no-audit --no-fund --no-save @open-policy-agent/opa-wasm@$(JS_SDK_VERSION)
 
 $(OPA): go.mod
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION)

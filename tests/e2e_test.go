@@ -203,7 +203,8 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 			g.cases = append(g.cases, c)
 		}
 	}
-	for _, eng := range []string{HTTPStockOPA, HTTPServe} {
+	sdk := jsSDK(t)
+	for _, eng := range []string{HTTPStockOPA, HTTPServe, JSWasm} {
 		for note := range ex[eng] {
 			if !notes[note] {
 				t.Errorf("exceptions.yaml lists %s for %s, which is not a corpus case", note, eng)
@@ -233,6 +234,20 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 			defer srv.stop()
 			if stock, err = engine.NewHTTP(srv.url); err != nil {
 				t.Fatal(err)
+			}
+		}
+
+		// OPA's JavaScript SDK: the same portable bundle, compiled to Wasm.
+		var js engine.Engine
+		var jsErr error
+		if sdk != "" {
+			if s, err := load(true, true); err != nil {
+				jsErr = fmt.Errorf("no bundle for the JavaScript SDK: %w", err)
+			} else if e, err := startJS(t, sdk, s); err != nil {
+				jsErr = err
+			} else {
+				js = e
+				defer e.Close(ctx)
 			}
 		}
 
@@ -268,7 +283,10 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 					name   string
 					eng    engine.Engine
 					notRun error
-				}{{HTTPStockOPA, stock, stockErr}, {HTTPServe, served, nil}} {
+				}{{HTTPStockOPA, stock, stockErr}, {HTTPServe, served, nil}, {JSWasm, js, jsErr}} {
+					if e.name == JSWasm && sdk == "" {
+						continue
+					}
 					servedGroups.Reset() // each engine starts the case from an empty cache
 					var problem string
 					if e.notRun != nil {
