@@ -24,8 +24,11 @@ const vovaclExamples = `  # VOV's own examples, on a source file:
   # show the ACL as VOV prints it; as joe from pluto, which needs VIEW:
   aclc vovacl --spec acls.yaml -show --as joe --host pluto DesignSet
 
-Agents: USER name, USERGROUP name, FSGROUP name, OSGROUP name, HOST name, OWNER,
-ADMIN, LEADER, EVERYBODY; "KIND name" as one argument or KIND name as two.
+Agents: USER name (a login), USER (the object's owner), USERGROUP name, FSGROUP name,
+OSGROUP name, HOST name, OWNER (the project owner), ADMIN, LEADER, EVERYBODY, SERVER,
+UNDEF; "KIND name" as one argument or KIND name as two. A bare USER needs an option
+after it (-agent USER -append ...), or it takes the next word as its name. SERVER and
+UNDEF entries are kept but never match.
 Capabilities (-actions, space- or comma-separated, may repeat): ATTACH CHOWN CREATE
 DELEGATE DETACH EDIT EXISTS FORGET RESUME RETRACE SIGNAL STOP SUSPEND VIEW, or ALL.
 

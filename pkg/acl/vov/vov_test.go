@@ -10,9 +10,9 @@ func TestLoadErrorsAreLocated(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"SERVER cannot be granted",
-			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: server, actions: VIEW}]\n",
-			`s.yaml:6:19: object "S": agent "server": SERVER cannot be granted: it bypasses ACLs`},
+		{"SERVER takes no name",
+			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: server vovserver, actions: VIEW}]\n",
+			`s.yaml:6:19: object "S": agent "server vovserver": SERVER takes no name, got "vovserver"`},
 		{"unknown capability names object, agent and capability",
 			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: [VIEW, FLY]}]\n",
 			`s.yaml:6:45: object "S": agent "USER j": unknown capability "FLY"`},
@@ -43,9 +43,25 @@ func TestParseAgentAndCapabilities(t *testing.T) {
 	if err != nil || a != (Agent{Kind: AgentUserGroup, Name: "designers"}) {
 		t.Fatalf("ParseAgent: %v %v", a, err)
 	}
-	for _, bad := range []string{"", "USER", "OWNER joe", "UNDEF", "SERVER", "GROUP x", "USER a b"} {
+	for _, bad := range []string{"", "USERGROUP", "OWNER joe", "UNDEF x", "SERVER vovserver", "GROUP x", "USER a b"} {
 		if _, err := ParseAgent(bad); !errors.Is(err, ErrInvalidAgent) {
 			t.Errorf("ParseAgent(%q) = %v, want ErrInvalidAgent", bad, err)
+		}
+	}
+	// Every agent of the page's list (seed 004 lines 48-72) is an agent.
+	for written, want := range map[string]Agent{
+		"user":   {Kind: AgentUser},
+		"User j": {Kind: AgentUser, Name: "j"},
+		"SERVER": {Kind: AgentServer},
+		"undef":  {Kind: AgentUndef},
+		"host h": {Kind: AgentHost, Name: "h"},
+	} {
+		a, err := ParseAgent(written)
+		if err != nil || a != want || a.ObjectOwner() != (written == "user") {
+			t.Errorf("ParseAgent(%q) = %v, %v; want %v", written, a, err, want)
+		}
+		if back, _ := ParseAgent(a.String()); back != a {
+			t.Errorf("%v does not read back as itself", a)
 		}
 	}
 	caps, named, err := ParseCapabilityWords([]string{"exist", "ALL", "view"})
@@ -131,6 +147,9 @@ objects:
 	for _, want := range []string{
 		CodeNobodyRule + ":4", CodeSecurityOff + ":5", CodeUnknownGroup + ":6",
 		CodeAgentNotHonoured + ":12", CodeLeaderNA + ":13", CodeCapabilityNA + ":20", CodeCapabilityNA + ":22",
+		// OWNER is the project owner only: /f's OWNER entry and job 1's
+		// default one no longer grant their owner b.
+		CodeOwnerIsProject + ":21", CodeOwnerIsProject + ":23",
 	} {
 		if got[want] != 1 {
 			t.Errorf("missing %s in %v", want, got)
@@ -140,7 +159,7 @@ objects:
 	// meaning), the default ACL of the job, and what VOV's documentation
 	// itself grants against the table (LEADER CHOWN, OWNER DELEGATE as in
 	// the default ACL) are not warned about; DELEGATE for anyone else is.
-	if got[CodeCapabilityNA+":19"]+got[CodeCapabilityNA+":14"]+got[CodeCapabilityNA+":13"]+got[CodeCapabilityNA+":21"] != 0 || len(got) != 7 {
+	if got[CodeCapabilityNA+":19"]+got[CodeCapabilityNA+":14"]+got[CodeCapabilityNA+":13"]+got[CodeCapabilityNA+":21"] != 0 || len(got) != 9 {
 		t.Errorf("unexpected warnings: %v", got)
 	}
 }

@@ -3,8 +3,9 @@ package vov.acl_test
 import data.vov.acl
 
 # A small compiled source (the shape pkg/translate/vov.go writes): project owner
-# cadmin on vovhost; a set with USER, OWNER, LEADER and HOST entries; a job address by
-# its id; joe in VOV user group designers; pat LEADER from elko, kim ADMIN from a range.
+# cadmin on vovhost; a set owned by joe with USER name, OWNER, USER (the object owner's
+# role), LEADER and HOST entries; a job addressed by its id; joe in VOV user group
+# designers; pat LEADER from elko, kim ADMIN from a range.
 compiled := {
 	"owner": "cadmin",
 	"host": "vovhost",
@@ -15,6 +16,7 @@ compiled := {
 		"DesignSet": {"type": "set", "address": "DesignSet", "owner": "joe", "entries": [
 			{"kind": "USER", "name": "ann", "caps": {"VIEW": true}, "label": "ACL 1 USER \"ann\""},
 			{"kind": "OWNER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 2 OWNER"},
+			{"kind": "USER", "caps": {"SIGNAL": true}, "label": "ACL 3 USER"},
 			{"kind": "LEADER", "caps": {"CHOWN": true}, "label": "ACL 4 LEADER"},
 			{"kind": "HOST", "name": "pluto", "caps": {"SUSPEND": true}, "label": "ACL 5 HOST \"pluto\""},
 			{"kind": "OSGROUP", "name": "eng", "caps": {"STOP": true}, "label": "ACL 6 OSGROUP \"eng\""},
@@ -40,16 +42,38 @@ test_user_entry_grants_and_implies_exists if {
 	}
 }
 
-test_object_owner_matches_owner if {
-	decide({"object": "DesignSet", "action": "EDIT", "user": "joe"}).reason == "EDIT on set \"DesignSet\" granted by ACL 2 OWNER"
+# OWNER is "the queue/instance/project owner", a bare USER "the user that owns the VOV
+# object" (seed 004 lines 51-54).
+test_object_owner_matches_the_user_role_not_owner if {
+	decide({"object": "DesignSet", "action": "SIGNAL", "user": "joe"}).reason == "SIGNAL on set \"DesignSet\" granted by ACL 3 USER"
+	decide({"object": "DesignSet", "action": "EDIT", "user": "joe"}) == {
+		"allow": false, "capabilities": ["EXISTS", "SIGNAL"], "role": "USER",
+		"reason": "EDIT on set \"DesignSet\" denied to joe: no matching entry grants it",
+	}
 }
 
-test_project_owner_matches_owner if {
-	decide({"object": "DesignSet", "action": "EDIT", "user": "cadmin"}).allow
+test_project_owner_matches_owner_not_the_user_role if {
+	decide({"object": "DesignSet", "action": "EDIT", "user": "cadmin"}).reason == "EDIT on set \"DesignSet\" granted by ACL 2 OWNER"
+	not decide({"object": "DesignSet", "action": "SIGNAL", "user": "cadmin"}).allow
+}
+
+test_user_role_is_only_the_object_owner if {
+	not decide({"object": "DesignSet", "action": "SIGNAL", "user": "ann"}).allow
 }
 
 test_exists_names_every_matching_entry if {
-	decide({"object": "DesignSet", "action": "EXIST", "user": "joe", "host": "PLUTO"}).reason == "EXISTS on set \"DesignSet\" granted by ACL 2 OWNER, ACL 5 HOST \"pluto\""
+	decide({"object": "DesignSet", "action": "EXIST", "user": "joe", "host": "PLUTO"}).reason == "EXISTS on set \"DesignSet\" granted by ACL 3 USER, ACL 5 HOST \"pluto\""
+}
+
+# The translator leaves SERVER and UNDEF entries out, as they match no request; should
+# one reach the data anyway, no rule matches it either.
+test_server_and_undef_entries_match_nobody if {
+	stray := {"kind": "SERVER", "caps": {"VIEW": true}, "label": "ACL 1 SERVER"}
+	undef := {"kind": "UNDEF", "caps": {"EDIT": true}, "label": "ACL 2 UNDEF"}
+	job := object.union(compiled.acls["00123456"], {"entries": [stray, undef]})
+	data_with := object.union(compiled, {"acls": object.union(compiled.acls, {"00123456": job})})
+	d := acl.decision with input as {"object": "00123456", "action": "VIEW", "user": "cadmin", "host": "localhost"} with data.aclc.vov as data_with
+	d == {"allow": false, "capabilities": [], "role": "USER", "reason": "VIEW on job \"00123456\" denied to cadmin: no matching entry grants it"}
 }
 
 test_deny_reason if {
