@@ -23,6 +23,11 @@ const vovaclExamples = `  # VOV's own examples, on a source file:
   aclc vovacl --spec acls.yaml -agent USER john -set -actions VIEW,EDIT DesignSet
   # show the ACL as VOV prints it; as joe from pluto, which needs VIEW:
   aclc vovacl --spec acls.yaml -show --as joe --host pluto DesignSet
+  # a file (a place) by its path or its vovId; the object owner's USER entry:
+  aclc vovacl --spec acls.yaml -agent USER -append -actions "EDIT VIEW" /proj/rtl/top.v
+
+OBJECT is a set's, FairShare group's, resource map's or reservation's name, a file's
+path, or any object's vovId.
 
 Agents: USER name (a login), USER (the object's owner), USERGROUP name, FSGROUP name,
 OSGROUP name, HOST name, OWNER (the project owner), ADMIN, LEADER, EVERYBODY, SERVER,

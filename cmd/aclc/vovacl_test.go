@@ -311,3 +311,21 @@ func TestVovaclAgentsOfThePage(t *testing.T) {
 		}
 	}
 }
+
+// A file (a place, seed 004 line 19) is edited by its path or its id, and
+// an object without acl: has the default ACL written out first.
+func TestVovaclFileByPathAndID(t *testing.T) {
+	path := writeFile(t, "s.yaml", "vov: {owner: cadmin}\nobjects:\n  - type: file\n    path: /proj/rtl/top.v\n    id: \"00012345\"\n    owner: joe\n")
+	code, stdout, stderr := runCLI(t, "", "vovacl", "--spec", path, "-agent", "USER", "-append", "-actions", "EDIT", "/proj/rtl/top.v")
+	want := "ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: USER       \"\"   EDIT\n"
+	if code != exitOK || stdout != want {
+		t.Fatalf("append by path: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "", "vovacl", "--spec", path, "-delete", "-agent", "EVERYBODY", "00012345")
+	if code != exitOK || strings.Contains(stdout, "EVERYBODY") || !strings.Contains(stdout, `ACL  2: USER       ""   EDIT`) {
+		t.Fatalf("delete by id: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if got := readText(t, path); !strings.Contains(got, "    path: /proj/rtl/top.v\n") || !strings.Contains(got, "agent: USER") {
+		t.Errorf("file:\n%s", got)
+	}
+}

@@ -17,7 +17,7 @@ const EntrypointVOV = "vov/acl/decision"
 //	owner      the project owner
 //	host       the server host, lower-cased
 //	no_rules   true when there are no role rules at all
-//	objects    every name and id -> the object's address
+//	objects    every name (a file's path) and id -> the object's address
 //	acls       address -> {type, address, owner, entries}; entries are those
 //	           that can match only (vov.CanMatch: not an agent marked "n"
 //	           for the type, not SERVER or UNDEF), in ACL order, each {kind,

@@ -10,18 +10,20 @@ import (
 // ObjectType is the type of a VOV object that carries an ACL.
 type ObjectType string
 
-// The object types aclc models (spec §2). Places (files) carry ACLs in VOV
-// too, but no vovacl column describes them, so they are left out.
+// The object types of the page's list (seed 004 lines 16-21): FairShare
+// groups, resource maps, nodes (transitions, aka jobs, and places, aka
+// files), node sets and reservations.
 const (
 	TypeFSGroup     ObjectType = "fsgroup"
 	TypeJob         ObjectType = "job"
+	TypeFile        ObjectType = "file"
 	TypeSet         ObjectType = "set"
 	TypeResourceMap ObjectType = "resourcemap"
 	TypeReservation ObjectType = "reservation"
 )
 
 // ObjectTypes lists every object type, in the order of the source format.
-var ObjectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeSet, TypeResourceMap, TypeReservation}
+var ObjectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeFile, TypeSet, TypeResourceMap, TypeReservation}
 
 // Column is a column of vovacl's AGENTS and CAPABILITIES tables.
 type Column int
@@ -44,12 +46,13 @@ func (c Column) String() string {
 	return "Resourcemap"
 }
 
-// Column is the table column that governs the type. Reservations have no
-// column of their own; they take the Resourcemap column, the object they
-// reserve from (see docs/RATIONALE.md).
+// Column is the table column that governs the type. Files are nodes, as
+// jobs are, so they take the Set/Job column. Reservations have no column
+// of their own; they take the Resourcemap column, the object they reserve
+// from (see docs/RATIONALE.md).
 func (t ObjectType) Column() Column {
 	switch t {
-	case TypeJob, TypeSet:
+	case TypeJob, TypeFile, TypeSet:
 		return ColumnSetJob
 	case TypeFSGroup:
 		return ColumnFSGroup
@@ -386,8 +389,10 @@ func DefaultACL() []Entry {
 
 // Object is a VOV object with its ACL.
 type Object struct {
-	Type  ObjectType
-	Name  string // "" only for a job without a name
+	Type ObjectType
+	// Name is the object's name; a file's is its path (written path:).
+	// "" only for a job without a name.
+	Name  string
 	ID    string // vovId; always set for a job
 	Owner string
 	ACL   []Entry
@@ -397,8 +402,8 @@ type Object struct {
 	Line       int
 }
 
-// Address is how decisions and messages name the object: the job's id, or
-// the object's name.
+// Address is how decisions and messages name the object: the job's id, a
+// file's path, or the object's name.
 func (o *Object) Address() string {
 	if o.Type == TypeJob || o.Name == "" {
 		return o.ID

@@ -4,14 +4,17 @@ import data.vov.acl
 
 # A small compiled source (the shape pkg/translate/vov.go writes): project owner
 # cadmin on vovhost; a set owned by joe with USER name, OWNER, USER (the object owner's
-# role), LEADER and HOST entries; a job addressed by its id; joe in VOV user group
-# designers; pat LEADER from elko, kim ADMIN from a range.
+# role), LEADER and HOST entries; a job addressed by its id; a file (a place) by its path
+# or its id; joe in VOV user group designers; pat LEADER from elko, kim ADMIN from a range.
 compiled := {
 	"owner": "cadmin",
 	"host": "vovhost",
 	"no_rules": false,
 	"resolver": "none",
-	"objects": {"DesignSet": "DesignSet", "00123456": "00123456", "nightly": "00123456"},
+	"objects": {
+		"DesignSet": "DesignSet", "00123456": "00123456", "nightly": "00123456",
+		"/proj/rtl/top.v": "/proj/rtl/top.v", "00012345": "/proj/rtl/top.v",
+	},
 	"acls": {
 		"DesignSet": {"type": "set", "address": "DesignSet", "owner": "joe", "entries": [
 			{"kind": "USER", "name": "ann", "caps": {"VIEW": true}, "label": "ACL 1 USER \"ann\""},
@@ -22,6 +25,11 @@ compiled := {
 			{"kind": "OSGROUP", "name": "eng", "caps": {"STOP": true}, "label": "ACL 6 OSGROUP \"eng\""},
 		]},
 		"00123456": {"type": "job", "address": "00123456", "owner": "ann", "entries": []},
+		"/proj/rtl/top.v": {"type": "file", "address": "/proj/rtl/top.v", "owner": "ann", "entries": [
+			{"kind": "USER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 1 USER"},
+			{"kind": "OWNER", "caps": {"FORGET": true}, "label": "ACL 2 OWNER"},
+			{"kind": "EVERYBODY", "caps": {"VIEW": true}, "label": "ACL 3 EVERYBODY"},
+		]},
 	},
 	"members": {"joe": {"usergroups": {"designers": true}, "fsgroups": {}}},
 	"user_rules": {
@@ -65,15 +73,24 @@ test_exists_names_every_matching_entry if {
 	decide({"object": "DesignSet", "action": "EXIST", "user": "joe", "host": "PLUTO"}).reason == "EXISTS on set \"DesignSet\" granted by ACL 3 USER, ACL 5 HOST \"pluto\""
 }
 
+test_file_by_path_and_by_id if {
+	decide({"object": "/proj/rtl/top.v", "action": "EDIT", "user": "ann"}) == {
+		"allow": true, "capabilities": ["EDIT", "EXISTS", "VIEW"], "role": "USER",
+		"reason": "EDIT on file \"/proj/rtl/top.v\" granted by ACL 1 USER",
+	}
+	decide({"object": "00012345", "action": "FORGET", "user": "cadmin"}).reason == "FORGET on file \"/proj/rtl/top.v\" granted by ACL 2 OWNER"
+	decide({"object": "00012345", "action": "EDIT", "user": "bo"}).reason == "EDIT on file \"/proj/rtl/top.v\" denied to bo: no matching entry grants it"
+}
+
 # The translator leaves SERVER and UNDEF entries out, as they match no request; should
 # one reach the data anyway, no rule matches it either.
 test_server_and_undef_entries_match_nobody if {
 	stray := {"kind": "SERVER", "caps": {"VIEW": true}, "label": "ACL 1 SERVER"}
 	undef := {"kind": "UNDEF", "caps": {"EDIT": true}, "label": "ACL 2 UNDEF"}
-	job := object.union(compiled.acls["00123456"], {"entries": [stray, undef]})
-	data_with := object.union(compiled, {"acls": object.union(compiled.acls, {"00123456": job})})
-	d := acl.decision with input as {"object": "00123456", "action": "VIEW", "user": "cadmin", "host": "localhost"} with data.aclc.vov as data_with
-	d == {"allow": false, "capabilities": [], "role": "USER", "reason": "VIEW on job \"00123456\" denied to cadmin: no matching entry grants it"}
+	file := object.union(compiled.acls["/proj/rtl/top.v"], {"entries": [stray, undef]})
+	data_with := object.union(compiled, {"acls": object.union(compiled.acls, {"/proj/rtl/top.v": file})})
+	d := acl.decision with input as {"object": "/proj/rtl/top.v", "action": "VIEW", "user": "cadmin", "host": "localhost"} with data.aclc.vov as data_with
+	d == {"allow": false, "capabilities": [], "role": "USER", "reason": "VIEW on file \"/proj/rtl/top.v\" denied to cadmin: no matching entry grants it"}
 }
 
 test_deny_reason if {
