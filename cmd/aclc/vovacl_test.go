@@ -329,3 +329,68 @@ func TestVovaclFileByPathAndID(t *testing.T) {
 		t.Errorf("file:\n%s", got)
 	}
 }
+
+// -v is vovacl's "Increase verbosity" (seed 004 line 141): the edit is made
+// and stdout is the same as without it; stderr says what was read, what
+// changes and what was written, and a second -v adds the ACL before the
+// edit and the changed lines.
+func TestVovaclVerbose(t *testing.T) {
+	quiet, _ := vovCopy(t)
+	_, want, _ := runCLI(t, "", "vovacl", "--spec", quiet, "-agent", "USER john", "-append", "-actions", "VIEW", "DesignSet")
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		stderr []string
+		not    []string
+	}{
+		{"one -v", []string{"-v"},
+			[]string{
+				"vovacl: read ", ": project vnc, owner cadmin, 12 objects, 7 role rules",
+				`vovacl: set "DesignSet" (owner joe) at line `, ": 3 ACL entries\n",
+				`vovacl: -append: agent USER john, capabilities VIEW`,
+				`vovacl: ACL 4 USER "john" added: VIEW`,
+				"vovacl: wrote ", ": line 79 inserted\n",
+			},
+			[]string{"before:", "+79:"}},
+		{"-v -v", []string{"-v", "-v"},
+			[]string{
+				`vovacl:   before: ACL  3: OSGROUP    "eng"   VIEW RETRACE`,
+				`vovacl:   +79:       - {agent: "USER john", actions: [VIEW]}`,
+			}, nil},
+		{"-v=true -v after the object", []string{"-v=true"},
+			[]string{`ACL 4 USER "john" added: VIEW`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, orig := vovCopy(t)
+			args := append([]string{"vovacl", "--spec", path}, tc.flags...)
+			args = append(args, "-agent", "USER john", "-append", "-actions", "VIEW", "DesignSet")
+			if tc.name == "-v=true -v after the object" {
+				args = append(args, "-v")
+			}
+			code, stdout, stderr := runCLI(t, "", args...)
+			if code != exitOK || stdout != want {
+				t.Fatalf("exit %d, stdout\n%s\nwant\n%s\nstderr %s", code, stdout, want, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, stderr)
+				}
+			}
+			if got := readText(t, path); got == orig || got != readText(t, quiet) {
+				t.Errorf("the edit is not the one made without -v:\n%s", got)
+			}
+		})
+	}
+	// -show with -v: what was read, and the ACL on stdout as always.
+	path, orig := vovCopy(t)
+	code, stdout, stderr := runCLI(t, "", "vovacl", "-v", "--spec", path, "-show", "00012345")
+	if code != exitOK || !strings.Contains(stdout, `ACL  1: USER       ""   EDIT VIEW FORGET DELEGATE EXISTS`) ||
+		!strings.Contains(stderr, `vovacl: file "/proj/vnc/rtl/top.v" (id 00012345, owner joe) at line`) || readText(t, path) != orig {
+		t.Fatalf("-show -v: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
