@@ -45,3 +45,43 @@ objects:
 		}
 	}
 }
+
+// aclc check says where OWNER no longer grants the object's owner: every
+// OWNER entry, written or the default ACL's, of an object whose owner is
+// not the project owner; not where the two are the same user.
+func TestCheckWarnsOwnerIsProjectOwner(t *testing.T) {
+	path := writeFile(t, "acls.yaml", `vov: {owner: cadmin}
+objects:
+  - {type: set, name: Theirs, owner: joe}
+  - type: job
+    id: "7"
+    owner: joe
+    acl:
+      - {agent: OWNER, actions: VIEW}
+      - {agent: USER, actions: "EDIT DELEGATE"}
+  - {type: set, name: Mine, owner: cadmin}
+  - type: file
+    path: /p/x.v
+    owner: joe
+    acl: [{agent: UNDEF, actions: VIEW}]
+`)
+	code, stdout, stderr := runCLI(t, "", "check", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	out := stdout + stderr
+	for _, want := range []string{
+		`acls.yaml:3: warning: owner-is-project-owner: set "Theirs": ACL 1 OWNER (the default ACL) matches the project owner cadmin only, no longer the object's owner joe`,
+		`acls.yaml:8: warning: owner-is-project-owner: job "7": ACL 1 OWNER matches the project owner cadmin only, no longer the object's owner joe`,
+		`acls.yaml:14: warning: agent-never-matches: file "/p/x.v": ACL 1 UNDEF never matches`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check lacks %q:\n%s", want, out)
+		}
+	}
+	// Mine is the project owner's; the USER entry's DELEGATE is the default
+	// OWNER entry's, moved: neither is warned about.
+	if strings.Contains(out, `"Mine"`) || strings.Contains(out, "capability-not-applicable") {
+		t.Errorf("unexpected warning:\n%s", out)
+	}
+}
