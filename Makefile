@@ -126,6 +126,9 @@ demo: build
 	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -show MySetName
 	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -reset 00123456
 	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -show 00123456
+	@echo "== OWNER is the project owner: give joe, who owns MySetName, his own USER entry (-v says what changes)"
+	$(BIN) vovacl -v --spec $(OUT)/vov/acls.yaml -agent USER -append -actions "EDIT VIEW FORGET" MySetName
+	$(BIN) vovacl --spec $(OUT)/vov/acls.yaml -show 00012345
 	@echo "== ann may not change DesignSet's ACL (she lacks DELEGATE): refused, file unchanged"
 	@! $(BIN) vovacl --spec $(OUT)/vov/acls.yaml --as ann --host reno -agent "USER ann" -append -actions EDIT DesignSet
 	@echo "== the same VOV decision on every engine (pat, LEADER from elko, may CHOWN job 00123456)"

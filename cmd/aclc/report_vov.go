@@ -54,7 +54,7 @@ func reportVOV(ctx context.Context, w *tabwriter.Writer, stderr io.Writer, spec 
 		if o.DefaultACL {
 			def = ", default ACL"
 		}
-		fmt.Fprintf(w, "%s %q (owner %s%s)\n", o.Type, o.Address(), o.Owner, def)
+		fmt.Fprintf(w, "%s %q (%sowner %s%s)\n", o.Type, o.Address(), otherKey(o), o.Owner, def)
 		for i, e := range o.ACL {
 			fmt.Fprintf(w, "  %s\n", vov.FormatEntry(i+1, e))
 		}
@@ -97,6 +97,18 @@ func reportVOV(ctx context.Context, w *tabwriter.Writer, stderr io.Writer, spec 
 		return exitError
 	}
 	return exitOK
+}
+
+// otherKey names the object's second address, when it has one: a job's
+// name, the id of any other object.
+func otherKey(o *vov.Object) string {
+	switch {
+	case o.Type == vov.TypeJob && o.Name != "":
+		return "name " + o.Name + ", "
+	case o.Type != vov.TypeJob && o.ID != "":
+		return "id " + o.ID + ", "
+	}
+	return ""
 }
 
 func orNone(s string) string {

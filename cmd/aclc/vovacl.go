@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 )
 
-const vovaclSynopsis = `aclc vovacl --spec FILE [-agent AGENT] [-actions "CAPS"] (-append|-set|-delete|-show|-reset)
+const vovaclSynopsis = `aclc vovacl --spec FILE [-v [-v]] [-agent AGENT] [-actions "CAPS"] (-append|-set|-delete|-show|-reset)
               [--as USER [--host HOST] [--osgroups G1,G2]] OBJECT`
 
 const vovaclExamples = `  # VOV's own examples, on a source file:
@@ -23,9 +25,17 @@ const vovaclExamples = `  # VOV's own examples, on a source file:
   aclc vovacl --spec acls.yaml -agent USER john -set -actions VIEW,EDIT DesignSet
   # show the ACL as VOV prints it; as joe from pluto, which needs VIEW:
   aclc vovacl --spec acls.yaml -show --as joe --host pluto DesignSet
+  # a file (a place) by its path or its vovId; the object owner's USER entry:
+  aclc vovacl --spec acls.yaml -agent USER -append -actions "EDIT VIEW" /proj/rtl/top.v
 
-Agents: USER name, USERGROUP name, FSGROUP name, OSGROUP name, HOST name, OWNER,
-ADMIN, LEADER, EVERYBODY; "KIND name" as one argument or KIND name as two.
+OBJECT is a set's, FairShare group's, resource map's or reservation's name, a file's
+path, or any object's vovId.
+
+Agents: USER name (a login), USER (the object's owner), USERGROUP name, FSGROUP name,
+OSGROUP name, HOST name, OWNER (the project owner), ADMIN, LEADER, EVERYBODY, SERVER,
+UNDEF; "KIND name" as one argument or KIND name as two. A bare USER needs an option
+after it (-agent USER -append ...), or it takes the next word as its name. SERVER and
+UNDEF entries are kept but never match.
 Capabilities (-actions, space- or comma-separated, may repeat): ATTACH CHOWN CREATE
 DELEGATE DETACH EDIT EXISTS FORGET RESUME RETRACE SIGNAL STOP SUSPEND VIEW, or ALL.
 
@@ -34,6 +44,11 @@ replaces them; -delete removes them, or the whole entry without -actions; -reset
 writes the default ACL (OWNER ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS,
 EVERYBODY ATTACH VIEW). An object without acl: has that default, and an edit
 writes it out first. Only the edited ACL's text changes; comments stay.
+
+-v, as VOV's vovacl, increases verbosity: on stderr, what was read (the source, the
+object, its ACL's line), what the edit changes entry by entry, and what was written;
+-v -v adds the ACL before the edit and the lines of FILE that change. stdout is the
+same with or without -v.
 
 Without --as, whoever can write FILE is trusted: the edit is made without an ACL
 check, as the file's editor could make it by hand. With --as, the change is made
@@ -80,6 +95,32 @@ func joinAgentArgs(args []string) []string {
 	return out
 }
 
+// verbosity counts -v flags: vovacl's "Increase verbosity", once per -v.
+type verbosity int
+
+func (v *verbosity) String() string {
+	if v == nil {
+		return "0"
+	}
+	return strconv.Itoa(int(*v))
+}
+
+func (v *verbosity) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	if on {
+		*v++
+	} else {
+		*v = 0
+	}
+	return nil
+}
+
+// IsBoolFlag lets -v stand alone, as a boolean flag does.
+func (v *verbosity) IsBoolFlag() bool { return true }
+
 // listFlag collects a flag that may repeat.
 type listFlag []string
 
@@ -105,6 +146,8 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 	as := fs.String("as", "", "check the change as `USER`: DELEGATE is needed to edit, VIEW to show")
 	host := fs.String("host", "", "with --as: the `HOST` the user connects from")
 	osgroups := fs.String("osgroups", "", "with --as: the user's OS groups `G1,G2`, comma-separated (default: resolved by the source's resolver)")
+	var verbose verbosity
+	fs.Var(&verbose, "v", "increase verbosity: what was read, what changes and what was written, on stderr; repeat for the ACL before and the changed lines")
 	pos, err := parseInterleaved(fs, joinAgentArgs(args))
 	if err != nil {
 		return parseStatus(err)
@@ -169,15 +212,27 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		edit = vov.Edit{Op: vov.EditOp(op), Agent: a, Capabilities: caps, Named: named}
 	}
 
+	logf := func(level int, format string, a ...any) {
+		if int(verbose) >= level {
+			fmt.Fprintf(stderr, "vovacl: "+format+"\n", a...)
+		}
+	}
 	doc, err := vov.OpenDocument(*spec)
 	if err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
 	}
+	logf(1, "read %s: %s", *spec, describeSource(doc.Spec))
 	o, err := doc.Object(object)
 	if err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
+	}
+	logf(1, "%s", describeObject(o))
+	for _, l := range strings.Split(strings.TrimSuffix(vov.FormatACL(o.ACL), "\n"), "\n") {
+		if l != "" && op != "show" {
+			logf(2, "  before: %s", l)
+		}
 	}
 	if *as != "" {
 		need := vov.CapDelegate
@@ -188,20 +243,28 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		if set["osgroups"] {
 			in.OSGroups = splitList(*osgroups)
 		}
-		if d := doc.Spec.Decide(in); !d.Allow {
+		d := doc.Spec.Decide(in)
+		if !d.Allow {
 			errorf(stderr, "vovacl: %s may not %s the ACL of %s %q: %s needed (%s)",
 				*as, map[bool]string{true: "see", false: "change"}[op == "show"], o.Type, o.Address(), need, d.Reason)
 			return exitError
 		}
+		logf(1, "--as %s (role %s): %s", *as, d.Role, d.Reason)
 	}
 	if op == "show" {
 		fmt.Fprint(stdout, vov.FormatACL(o.ACL))
 		return exitOK
 	}
+	before := doc.Bytes()
 	res, err := doc.Apply(object, edit)
 	if err != nil {
 		errorf(stderr, "vovacl: %v; %s not changed", err, *spec)
 		return exitError
+	}
+	if verbose > 0 {
+		for _, c := range aclChanges(doc.Spec, o, res.Object, edit) {
+			logf(1, "%s", c)
+		}
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, w)
@@ -211,9 +274,140 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 	} else if err := doc.Write(); err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
+	} else {
+		logf(1, "wrote %s (%d bytes, was %d): %s", doc.Path, len(res.Data), len(before), changedLines(before, res.Data))
+		if verbose > 1 {
+			for _, l := range lineDiff(before, res.Data) {
+				logf(2, "  %s", l)
+			}
+		}
 	}
 	fmt.Fprint(stdout, vov.FormatACL(res.Object.ACL))
 	return exitOK
+}
+
+// describeSource summarises a loaded source for -v.
+func describeSource(s *vov.Spec) string {
+	out := fmt.Sprintf("project %s, owner %s, %d objects, %d role rules", orNone(s.Project), s.Owner, len(s.Objects), len(s.Rules))
+	if s.SecurityFile != "" {
+		out += " (from " + s.SecurityFile + ")"
+	}
+	return out
+}
+
+// describeObject names the object found and where its ACL is, for -v.
+func describeObject(o *vov.Object) string {
+	out := fmt.Sprintf("%s %q (%sowner %s) at line %d: ", o.Type, o.Address(), otherKey(o), o.Owner, o.Line)
+	if o.DefaultACL {
+		return out + "no acl:, so the default ACL (2 entries)"
+	}
+	return out + fmt.Sprintf("%d ACL entries", len(o.ACL))
+}
+
+// aclChanges says, entry by entry, how an edit turned before's ACL into
+// after's.
+func aclChanges(s *vov.Spec, before, after *vov.Object, e vov.Edit) []string {
+	var out []string
+	if e.Op == vov.OpReset {
+		out = append(out, "-reset: the ACL becomes the default ACL, written out")
+	} else {
+		who := ""
+		switch {
+		case e.Agent.ObjectOwner():
+			who = " (the object's owner, " + before.Owner + ")"
+		case e.Agent.Kind == vov.AgentOwner:
+			who = " (the project owner, " + s.Owner + ")"
+		}
+		what := "capabilities " + capsText(e.Capabilities)
+		if e.Op == vov.OpDelete && len(e.Capabilities) == 0 {
+			what = "the whole entry"
+		}
+		out = append(out, fmt.Sprintf("-%s: agent %s%s, %s", e.Op, e.Agent, who, what))
+		if before.DefaultACL {
+			out = append(out, "the default ACL is written out first: OWNER and EVERYBODY")
+		}
+	}
+	find := func(acl []vov.Entry, a vov.Agent) int {
+		return slices.IndexFunc(acl, func(x vov.Entry) bool { return x.Agent == a })
+	}
+	for i, x := range before.ACL {
+		if find(after.ACL, x.Agent) < 0 {
+			out = append(out, fmt.Sprintf("%s removed (was %s)", vov.EntryLabel(i, x.Agent), capsText(x.Capabilities)))
+		}
+	}
+	for i, x := range after.ACL {
+		j := find(before.ACL, x.Agent)
+		switch {
+		case j < 0:
+			out = append(out, fmt.Sprintf("%s added: %s", vov.EntryLabel(i, x.Agent), capsText(x.Capabilities)))
+		case !slices.Equal(before.ACL[j].Capabilities, x.Capabilities):
+			out = append(out, fmt.Sprintf("%s changed: %s -> %s", vov.EntryLabel(i, x.Agent), capsText(before.ACL[j].Capabilities), capsText(x.Capabilities)))
+		}
+	}
+	if len(out) == 1 && !before.DefaultACL {
+		out = append(out, "no entry changes")
+	}
+	return out
+}
+
+func capsText(caps []vov.Capability) string {
+	if len(caps) == 0 {
+		return "(nothing)"
+	}
+	s := make([]string, len(caps))
+	for i, c := range caps {
+		s[i] = string(c)
+	}
+	return strings.Join(s, " ")
+}
+
+// lineRange finds the lines that differ between a and b: the same first
+// and last lines are left out. first is 1-based; aEnd and bEnd are the
+// last differing line of each, first-1 when it has none.
+func lineRange(a, b []byte) (al, bl []string, first, aEnd, bEnd int) {
+	al = strings.SplitAfter(string(a), "\n")
+	bl = strings.SplitAfter(string(b), "\n")
+	p := 0
+	for p < len(al) && p < len(bl) && al[p] == bl[p] {
+		p++
+	}
+	s := 0
+	for s < len(al)-p && s < len(bl)-p && al[len(al)-1-s] == bl[len(bl)-1-s] {
+		s++
+	}
+	return al, bl, p + 1, len(al) - s, len(bl) - s
+}
+
+// changedLines says which lines of the file an edit replaced.
+func changedLines(a, b []byte) string {
+	_, _, first, aEnd, bEnd := lineRange(a, b)
+	span := func(from, to int) string {
+		if to == from {
+			return "line " + strconv.Itoa(from)
+		}
+		return fmt.Sprintf("lines %d-%d", from, to)
+	}
+	switch {
+	case aEnd < first:
+		return span(first, bEnd) + " inserted"
+	case bEnd < first:
+		return span(first, aEnd) + " removed"
+	}
+	return span(first, aEnd) + " replaced by " + span(first, bEnd)
+}
+
+// lineDiff renders the changed lines, "-" for the old text and "+" for the
+// new, each with its line number.
+func lineDiff(a, b []byte) []string {
+	al, bl, first, aEnd, bEnd := lineRange(a, b)
+	var out []string
+	for n := first; n <= aEnd; n++ {
+		out = append(out, fmt.Sprintf("-%d: %s", n, strings.TrimRight(al[n-1], "\r\n")))
+	}
+	for n := first; n <= bEnd; n++ {
+		out = append(out, fmt.Sprintf("+%d: %s", n, strings.TrimRight(bl[n-1], "\r\n")))
+	}
+	return out
 }
 
 // splitList splits a comma-separated list, dropping empty items.

@@ -149,7 +149,11 @@ func TestVovaclAs(t *testing.T) {
 		stderr  string // a fragment of the message
 		changed bool
 	}{
-		{"the owner may delegate", []string{"--as", "joe", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitOK, "", true},
+		{"the project owner may delegate through OWNER", []string{"--as", "cadmin", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitOK, "", true},
+		// OWNER is the project owner only: joe owns DesignSet, whose ACL
+		// has no USER (object owner) entry.
+		{"the object owner may not delegate through OWNER", []string{"--as", "joe", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitError,
+			`joe may not change the ACL of set "DesignSet": DELEGATE needed`, false},
 		{"everybody may not delegate", []string{"--as", "ann", "--host", "reno", "-agent", "USER ann", "-append", "-actions", "VIEW", "DesignSet"}, exitError,
 			`ann may not change the ACL of set "DesignSet": DELEGATE needed (DELEGATE on set "DesignSet" denied to ann`, false},
 		{"reset needs DELEGATE too", []string{"--as", "pat", "--host", "elko", "-reset", "DesignSet"}, exitError, "pat may not change the ACL", false},
@@ -224,8 +228,8 @@ func TestVovaclRefusalsLeaveTheFile(t *testing.T) {
 		{"an empty -actions does not delete the whole entry", []string{"-delete", "-agent", "OWNER", "-actions", " , ", "DesignSet"}, exitUsage, "-actions names no capability"},
 		{"append needs an agent", []string{"-append", "-actions", "VIEW", "DesignSet"}, exitUsage, "-append needs -agent"},
 		{"reset takes no agent", []string{"-reset", "-agent", "OWNER", "DesignSet"}, exitUsage, "-reset takes no -agent"},
-		{"SERVER cannot be granted", []string{"-append", "-agent", "SERVER", "-actions", "VIEW", "DesignSet"}, exitUsage, "SERVER cannot be granted"},
-		{"a named kind needs its name", []string{"-append", "-agent", "USER", "-actions", "VIEW", "DesignSet"}, exitUsage, "USER needs a name"},
+		{"SERVER takes no name", []string{"-append", "-agent=SERVER vovserver", "-actions", "VIEW", "DesignSet"}, exitUsage, `SERVER takes no name, got "vovserver"`},
+		{"a named kind needs its name", []string{"-append", "-agent", "USERGROUP", "-actions", "VIEW", "DesignSet"}, exitUsage, "USERGROUP needs a name"},
 		{"unknown capability", []string{"-append", "-agent", "OWNER", "-actions", "VIEW,FLY", "DesignSet"}, exitUsage, `"FLY"`},
 		{"--host without --as", []string{"-show", "--host", "x", "DesignSet"}, exitUsage, "go with --as"},
 		{"unknown object", []string{"-reset", "NoSuchSet"}, exitError, `unknown object "NoSuchSet"`},
@@ -253,7 +257,7 @@ func TestVovaclRefusalsLeaveTheFile(t *testing.T) {
 }
 
 func TestVovaclInvalidSourceIsNotTouched(t *testing.T) {
-	path := writeFile(t, "bad.yaml", "vov:\n  owner: cadmin\nobjects:\n  - type: set\n    name: S\n    owner: joe\n    acl: [{agent: SERVER, actions: ALL}]\n")
+	path := writeFile(t, "bad.yaml", "vov:\n  owner: cadmin\nobjects:\n  - type: set\n    name: S\n    owner: joe\n    acl: [{agent: UNDEF x, actions: ALL}]\n")
 	orig := readText(t, path)
 	code, _, stderr := runCLI(t, "", "vovacl", "--spec", path, "-reset", "S")
 	if code != exitError || !strings.Contains(stderr, "bad.yaml:7:") {
@@ -261,5 +265,132 @@ func TestVovaclInvalidSourceIsNotTouched(t *testing.T) {
 	}
 	if readText(t, path) != orig {
 		t.Error("the file changed")
+	}
+}
+
+// Every agent of the page's list (seed 004 lines 48-72) can be written with
+// -agent: the bare USER role (the object's owner) and SERVER and UNDEF,
+// which are kept but never match.
+func TestVovaclAgentsOfThePage(t *testing.T) {
+	path, _ := vovCopy(t)
+	steps := []struct {
+		args       []string
+		line, warn string
+	}{
+		{[]string{"-agent", "USER", "-append", "-actions", "SIGNAL STOP"}, `ACL  4: USER       ""   SIGNAL STOP`, ""},
+		{[]string{"-agent", "server", "-append", "-actions", "VIEW"}, `ACL  5: SERVER     ""   VIEW`, "agent-never-matches"},
+		{[]string{"-agent=UNDEF", "-set", "-actions", "VIEW"}, `ACL  6: UNDEF      ""   VIEW`, "agent-never-matches"},
+	}
+	for _, s := range steps {
+		code, stdout, stderr := runCLI(t, "", append(append([]string{"vovacl", "--spec", path}, s.args...), "DesignSet")...)
+		if code != exitOK || !strings.Contains(stdout, s.line+"\n") {
+			t.Fatalf("%v: exit %d: %s %s", s.args, code, stdout, stderr)
+		}
+		if s.warn == "" && stderr != "" || !strings.Contains(stderr, s.warn) {
+			t.Errorf("%v: stderr %q, want warning %q", s.args, stderr, s.warn)
+		}
+	}
+	// joe owns DesignSet: the USER entry is his, not cadmin's, who is OWNER.
+	for _, tc := range []struct {
+		user string
+		want string
+	}{
+		{"joe", `"allow": true`},
+		{"cadmin", `"allow": false`},
+	} {
+		code, stdout, stderr := runCLI(t, `{"object":"DesignSet","action":"STOP","user":"`+tc.user+`","host":"reno"}`,
+			"eval", "--engine", "native", "--entrypoint", "vov/acl/decision", "--input", "-", path)
+		if code != exitOK || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s: exit %d: %s %s", tc.user, code, stdout, stderr)
+		}
+	}
+	text := readText(t, path)
+	for _, want := range []string{"{agent: USER, actions: [SIGNAL, STOP]}", "{agent: SERVER, actions: [VIEW]}", "{agent: UNDEF, actions: [VIEW]}"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the file lacks %s:\n%s", want, text)
+		}
+	}
+}
+
+// A file (a place, seed 004 line 19) is edited by its path or its id, and
+// an object without acl: has the default ACL written out first.
+func TestVovaclFileByPathAndID(t *testing.T) {
+	path := writeFile(t, "s.yaml", "vov: {owner: cadmin}\nobjects:\n  - type: file\n    path: /proj/rtl/top.v\n    id: \"00012345\"\n    owner: joe\n")
+	code, stdout, stderr := runCLI(t, "", "vovacl", "--spec", path, "-agent", "USER", "-append", "-actions", "EDIT", "/proj/rtl/top.v")
+	want := "ACL  1: OWNER      \"\"   ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS\nACL  2: EVERYBODY  \"\"   ATTACH VIEW\nACL  3: USER       \"\"   EDIT\n"
+	if code != exitOK || stdout != want {
+		t.Fatalf("append by path: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "", "vovacl", "--spec", path, "-delete", "-agent", "EVERYBODY", "00012345")
+	if code != exitOK || strings.Contains(stdout, "EVERYBODY") || !strings.Contains(stdout, `ACL  2: USER       ""   EDIT`) {
+		t.Fatalf("delete by id: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if got := readText(t, path); !strings.Contains(got, "    path: /proj/rtl/top.v\n") || !strings.Contains(got, "agent: USER") {
+		t.Errorf("file:\n%s", got)
+	}
+}
+
+// -v is vovacl's "Increase verbosity" (seed 004 line 141): the edit is made
+// and stdout is the same as without it; stderr says what was read, what
+// changes and what was written, and a second -v adds the ACL before the
+// edit and the changed lines.
+func TestVovaclVerbose(t *testing.T) {
+	quiet, _ := vovCopy(t)
+	_, want, _ := runCLI(t, "", "vovacl", "--spec", quiet, "-agent", "USER john", "-append", "-actions", "VIEW", "DesignSet")
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		stderr []string
+		not    []string
+	}{
+		{"one -v", []string{"-v"},
+			[]string{
+				"vovacl: read ", ": project vnc, owner cadmin, 12 objects, 7 role rules",
+				`vovacl: set "DesignSet" (owner joe) at line `, ": 3 ACL entries\n",
+				`vovacl: -append: agent USER john, capabilities VIEW`,
+				`vovacl: ACL 4 USER "john" added: VIEW`,
+				"vovacl: wrote ", ": line 79 inserted\n",
+			},
+			[]string{"before:", "+79:"}},
+		{"-v -v", []string{"-v", "-v"},
+			[]string{
+				`vovacl:   before: ACL  3: OSGROUP    "eng"   VIEW RETRACE`,
+				`vovacl:   +79:       - {agent: "USER john", actions: [VIEW]}`,
+			}, nil},
+		{"-v=true -v after the object", []string{"-v=true"},
+			[]string{`ACL 4 USER "john" added: VIEW`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, orig := vovCopy(t)
+			args := append([]string{"vovacl", "--spec", path}, tc.flags...)
+			args = append(args, "-agent", "USER john", "-append", "-actions", "VIEW", "DesignSet")
+			if tc.name == "-v=true -v after the object" {
+				args = append(args, "-v")
+			}
+			code, stdout, stderr := runCLI(t, "", args...)
+			if code != exitOK || stdout != want {
+				t.Fatalf("exit %d, stdout\n%s\nwant\n%s\nstderr %s", code, stdout, want, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, stderr)
+				}
+			}
+			if got := readText(t, path); got == orig || got != readText(t, quiet) {
+				t.Errorf("the edit is not the one made without -v:\n%s", got)
+			}
+		})
+	}
+	// -show with -v: what was read, and the ACL on stdout as always.
+	path, orig := vovCopy(t)
+	code, stdout, stderr := runCLI(t, "", "vovacl", "-v", "--spec", path, "-show", "00012345")
+	if code != exitOK || !strings.Contains(stdout, `ACL  1: USER       ""   EDIT VIEW FORGET DELEGATE EXISTS`) ||
+		!strings.Contains(stderr, `vovacl: file "/proj/vnc/rtl/top.v" (id 00012345, owner joe) at line`) || readText(t, path) != orig {
+		t.Fatalf("-show -v: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

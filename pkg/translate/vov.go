@@ -17,11 +17,13 @@ const EntrypointVOV = "vov/acl/decision"
 //	owner      the project owner
 //	host       the server host, lower-cased
 //	no_rules   true when there are no role rules at all
-//	objects    every name and id -> the object's address
-//	acls       address -> {type, address, owner, entries}; entries are the
-//	           honoured entries only (an agent marked "n" for the type never
-//	           matches), in ACL order, each {kind, name, caps: {CAP: true},
-//	           label: `ACL 3 USER "john"`} with n counted over the whole ACL
+//	objects    every name (a file's path) and id -> the object's address
+//	acls       address -> {type, address, owner, entries}; entries are those
+//	           that can match only (vov.CanMatch: not an agent marked "n"
+//	           for the type, not SERVER or UNDEF), in ACL order, each {kind,
+//	           name, caps: {CAP: true}, label: `ACL 3 USER "john"`} with n
+//	           counted over the whole ACL; a USER entry without a name is
+//	           the object owner's role
 //	members    user -> {usergroups: {g: true}, fsgroups: {g: true}}
 //	user_rules user -> that user's named-user rules, then the -group rules
 //	           of the user's groups, each tier highest level first, then in
@@ -45,7 +47,7 @@ func VOVData(s *vov.Spec) map[string]any {
 		}
 		entries := []any{}
 		for i, e := range o.ACL {
-			if !vov.Honours(o.Type, e.Agent.Kind) {
+			if !vov.CanMatch(o.Type, e.Agent.Kind) {
 				continue
 			}
 			caps := map[string]any{}

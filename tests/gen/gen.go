@@ -99,7 +99,7 @@ func Large(queues, depth, names int) *LargeConfig {
 // appended, of every type, each with its own owner and a few named entries,
 // so the data grows in objects, ACL entries and names alike.
 func VOVObjects(src []byte, n int) []byte {
-	types := []string{"set", "job", "fsgroup", "resourcemap", "reservation"}
+	types := []string{"set", "job", "fsgroup", "resourcemap", "reservation", "file"}
 	var b bytes.Buffer
 	b.Write(bytes.TrimRight(src, "\n"))
 	b.WriteString("\n")
@@ -111,6 +111,8 @@ func VOVObjects(src []byte, n int) []byte {
 			fmt.Fprintf(&b, "    id: \"9%08d\"\n", i)
 		case "fsgroup":
 			fmt.Fprintf(&b, "    name: /gen/g%d\n", i)
+		case "file":
+			fmt.Fprintf(&b, "    path: /gen/rtl/f%d.v\n", i)
 		default:
 			fmt.Fprintf(&b, "    name: gen-%s-%d\n", t, i)
 		}

@@ -79,7 +79,7 @@ func (s *Spec) DecideWith(in Input, r GroupResolver) Decision {
 		osgroups = in.OSGroups
 	}
 	for i, e := range o.ACL {
-		if !Honours(o.Type, e.Agent.Kind) {
+		if !CanMatch(o.Type, e.Agent.Kind) {
 			continue
 		}
 		if e.Agent.Kind == AgentOSGroup && !resolved {
@@ -181,13 +181,17 @@ func (s *Spec) server(o *Object, in Input, role Level) Decision {
 		Reason: "SERVER credentials refused: " + in.User + " on " + in.Host + " is not the server owner on localhost"}
 }
 
-// matches reports whether an honoured entry's agent is the requester.
+// matches reports whether the agent of an entry that can match is the
+// requester.
 func (s *Spec) matches(a Agent, o *Object, in Input, role Level, osgroups []string) bool {
 	switch a.Kind {
 	case AgentUser:
+		if a.ObjectOwner() {
+			return in.User == o.Owner // "USER - role: the user that owns the VOV object"
+		}
 		return in.User == a.Name
 	case AgentOwner:
-		return in.User == o.Owner || in.User == s.Owner
+		return in.User == s.Owner // "OWNER - role: the queue/instance/project owner"
 	case AgentEverybody:
 		return true
 	case AgentOSGroup:

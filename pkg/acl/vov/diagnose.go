@@ -21,6 +21,8 @@ const (
 	CodeNobodyRule       = "rule-never-matches"
 	CodeSecurityOff      = "security-off"
 	CodeNoRules          = "no-rules"
+	CodeNeverMatches     = "agent-never-matches"
+	CodeOwnerIsProject   = "owner-is-project-owner"
 )
 
 // Diagnose returns the traps of a spec, in line order.
@@ -55,6 +57,23 @@ func EntryDiagnostics(s *Spec, o *Object, i int) []Diagnostic {
 
 func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string)) {
 	what := fmt.Sprintf("%s %q: %s", o.Type, o.Address(), EntryLabel(i, e.Agent))
+	switch e.Agent.Kind {
+	case AgentServer:
+		add(CodeNeverMatches, what+" never matches: the SERVER agent (the project owner on localhost, \"server\": true) bypasses every ACL, so an entry grants it nothing more; the entry is kept")
+		return
+	case AgentUndef:
+		add(CodeNeverMatches, what+" never matches: UNDEF is the last resort for someone who falls into no other agent type, and every request names a user, who is a USER name and one of EVERYBODY; the entry is kept")
+		return
+	case AgentOwner:
+		if o.Owner != s.Owner {
+			entry := what
+			if o.DefaultACL {
+				entry += " (the default ACL)"
+			}
+			add(CodeOwnerIsProject, fmt.Sprintf(
+				"%s matches the project owner %s only, no longer the object's owner %s: OWNER is \"the queue/instance/project owner\" and a bare USER \"the user that owns the VOV object\" (seed 004 lines 51-54); add a USER entry to keep %s's rights", entry, s.Owner, o.Owner, o.Owner))
+		}
+	}
 	switch h := AgentHonour(e.Agent.Kind, o.Type); h {
 	case HonourNo:
 		add(CodeAgentNotHonoured, fmt.Sprintf(
@@ -144,10 +163,15 @@ func ruleAnyHost(r SecurityRule) bool {
 // agent although the CAPABILITIES TABLE marks it n/a: the default ACL's
 // entries (OWNER with DELEGATE, ATTACH and DETACH; EVERYBODY with ATTACH)
 // and LEADER CHOWN on jobs and sets (S15). Warning about those would flag
-// every ACL written as VOV prints it.
+// every ACL written as VOV prints it. The object owner's USER entry is
+// taken as the default OWNER entry's: it is where the owner's rights move
+// now that OWNER is the project owner only.
 func documentedNA(a Agent, c Capability) bool {
 	if a.Kind == AgentLeader && c == "CHOWN" {
 		return true
+	}
+	if a.ObjectOwner() {
+		a = Agent{Kind: AgentOwner}
 	}
 	for _, d := range DefaultACL() {
 		if d.Agent == a && d.Has(c) {

@@ -31,6 +31,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("vov: {owner: a}\nobjects:\n  - {type: set, name: S, owner: b, acl: [{agent: \"USER x\", actions: ALL}]}\n"))
+	f.Add([]byte("vov: {owner: a}\nobjects:\n  - {type: file, path: /p/t.v, id: \"1\", owner: b, acl: [{agent: USER, actions: VIEW}, {agent: SERVER, actions: ALL}, {agent: UNDEF, actions: EDIT}, {agent: OWNER, actions: FORGET}]}\n"))
 	f.Add([]byte("vov: &v {owner: *v}\n"))
 	f.Add([]byte("vov:\n  owner: a\n  security_tcl: |\n    set h {a b}\n    vtk_security -group g ADMIN $h\n"))
 	f.Add([]byte("vov:\n  owner: a\n  roles:\n    - {user: x, level: user, hosts: [\"1.2.3.4-1.2.3.9\"]}\n"))

@@ -384,7 +384,22 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 		m := v.(map[string]any)
 		at := "/objects/" + strconv.Itoa(i)
 		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner"), Line: b.x.Line(at)}
+		// A file (a place) is named by its path, which is its name in VOV;
+		// every other object by a name, a job by its vovId.
+		nameField := "name"
+		path, hasPath := m["path"].(string)
 		switch {
+		case o.Type == TypeFile && o.Name != "":
+			b.fail(b.x.AtKey(at+"/name", o.Name, `a file is named by its path: write "path" instead of "name"`))
+			continue
+		case o.Type == TypeFile && !hasPath:
+			b.fail(b.x.At(at, "", `a file needs a "path" (the place's file name)`))
+			continue
+		case o.Type == TypeFile:
+			o.Name, nameField = path, "path"
+		case hasPath:
+			b.fail(b.x.AtKey(at+"/path", path, fmt.Sprintf(`only a file has a "path"; a %s has a "name"`, o.Type)))
+			continue
 		case o.Type == TypeJob && o.ID == "":
 			b.fail(b.x.At(at, "", `a job needs an "id" (its vovId)`))
 			continue
@@ -392,7 +407,7 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 			b.fail(b.x.At(at, "", fmt.Sprintf("a %s needs a %q", o.Type, "name")))
 			continue
 		}
-		for _, k := range []struct{ field, key string }{{"name", o.Name}, {"id", o.ID}} {
+		for _, k := range []struct{ field, key string }{{nameField, o.Name}, {"id", o.ID}} {
 			if k.key == "" {
 				continue
 			}

@@ -10,18 +10,20 @@ import (
 // ObjectType is the type of a VOV object that carries an ACL.
 type ObjectType string
 
-// The object types aclc models (spec §2). Places (files) carry ACLs in VOV
-// too, but no vovacl column describes them, so they are left out.
+// The object types of the page's list (seed 004 lines 16-21): FairShare
+// groups, resource maps, nodes (transitions, aka jobs, and places, aka
+// files), node sets and reservations.
 const (
 	TypeFSGroup     ObjectType = "fsgroup"
 	TypeJob         ObjectType = "job"
+	TypeFile        ObjectType = "file"
 	TypeSet         ObjectType = "set"
 	TypeResourceMap ObjectType = "resourcemap"
 	TypeReservation ObjectType = "reservation"
 )
 
 // ObjectTypes lists every object type, in the order of the source format.
-var ObjectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeSet, TypeResourceMap, TypeReservation}
+var ObjectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeFile, TypeSet, TypeResourceMap, TypeReservation}
 
 // Column is a column of vovacl's AGENTS and CAPABILITIES tables.
 type Column int
@@ -44,12 +46,13 @@ func (c Column) String() string {
 	return "Resourcemap"
 }
 
-// Column is the table column that governs the type. Reservations have no
-// column of their own; they take the Resourcemap column, the object they
-// reserve from (see docs/RATIONALE.md).
+// Column is the table column that governs the type. Files are nodes, as
+// jobs are, so they take the Set/Job column. Reservations have no column
+// of their own; they take the Resourcemap column, the object they reserve
+// from (see docs/RATIONALE.md).
 func (t ObjectType) Column() Column {
 	switch t {
-	case TypeJob, TypeSet:
+	case TypeJob, TypeFile, TypeSet:
 		return ColumnSetJob
 	case TypeFSGroup:
 		return ColumnFSGroup
@@ -63,9 +66,10 @@ func (t ObjectType) Valid() bool { return slices.Contains(ObjectTypes, t) }
 // AgentKind is the kind of an ACL agent, upper-case.
 type AgentKind string
 
-// The agent kinds an ACL entry may name (spec §4). SERVER and UNDEF are
-// agents in VOV's list but cannot be granted anything, so they are not
-// kinds an entry may hold.
+// The agent kinds an ACL entry may name: every agent of the page's list
+// (seed 004 lines 48-72). USER is two agents there: "USER name", a login,
+// and "USER - role", the user that owns the object; an Agent tells them
+// apart by its name.
 const (
 	AgentUser      AgentKind = "USER"
 	AgentUserGroup AgentKind = "USERGROUP"
@@ -76,13 +80,23 @@ const (
 	AgentAdmin     AgentKind = "ADMIN"
 	AgentLeader    AgentKind = "LEADER"
 	AgentEverybody AgentKind = "EVERYBODY"
+	// AgentServer is the vovserver process itself; its credentials bypass
+	// every ACL (Input.Server), so an entry naming it never matches.
+	AgentServer AgentKind = "SERVER"
+	// AgentUndef is the page's last resort for "someone who doesn't fall
+	// into any of the above agent types"; every request names a user, who
+	// is a USER name and one of EVERYBODY, so an entry naming it never
+	// matches (docs/RATIONALE.md).
+	AgentUndef AgentKind = "UNDEF"
 )
 
-// AgentKinds lists the kinds in the AGENTS TABLE's order, HOST last.
-var AgentKinds = []AgentKind{AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentOwner, AgentAdmin, AgentLeader, AgentEverybody, AgentHost}
+// AgentKinds lists the kinds in the AGENTS TABLE's order, then those the
+// table leaves out: HOST, SERVER, UNDEF.
+var AgentKinds = []AgentKind{AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentOwner, AgentAdmin, AgentLeader, AgentEverybody, AgentHost, AgentServer, AgentUndef}
 
-// Named reports whether the kind takes a name (USER john) or stands alone
-// (OWNER).
+// Named reports whether the kind takes a name (USERGROUP designers). USER
+// may take one or not: "USER john" is the login john, a bare USER the
+// object's owner.
 func (k AgentKind) Named() bool {
 	switch k {
 	case AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentHost:
@@ -90,6 +104,9 @@ func (k AgentKind) Named() bool {
 	}
 	return false
 }
+
+// nameOptional reports whether a named kind may also stand alone.
+func (k AgentKind) nameOptional() bool { return k == AgentUser }
 
 // Valid reports whether k is one of AgentKinds.
 func (k AgentKind) Valid() bool { return slices.Contains(AgentKinds, k) }
@@ -100,6 +117,10 @@ type Agent struct {
 	Kind AgentKind
 	Name string
 }
+
+// ObjectOwner reports whether the agent is the USER role, the user that
+// owns the object (seed 004 lines 53-54), rather than a USER name.
+func (a Agent) ObjectOwner() bool { return a.Kind == AgentUser && a.Name == "" }
 
 // String renders the agent as vovacl's -agent takes it: "USER john", "OWNER".
 func (a Agent) String() string {
@@ -117,25 +138,20 @@ var (
 )
 
 // ParseAgent reads an agent written "KIND" or "KIND name"; the kind is
-// case-insensitive. SERVER, UNDEF, unknown kinds, a named kind without a
-// name and a name on an unnamed kind are errors matching ErrInvalidAgent.
+// case-insensitive. A bare USER is the object's owner. Unknown kinds, a
+// named kind other than USER without a name and a name on an unnamed kind
+// are errors matching ErrInvalidAgent.
 func ParseAgent(s string) (Agent, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
 		return Agent{}, fmt.Errorf("%w: empty agent (want %s)", ErrInvalidAgent, agentForms)
 	}
 	kind := AgentKind(strings.ToUpper(f[0]))
-	switch kind {
-	case "SERVER":
-		return Agent{}, fmt.Errorf("%w: SERVER cannot be granted: it bypasses ACLs", ErrInvalidAgent)
-	case "UNDEF":
-		return Agent{}, fmt.Errorf("%w: UNDEF cannot be granted: it names nobody", ErrInvalidAgent)
-	}
 	if !kind.Valid() {
 		return Agent{}, fmt.Errorf("%w: unknown agent kind %q (want %s)", ErrInvalidAgent, f[0], agentForms)
 	}
 	switch {
-	case kind.Named() && len(f) == 1:
+	case kind.Named() && len(f) == 1 && !kind.nameOptional():
 		return Agent{}, fmt.Errorf("%w: %s needs a name, e.g. \"%s name\"", ErrInvalidAgent, kind, kind)
 	case kind.Named() && len(f) > 2:
 		return Agent{}, fmt.Errorf("%w: %s takes one name, got %q", ErrInvalidAgent, kind, strings.Join(f[1:], " "))
@@ -143,13 +159,13 @@ func ParseAgent(s string) (Agent, error) {
 		return Agent{}, fmt.Errorf("%w: %s takes no name, got %q", ErrInvalidAgent, kind, strings.Join(f[1:], " "))
 	}
 	a := Agent{Kind: kind}
-	if kind.Named() {
+	if kind.Named() && len(f) == 2 {
 		a.Name = f[1]
 	}
 	return a, nil
 }
 
-const agentForms = "USER name, USERGROUP name, FSGROUP name, OSGROUP name, HOST name, OWNER, ADMIN, LEADER or EVERYBODY"
+const agentForms = "USER name, USER (the object's owner), USERGROUP name, FSGROUP name, OSGROUP name, HOST name, OWNER, ADMIN, LEADER, EVERYBODY, SERVER or UNDEF"
 
 // Capability is a controlled action, upper-case.
 type Capability string
@@ -254,8 +270,9 @@ func ParseCapabilityWords(words []string) (caps, named []Capability, err error) 
 // Honour is a cell of the AGENTS TABLE.
 type Honour int
 
-// The AGENTS TABLE's values, and Unlisted for HOST, which the table leaves
-// out although vtk_acl_op accepts it.
+// The AGENTS TABLE's values, and Unlisted for HOST, SERVER and UNDEF, which
+// the table leaves out although the page's agent list (and vtk_acl_op, for
+// HOST) names them.
 const (
 	HonourYes Honour = iota // "y"
 	HonourNo                // "n": the entry is kept but never matches
@@ -290,7 +307,8 @@ var agentsTable = map[AgentKind][3]Honour{
 }
 
 // AgentHonour is the AGENTS TABLE's cell for an agent kind on an object
-// type (Unlisted for HOST).
+// type (Unlisted for HOST, SERVER and UNDEF). Its USER row holds for both
+// USER agents, the login and the object's owner.
 func AgentHonour(k AgentKind, t ObjectType) Honour {
 	row, ok := agentsTable[k]
 	if !ok {
@@ -299,9 +317,17 @@ func AgentHonour(k AgentKind, t ObjectType) Honour {
 	return row[t.Column()]
 }
 
-// Honours reports whether an entry of kind k on an object of type t can
-// match anyone: every cell but "n".
+// Honours reports whether the AGENTS TABLE lets an entry of kind k match
+// on an object of type t: every cell but "n".
 func Honours(t ObjectType, k AgentKind) bool { return AgentHonour(k, t) != HonourNo }
+
+// CanMatch reports whether an entry of kind k on an object of type t can
+// match any request: the table honours it, and it is neither SERVER, whose
+// credentials bypass the ACL instead of being granted by it, nor UNDEF,
+// which no request falls to. Only such entries are decided on and compiled.
+func CanMatch(t ObjectType, k AgentKind) bool {
+	return Honours(t, k) && k != AgentServer && k != AgentUndef
+}
 
 // capabilitiesTable is vovacl's CAPABILITIES TABLE (seed lines 196-209):
 // the capability's meaning per column, "n/a" where it does not apply.
@@ -363,8 +389,10 @@ func DefaultACL() []Entry {
 
 // Object is a VOV object with its ACL.
 type Object struct {
-	Type  ObjectType
-	Name  string // "" only for a job without a name
+	Type ObjectType
+	// Name is the object's name; a file's is its path (written path:).
+	// "" only for a job without a name.
+	Name  string
 	ID    string // vovId; always set for a job
 	Owner string
 	ACL   []Entry
@@ -374,8 +402,8 @@ type Object struct {
 	Line       int
 }
 
-// Address is how decisions and messages name the object: the job's id, or
-// the object's name.
+// Address is how decisions and messages name the object: the job's id, a
+// file's path, or the object's name.
 func (o *Object) Address() string {
 	if o.Type == TypeJob || o.Name == "" {
 		return o.ID

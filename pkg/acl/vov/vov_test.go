@@ -10,9 +10,21 @@ func TestLoadErrorsAreLocated(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"SERVER cannot be granted",
-			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: server, actions: VIEW}]\n",
-			`s.yaml:6:19: object "S": agent "server": SERVER cannot be granted: it bypasses ACLs`},
+		{"SERVER takes no name",
+			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: server vovserver, actions: VIEW}]\n",
+			`s.yaml:6:19: object "S": agent "server vovserver": SERVER takes no name, got "vovserver"`},
+		{"a file is named by its path",
+			"vov: {owner: a}\nobjects:\n  - {type: file, name: top.v, owner: b}\n",
+			`s.yaml:3:18: a file is named by its path: write "path" instead of "name"`},
+		{"a file needs a path",
+			"vov: {owner: a}\nobjects:\n  - {type: file, id: \"7\", owner: b}\n",
+			`s.yaml:3:5: a file needs a "path" (the place's file name)`},
+		{"only a file has a path",
+			"vov: {owner: a}\nobjects:\n  - {type: set, path: /p, owner: b}\n",
+			`s.yaml:3:17: only a file has a "path"; a set has a "name"`},
+		{"a path is unique across names and ids",
+			"vov: {owner: a}\nobjects:\n  - {type: set, name: /p/top.v, owner: b}\n  - {type: file, path: /p/top.v, owner: b}\n",
+			`s.yaml:4:24: object name or id "/p/top.v" is already used by the object at line 3`},
 		{"unknown capability names object, agent and capability",
 			"vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: [VIEW, FLY]}]\n",
 			`s.yaml:6:45: object "S": agent "USER j": unknown capability "FLY"`},
@@ -43,9 +55,25 @@ func TestParseAgentAndCapabilities(t *testing.T) {
 	if err != nil || a != (Agent{Kind: AgentUserGroup, Name: "designers"}) {
 		t.Fatalf("ParseAgent: %v %v", a, err)
 	}
-	for _, bad := range []string{"", "USER", "OWNER joe", "UNDEF", "SERVER", "GROUP x", "USER a b"} {
+	for _, bad := range []string{"", "USERGROUP", "OWNER joe", "UNDEF x", "SERVER vovserver", "GROUP x", "USER a b"} {
 		if _, err := ParseAgent(bad); !errors.Is(err, ErrInvalidAgent) {
 			t.Errorf("ParseAgent(%q) = %v, want ErrInvalidAgent", bad, err)
+		}
+	}
+	// Every agent of the page's list (seed 004 lines 48-72) is an agent.
+	for written, want := range map[string]Agent{
+		"user":   {Kind: AgentUser},
+		"User j": {Kind: AgentUser, Name: "j"},
+		"SERVER": {Kind: AgentServer},
+		"undef":  {Kind: AgentUndef},
+		"host h": {Kind: AgentHost, Name: "h"},
+	} {
+		a, err := ParseAgent(written)
+		if err != nil || a != want || a.ObjectOwner() != (written == "user") {
+			t.Errorf("ParseAgent(%q) = %v, %v; want %v", written, a, err, want)
+		}
+		if back, _ := ParseAgent(a.String()); back != a {
+			t.Errorf("%v does not read back as itself", a)
 		}
 	}
 	caps, named, err := ParseCapabilityWords([]string{"exist", "ALL", "view"})
@@ -131,6 +159,9 @@ objects:
 	for _, want := range []string{
 		CodeNobodyRule + ":4", CodeSecurityOff + ":5", CodeUnknownGroup + ":6",
 		CodeAgentNotHonoured + ":12", CodeLeaderNA + ":13", CodeCapabilityNA + ":20", CodeCapabilityNA + ":22",
+		// OWNER is the project owner only: /f's OWNER entry and job 1's
+		// default one no longer grant their owner b.
+		CodeOwnerIsProject + ":21", CodeOwnerIsProject + ":23",
 	} {
 		if got[want] != 1 {
 			t.Errorf("missing %s in %v", want, got)
@@ -140,7 +171,7 @@ objects:
 	// meaning), the default ACL of the job, and what VOV's documentation
 	// itself grants against the table (LEADER CHOWN, OWNER DELEGATE as in
 	// the default ACL) are not warned about; DELEGATE for anyone else is.
-	if got[CodeCapabilityNA+":19"]+got[CodeCapabilityNA+":14"]+got[CodeCapabilityNA+":13"]+got[CodeCapabilityNA+":21"] != 0 || len(got) != 7 {
+	if got[CodeCapabilityNA+":19"]+got[CodeCapabilityNA+":14"]+got[CodeCapabilityNA+":13"]+got[CodeCapabilityNA+":21"] != 0 || len(got) != 9 {
 		t.Errorf("unexpected warnings: %v", got)
 	}
 }
@@ -185,7 +216,7 @@ func TestLoadReadsValuesAsText(t *testing.T) {
 			[]string{`s.yaml:1:14: owner must not be empty`}},
 		{"an enum names its values",
 			"vov: {owner: a}\nobjects: [{type: place, name: X, owner: b}]\n",
-			[]string{`s.yaml:2:18: type "place" is not one of fsgroup, job, set, resourcemap, reservation`}},
+			[]string{`s.yaml:2:18: type "place" is not one of fsgroup, job, file, set, resourcemap, reservation`}},
 		{"a list entry is named list[i]",
 			"vov: {owner: a}\nusergroups: {g: [[x]]}\n",
 			[]string{`s.yaml:2:18: g[0] must be a string, got a list`}},
@@ -198,7 +229,7 @@ func TestLoadReadsValuesAsText(t *testing.T) {
 				`3 errors occurred:`,
 				`s.yaml:1:17: unknown key "hosts" in vov section (valid keys: host, owner, project, resolver, roles, security, security_tcl)`,
 				`s.yaml:2:30: owner must not be empty`,
-				`s.yaml:2:34: unknown key "colour" in object (valid keys: acl, id, name, owner, type)`,
+				`s.yaml:2:34: unknown key "colour" in object (valid keys: acl, id, name, owner, path, type)`,
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,19 +183,24 @@ osgroups := {g | some g in input.osgroups} if {
 	has_osgroups
 } else := {g | some g in lookup_osgroups(user_raw)}
 
-# The honoured entries (the translator leaves the others out) that match, in ACL order.
+# The entries that can match (the translator leaves out those the AGENTS TABLE marks "n"
+# for the type, and SERVER and UNDEF, which match no request) that do, in ACL order.
 matched := [e | some e in obj.entries; entry_matches(e)]
 
+# USER name: that login.
 entry_matches(e) if {
 	e.kind == "USER"
 	e.name == user_raw
 }
 
+# USER without a name, the role: the user that owns the object.
 entry_matches(e) if {
-	e.kind == "OWNER"
+	e.kind == "USER"
+	not e.name
 	user_raw == obj.owner
 }
 
+# OWNER, the role: the queue/instance/project owner, whoever owns the object.
 entry_matches(e) if {
 	e.kind == "OWNER"
 	user_raw == vov.owner

@@ -3,23 +3,33 @@ package vov.acl_test
 import data.vov.acl
 
 # A small compiled source (the shape pkg/translate/vov.go writes): project owner
-# cadmin on vovhost; a set with USER, OWNER, LEADER and HOST entries; a job address by
-# its id; joe in VOV user group designers; pat LEADER from elko, kim ADMIN from a range.
+# cadmin on vovhost; a set owned by joe with USER name, OWNER, USER (the object owner's
+# role), LEADER and HOST entries; a job addressed by its id; a file (a place) by its path
+# or its id; joe in VOV user group designers; pat LEADER from elko, kim ADMIN from a range.
 compiled := {
 	"owner": "cadmin",
 	"host": "vovhost",
 	"no_rules": false,
 	"resolver": "none",
-	"objects": {"DesignSet": "DesignSet", "00123456": "00123456", "nightly": "00123456"},
+	"objects": {
+		"DesignSet": "DesignSet", "00123456": "00123456", "nightly": "00123456",
+		"/proj/rtl/top.v": "/proj/rtl/top.v", "00012345": "/proj/rtl/top.v",
+	},
 	"acls": {
 		"DesignSet": {"type": "set", "address": "DesignSet", "owner": "joe", "entries": [
 			{"kind": "USER", "name": "ann", "caps": {"VIEW": true}, "label": "ACL 1 USER \"ann\""},
 			{"kind": "OWNER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 2 OWNER"},
+			{"kind": "USER", "caps": {"SIGNAL": true}, "label": "ACL 3 USER"},
 			{"kind": "LEADER", "caps": {"CHOWN": true}, "label": "ACL 4 LEADER"},
 			{"kind": "HOST", "name": "pluto", "caps": {"SUSPEND": true}, "label": "ACL 5 HOST \"pluto\""},
 			{"kind": "OSGROUP", "name": "eng", "caps": {"STOP": true}, "label": "ACL 6 OSGROUP \"eng\""},
 		]},
 		"00123456": {"type": "job", "address": "00123456", "owner": "ann", "entries": []},
+		"/proj/rtl/top.v": {"type": "file", "address": "/proj/rtl/top.v", "owner": "ann", "entries": [
+			{"kind": "USER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 1 USER"},
+			{"kind": "OWNER", "caps": {"FORGET": true}, "label": "ACL 2 OWNER"},
+			{"kind": "EVERYBODY", "caps": {"VIEW": true}, "label": "ACL 3 EVERYBODY"},
+		]},
 	},
 	"members": {"joe": {"usergroups": {"designers": true}, "fsgroups": {}}},
 	"user_rules": {
@@ -40,16 +50,47 @@ test_user_entry_grants_and_implies_exists if {
 	}
 }
 
-test_object_owner_matches_owner if {
-	decide({"object": "DesignSet", "action": "EDIT", "user": "joe"}).reason == "EDIT on set \"DesignSet\" granted by ACL 2 OWNER"
+# OWNER is "the queue/instance/project owner", a bare USER "the user that owns the VOV
+# object" (seed 004 lines 51-54).
+test_object_owner_matches_the_user_role_not_owner if {
+	decide({"object": "DesignSet", "action": "SIGNAL", "user": "joe"}).reason == "SIGNAL on set \"DesignSet\" granted by ACL 3 USER"
+	decide({"object": "DesignSet", "action": "EDIT", "user": "joe"}) == {
+		"allow": false, "capabilities": ["EXISTS", "SIGNAL"], "role": "USER",
+		"reason": "EDIT on set \"DesignSet\" denied to joe: no matching entry grants it",
+	}
 }
 
-test_project_owner_matches_owner if {
-	decide({"object": "DesignSet", "action": "EDIT", "user": "cadmin"}).allow
+test_project_owner_matches_owner_not_the_user_role if {
+	decide({"object": "DesignSet", "action": "EDIT", "user": "cadmin"}).reason == "EDIT on set \"DesignSet\" granted by ACL 2 OWNER"
+	not decide({"object": "DesignSet", "action": "SIGNAL", "user": "cadmin"}).allow
+}
+
+test_user_role_is_only_the_object_owner if {
+	not decide({"object": "DesignSet", "action": "SIGNAL", "user": "ann"}).allow
 }
 
 test_exists_names_every_matching_entry if {
-	decide({"object": "DesignSet", "action": "EXIST", "user": "joe", "host": "PLUTO"}).reason == "EXISTS on set \"DesignSet\" granted by ACL 2 OWNER, ACL 5 HOST \"pluto\""
+	decide({"object": "DesignSet", "action": "EXIST", "user": "joe", "host": "PLUTO"}).reason == "EXISTS on set \"DesignSet\" granted by ACL 3 USER, ACL 5 HOST \"pluto\""
+}
+
+test_file_by_path_and_by_id if {
+	decide({"object": "/proj/rtl/top.v", "action": "EDIT", "user": "ann"}) == {
+		"allow": true, "capabilities": ["EDIT", "EXISTS", "VIEW"], "role": "USER",
+		"reason": "EDIT on file \"/proj/rtl/top.v\" granted by ACL 1 USER",
+	}
+	decide({"object": "00012345", "action": "FORGET", "user": "cadmin"}).reason == "FORGET on file \"/proj/rtl/top.v\" granted by ACL 2 OWNER"
+	decide({"object": "00012345", "action": "EDIT", "user": "bo"}).reason == "EDIT on file \"/proj/rtl/top.v\" denied to bo: no matching entry grants it"
+}
+
+# The translator leaves SERVER and UNDEF entries out, as they match no request; should
+# one reach the data anyway, no rule matches it either.
+test_server_and_undef_entries_match_nobody if {
+	stray := {"kind": "SERVER", "caps": {"VIEW": true}, "label": "ACL 1 SERVER"}
+	undef := {"kind": "UNDEF", "caps": {"EDIT": true}, "label": "ACL 2 UNDEF"}
+	file := object.union(compiled.acls["/proj/rtl/top.v"], {"entries": [stray, undef]})
+	data_with := object.union(compiled, {"acls": object.union(compiled.acls, {"/proj/rtl/top.v": file})})
+	d := acl.decision with input as {"object": "/proj/rtl/top.v", "action": "VIEW", "user": "cadmin", "host": "localhost"} with data.aclc.vov as data_with
+	d == {"allow": false, "capabilities": [], "role": "USER", "reason": "VIEW on file \"/proj/rtl/top.v\" denied to cadmin: no matching entry grants it"}
 }
 
 test_deny_reason if {
