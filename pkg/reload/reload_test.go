@@ -40,9 +40,15 @@ func TestStampSeesRewritesThatKeepSizeAndMtime(t *testing.T) {
 // change, and going back to the loaded bytes loads nothing.
 func TestRunLoadsOnlyNewContent(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "q.yaml")
+	// Replaced by a rename, as the kubelet and editors do: a writer that
+	// truncates in place can be caught half-way on a loaded machine.
 	write := func(s string) {
 		t.Helper()
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
 			t.Fatal(err)
 		}
 	}
