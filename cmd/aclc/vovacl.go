@@ -217,6 +217,17 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "vovacl: "+format+"\n", a...)
 		}
 	}
+	if op != "show" {
+		// Edits of one file run one after another, each from the last one
+		// written: without the lock, two editors both read the old text
+		// and the second write drops the first edit.
+		unlock, err := vov.LockForEdit(*spec)
+		if err != nil {
+			errorf(stderr, "vovacl: %v", err)
+			return exitError
+		}
+		defer unlock()
+	}
 	doc, err := vov.OpenDocument(*spec)
 	if err != nil {
 		errorf(stderr, "vovacl: %v", err)

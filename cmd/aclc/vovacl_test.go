@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -392,5 +396,68 @@ func TestVovaclVerbose(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `ACL  1: USER       ""   EDIT VIEW FORGET DELEGATE EXISTS`) ||
 		!strings.Contains(stderr, `vovacl: file "/proj/vnc/rtl/top.v" (id 00012345, owner joe) at line`) || readText(t, path) != orig {
 		t.Fatalf("-show -v: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestVovaclConcurrentEditsAreAllKept runs many edits of one file at once:
+// each must read the file as the previous one left it, so every agent
+// appended is in the result.
+func TestVovaclConcurrentEditsAreAllKept(t *testing.T) {
+	path := writeFile(t, "s.yaml", "vov: {owner: cadmin}\nobjects:\n  - type: set\n    name: S\n    owner: joe\n    acl: []\n")
+	const editors = 24
+	var wg sync.WaitGroup
+	codes := make([]int, editors)
+	errs := make([]string, editors)
+	for i := range editors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out, errb bytes.Buffer
+			codes[i] = run([]string{"vovacl", "--spec", path, "-agent", fmt.Sprintf("USER u%02d", i), "-append", "-actions", "VIEW", "S"}, &out, &errb)
+			errs[i] = errb.String()
+		}()
+	}
+	wg.Wait()
+	var out, errb bytes.Buffer
+	if code := run([]string{"vovacl", "--spec", path, "-show", "S"}, &out, &errb); code != exitOK {
+		t.Fatalf("-show: %d %s", code, errb.String())
+	}
+	for i := range editors {
+		if codes[i] != exitOK {
+			t.Errorf("editor %d: exit %d: %s", i, codes[i], errs[i])
+		}
+		if !strings.Contains(out.String(), fmt.Sprintf(`"u%02d"`, i)) {
+			t.Errorf("the edit of u%02d was lost:\n%s", i, out.String())
+		}
+	}
+}
+
+// TestVovaclKeepsOwnerAndMode edits a file owned by another user with a
+// restrictive mode: the replacement keeps both.
+func TestVovaclKeepsOwnerAndMode(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	path := writeFile(t, "s.yaml", "vov: {owner: cadmin}\nobjects:\n  - type: set\n    name: S\n    owner: joe\n")
+	const uid, gid = 65534, 65534 // nobody:nogroup
+	if err := os.Chown(path, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "vovacl", "--spec", path, "-agent", "USER ann", "-append", "-actions", "VIEW", "S"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != uid || st.Gid != gid || fi.Mode().Perm() != 0o640 {
+		t.Errorf("after the edit: %d:%d %v, want %d:%d -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm(), uid, gid)
+	}
+	if !strings.Contains(readText(t, path), "ann") {
+		t.Error("the edit was not written")
 	}
 }

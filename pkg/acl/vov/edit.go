@@ -132,6 +132,8 @@ type Document struct {
 	src  []byte
 	root *yaml.Node
 	mode os.FileMode
+	// owner is the file's user and group, which the replacement keeps.
+	owner owner
 }
 
 // OpenDocument reads and loads the source at path. A symbolic link is
@@ -149,7 +151,12 @@ func OpenDocument(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
 	}
-	return newDocument(path, real, src, fi.Mode().Perm())
+	d, err := newDocument(path, real, src, fi.Mode().Perm())
+	if err != nil {
+		return nil, err
+	}
+	d.owner = ownerOf(fi)
+	return d, nil
 }
 
 func newDocument(path, real string, src []byte, mode os.FileMode) (*Document, error) {
@@ -292,6 +299,18 @@ func (d *Document) Write() error {
 	}
 	if err := f.Chmod(d.mode); err != nil {
 		return fail(err)
+	}
+	// The replacement keeps the file's owner and group: a file that
+	// nobody:nogroup may read must not become root's. When they cannot be
+	// kept, nothing is written.
+	if d.owner.known {
+		if err := f.Chown(d.owner.uid, d.owner.gid); err != nil {
+			return fail(fmt.Errorf("keep owner %d:%d: %w", d.owner.uid, d.owner.gid, err))
+		}
+		// chown clears set-id bits; put the mode back as it was.
+		if err := f.Chmod(d.mode); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)
