@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
 
-.PHONY: js-sdk all build test e2e opa-test bench check demo fuzz clean slapd
+.PHONY: reliability js-sdk all build test e2e opa-test bench check demo fuzz clean slapd
 
 all: build
 
@@ -67,6 +67,13 @@ opa-test: $(OPA)
 
 bench: build $(OPA)
 	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -aclc $(BIN) -opa $(OPA)
+
+# Load, faults, hostile inputs, damaged bundles, concurrent edits and a
+# short run of every fuzz target, written to docs/RELIABILITY.md from the run.
+reliability: build
+	$(GO) run ./tests/reliability -out docs/RELIABILITY.md -aclc $(BIN) -fuzztime $(RELIABILITY_FUZZTIME)
+
+RELIABILITY_FUZZTIME ?= 10s
 
 fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
