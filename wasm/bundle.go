@@ -52,7 +52,8 @@ func parseTarGz(b []byte) (bundleContents, error) {
 		return bundleContents{}, fmt.Errorf("load bundle: %w", err)
 	}
 	defer zr.Close()
-	tr := tar.NewReader(zr)
+	in := &capReader{r: zr, left: maxInflated}
+	tr := tar.NewReader(in)
 	var modules = map[string][]byte{}
 	var data []dataFile
 	for {
@@ -81,7 +82,7 @@ func parseTarGz(b []byte) (bundleContents, error) {
 	}
 	// The tar reader stops at the archive's end: read on to the gzip
 	// trailer, so that a stream whose CRC does not match is refused.
-	if _, err := io.Copy(io.Discard, zr); err != nil {
+	if _, err := io.Copy(io.Discard, in); err != nil {
 		return bundleContents{}, fmt.Errorf("load bundle: corrupted: %w", err)
 	}
 	return assembleBundle(modules, data)
@@ -265,4 +266,28 @@ func checkObject(b []byte) error {
 		return errors.New("the root data document must be an object")
 	}
 	return nil
+}
+
+// maxInflated bounds what a gzipped bundle may inflate to, so that a small
+// hostile download cannot take the process's memory.
+const maxInflated = 1 << 30
+
+var errInflated = errors.New("load bundle: inflates to more than 1 GiB")
+
+// capReader fails once more than left bytes have been read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errInflated
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -178,14 +179,18 @@ func TestAcceptOwnIdentity(t *testing.T) {
 	}
 }
 
-// A source without admission settings has nothing to compile: the build
-// fails and writes nothing.
-func TestBuildNeedsAdmissionSettings(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples/yunikorn/sue.yaml"))
+// A source without YuniKorn configuration has nothing to compile: the
+// build fails and writes nothing. A queues.yaml alone is YuniKorn with its
+// default admission settings, and builds.
+func TestBuildNeedsYuniKornConfiguration(t *testing.T) {
+	if _, err := build(t, []byte("vov: {owner: cadmin}\nobjects:\n  - {type: set, name: S, owner: joe}\n")); err == nil || !strings.Contains(err.Error(), "no YuniKorn configuration") {
+		t.Fatalf("a VOV-only source must not produce a template: %v", err)
+	}
+	queues, err := os.ReadFile(filepath.Join(repoRoot(t), "examples/yunikorn/sue.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := build(t, src); err == nil {
-		t.Fatal("a queues-only source must not produce a template")
+	if _, err := build(t, queues); err != nil {
+		t.Fatalf("a queues.yaml builds with the default settings: %v", err)
 	}
 }
