@@ -558,8 +558,8 @@ func Bundles(ctx context.Context) (rows []BundleRow, md string, err error) {
 	// data tree. Both readers take the intact bundle's files with it.
 	escape := filepath.Join(os.TempDir(), fmt.Sprintf("aclc-escape-%d", os.Getpid()))
 	traversal := tarGz(map[string][]byte{
-		"/policy.wasm":            extract(wraw, "/policy.wasm"),
-		"/data.json":              extract(wraw, "/data.json"),
+		"/policy.wasm": extract(wraw, "/policy.wasm"),
+		"/data.json":   extract(wraw, "/data.json"),
 		"../../../../../../" + strings.TrimPrefix(escape, "/") + "/data.json": []byte(`{"x":1}`),
 	})
 	bomb := gzipZeros(1<<30 + 1<<20)
