@@ -68,11 +68,7 @@ type CaseSource struct {
 
 // Input is one source of an engine set: a file's content, or a directory
 // read as a mounted ConfigMap.
-type Input struct {
-	Name string
-	Data []byte
-	Dir  string
-}
+type Input = translate.Input
 
 // Single is the input list of one source file.
 func Single(name string, data []byte) []Input { return []Input{{Name: name, Data: data}} }
@@ -91,20 +87,10 @@ func Key(inputs []Input) string {
 	return b.String()
 }
 
-// AddTo adds the inputs to a set of sources.
+// AddTo adds the inputs to a set of sources, all at once, as the CLI
+// reads its SOURCEs.
 func AddTo(s *translate.Sources, inputs []Input) error {
-	for _, in := range inputs {
-		var err error
-		if in.Dir != "" {
-			err = s.AddDir(in.Dir, translate.KindAuto)
-		} else {
-			err = s.Add(in.Name, in.Data, translate.KindAuto)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.AddInputs(inputs, translate.KindAuto)
 }
 
 // Kubernetes returns the case's replicated cluster data in kube-mgmt's

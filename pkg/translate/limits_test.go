@@ -49,3 +49,23 @@ func TestOversizedSourceIsRefused(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// TestOverriddenDefaultsAreNeverLoadedAlone: yunikorn-defaults may hold a
+// queues.yaml YuniKorn would refuse, as long as yunikorn-configs overrides
+// it; read together, the pair loads whatever the order of the files.
+func TestOverriddenDefaultsAreNeverLoadedAlone(t *testing.T) {
+	defaults := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-defaults}\ndata:\n  queues.yaml: |\n    partitions:\n      - queues: [{name: root, submitacl: \"a  b\"}]\n")
+	configs := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\ndata:\n  queues.yaml: |\n    partitions:\n      - queues: [{name: root, submitacl: \"*\"}]\n")
+	for _, order := range [][]Input{
+		{{Name: "d.yaml", Data: defaults}, {Name: "c.yaml", Data: configs}},
+		{{Name: "c.yaml", Data: configs}, {Name: "d.yaml", Data: defaults}},
+	} {
+		s := &Sources{}
+		if err := s.AddInputs(order, KindAuto); err != nil {
+			t.Fatalf("%s first: %v", order[0].Name, err)
+		}
+		if s.Queues == nil {
+			t.Fatal("no queue configuration")
+		}
+	}
+}

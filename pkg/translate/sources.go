@@ -118,23 +118,80 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 	if len(paths) == 0 {
 		return nil, sourceError{err: errors.New("no source files given")}
 	}
-	s := &Sources{}
+	inputs := make([]Input, 0, len(paths))
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if err := s.AddDir(p, force); err != nil {
-				return nil, err
-			}
+			inputs = append(inputs, Input{Name: p, Dir: p})
 			continue
 		}
 		data, err := readSource(p)
 		if err != nil {
 			return nil, sourceError{err: err}
 		}
-		if err := s.Add(p, data, force); err != nil {
-			return nil, err
-		}
+		inputs = append(inputs, Input{Name: p, Data: data})
+	}
+	s := &Sources{}
+	if err := s.AddInputs(inputs, force); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// Input is one source: a file's content, or a directory read as a mounted
+// ConfigMap.
+type Input struct {
+	Name string
+	Data []byte
+	Dir  string
+}
+
+// AddInputs reads several sources and settles the YuniKorn configuration
+// they hold together, once: a yunikorn-defaults whose queues.yaml is
+// overridden is never loaded on its own, as YuniKorn never runs it.
+func (s *Sources) AddInputs(inputs []Input, force Kind) error {
+	switch force {
+	case KindAuto, KindVOV, KindYuniKornQueues, KindYuniKornAdmission:
+	default:
+		return sourceError{err: fmt.Errorf("unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", force)}
+	}
+	var files []*layout.File
+	for _, in := range inputs {
+		if in.Dir != "" {
+			if force == KindVOV {
+				return sourceError{err: fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", in.Dir)}
+			}
+			f, err := layout.ReadDir(in.Dir)
+			if err != nil {
+				return sourceError{err: err}
+			}
+			files = append(files, f)
+			continue
+		}
+		if force == KindVOV {
+			if err := s.addVOV(in.Name, in.Data); err != nil {
+				return err
+			}
+			continue
+		}
+		f, err := layout.Read(in.Name, in.Data)
+		if err != nil {
+			return sourceError{err: err}
+		}
+		if f.VOV {
+			if force != KindAuto {
+				return sourceError{err: fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", in.Name)}
+			}
+			if err := s.addVOV(in.Name, in.Data); err != nil {
+				return err
+			}
+			continue
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return s.addYuniKorn(files...)
 }
 
 // MaxSourceSize bounds a source file. A ConfigMap holds at most 1 MiB and
@@ -164,39 +221,15 @@ func readSource(path string) ([]byte, error) {
 
 // AddDir reads a ConfigMap mounted as a directory.
 func (s *Sources) AddDir(dir string, force Kind) error {
-	if force == KindVOV {
-		return sourceError{err: fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", dir)}
-	}
-	f, err := layout.ReadDir(dir)
-	if err != nil {
-		return sourceError{err: err}
-	}
-	return s.addYuniKorn(f)
+	return s.AddInputs([]Input{{Name: dir, Dir: dir}}, force)
 }
 
 // Add parses one more source from memory; name is used in messages. The
 // YuniKorn files given so far are flattened together again, as YuniKorn
-// flattens its two ConfigMaps.
+// flattens its two ConfigMaps; give files that only make sense together
+// to AddInputs at once.
 func (s *Sources) Add(name string, data []byte, force Kind) error {
-	switch force {
-	case KindAuto, KindVOV, KindYuniKornQueues, KindYuniKornAdmission:
-	default:
-		return sourceError{err: fmt.Errorf("%s: unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", name, force)}
-	}
-	if force == KindVOV {
-		return s.addVOV(name, data)
-	}
-	f, err := layout.Read(name, data)
-	if err != nil {
-		return sourceError{err: err}
-	}
-	if f.VOV {
-		if force != KindAuto {
-			return sourceError{err: fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", name)}
-		}
-		return s.addVOV(name, data)
-	}
-	return s.addYuniKorn(f)
+	return s.AddInputs([]Input{{Name: name, Data: data}}, force)
 }
 
 func (s *Sources) addVOV(name string, data []byte) error {
@@ -214,8 +247,8 @@ func (s *Sources) addVOV(name string, data []byte) error {
 
 // addYuniKorn adds a file of YuniKorn ConfigMaps or Namespaces, then
 // settles the configuration of every such file given so far.
-func (s *Sources) addYuniKorn(f *layout.File) error {
-	files := append(slices.Clip(s.yunikorn), f)
+func (s *Sources) addYuniKorn(added ...*layout.File) error {
+	files := append(slices.Clip(s.yunikorn), added...)
 	var cms []*layout.ConfigMap
 	var diags []source.Diagnostic
 	namespaces := map[string]any{}
@@ -253,7 +286,9 @@ func (s *Sources) addYuniKorn(f *layout.File) error {
 	}
 	// Nothing is kept from a file that fails.
 	s.yunikorn, s.Layout, s.Diagnostics = files, c, diags
-	s.Files = append(s.Files, f.Name)
+	for _, f := range added {
+		s.Files = append(s.Files, f.Name)
+	}
 	s.Queues, s.QueueConfig, s.Admission, s.AdmissionFile = tree, conf, nil, ""
 	if c != nil {
 		s.Admission = admission.FromLayout(c)
