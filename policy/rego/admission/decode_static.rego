@@ -26,29 +26,133 @@ decode_error(k, obj) := "unexpected end of JSON input" if {
 user_info_error(v) := "unexpected end of JSON input" if {
 	trim_space(v) == ""
 } else := "invalid JSON in the user info annotation" if {
-	not json.is_valid(v)
+	not user_info_json(v)
 } else := concat("", ["json: cannot unmarshal ", json_kinds[type_name(x)], " into Go value of type si.UserGroupInformation"]) if {
-	x := json.unmarshal(v)
+	[x] := user_info_json(v)
 	x != null
 	not is_object(x)
 } else := concat("", ["json: cannot unmarshal ", json_kinds[type_name(u)], " into Go struct field UserGroupInformation.user of type string"]) if {
-	some k, u in json.unmarshal(v)
-	lower(k) == "user"
+	some k, u in user_info_json(v)[0]
+	go_field(k) == "user"
 	u != null
 	not is_string(u)
 } else := concat("", ["json: cannot unmarshal ", json_kinds[type_name(g)], " into Go struct field UserGroupInformation.groups of type []string"]) if {
-	some k, g in json.unmarshal(v)
-	lower(k) == "groups"
+	some k, g in user_info_json(v)[0]
+	go_field(k) == "groups"
 	g != null
 	not is_array(g)
 } else := concat("", ["json: cannot unmarshal ", json_kinds[type_name(e)], " into Go struct field UserGroupInformation.groups of type string"]) if {
-	some k, g in json.unmarshal(v)
-	lower(k) == "groups"
+	some k, g in user_info_json(v)[0]
+	go_field(k) == "groups"
 	is_array(g)
 	some e in g
 	e != null
 	not is_string(e)
 } else := ""
+
+# encoding/json matches a field name case-insensitively with Unicode folding, under which
+# U+017F (long s) is an s; no other character folds to a letter of "user" or "groups".
+go_field(k) := lower(replace(k, "ſ", "s"))
+
+# user_info_json(v) is [the value of v] when v is exactly one JSON value (RFC 8259) with no
+# object holding a key twice, and undefined otherwise. It does not use json.is_valid, which
+# OPA's Wasm gets wrong (it accepts trailing data and traps on true and false), nor
+# json.unmarshal alone, whose Wasm parser stops after the first value and accepts missing
+# and trailing commas and non-string keys. Instead:
+#  1. a strict lexer (one RE2 pattern, linear) splits v into JSON tokens, and any character
+#     that starts none is an error;
+#  2. every pair of neighbouring tokens must be one that JSON's grammar allows, which rules
+#     out exactly what the Wasm parser is lenient about;
+#  3. the tokens (strings holding a surrogate escape replaced by unique placeholders, which
+#     the Wasm parser aborts on) are parsed with json.unmarshal, which checks the nesting;
+#  4. the parsed value must account for every token: a token left over is trailing data,
+#     and a missing one a key given twice (last one wins in Go, which accepts it; here it
+#     is refused, so that every engine reads one value).
+user_info_json(v) := [x] if {
+	tokens := [t |
+		some m in regex.find_all_string_submatch_n(json_token_pattern, v, -1)
+		some i, g in m
+		i > 0
+		g != ""
+		i != json_space
+		t := {"class": i, "text": g}
+	]
+	count(tokens) > 0
+	every t in tokens {
+		t.class != json_invalid
+	}
+	tokens[0].class in json_value_start
+	tokens[count(tokens) - 1].class in json_value_end
+	count([i |
+		some i, t in tokens
+		i > 0
+		not t.class in json_follows[tokens[i - 1].class]
+	]) == 0
+	x := json.unmarshal(concat("", [s |
+		some i, t in tokens
+		s := json_token_text(t, i)
+	]))
+	count(tokens) == sum([n |
+		walk(x, [_, node])
+		n := json_node_tokens(node)
+	])
+}
+
+# One alternative per token class, in the order of the json_* classes below; the last one
+# takes any character that starts no token.
+json_token_pattern := `("(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)|(\{)|(\[)|([}\]])|(,)|(:)|([ \t\n\r]+)|([\s\S])`
+
+json_string := 1
+
+json_scalar := 2
+
+json_object_start := 3
+
+json_array_start := 4
+
+json_end := 5
+
+json_comma := 6
+
+json_colon := 7
+
+json_space := 8
+
+json_invalid := 9
+
+json_value_start := {json_string, json_scalar, json_object_start, json_array_start}
+
+json_value_end := {json_string, json_scalar, json_end}
+
+# The tokens JSON allows after each token; which closing bracket matches is left to the
+# parser.
+json_follows := {
+	json_string: {json_comma, json_end, json_colon},
+	json_scalar: {json_comma, json_end},
+	json_end: {json_comma, json_end},
+	json_object_start: {json_string, json_end},
+	json_array_start: json_value_start | {json_end},
+	json_comma: json_value_start,
+	json_colon: json_value_start,
+}
+
+json_token_text(t, i) := concat("", ["\"\\ufffd", format_int(i, 10), "\""]) if {
+	t.class == json_string
+	regex.match(`\\u[dD][89a-fA-F]`, t.text)
+} else := t.text
+
+# The tokens a value's own brackets, commas and colons take, its members aside.
+json_node_tokens(node) := count(node) + 1 if {
+	is_array(node)
+	count(node) > 0
+} else := (3 * count(node)) + 1 if {
+	is_object(node)
+	count(node) > 0
+} else := 2 if {
+	is_array(node)
+} else := 2 if {
+	is_object(node)
+} else := 1
 
 # Unanchored matching as Go's MatchString; OPA's Wasm compiles each pattern anew on every
 # evaluation, which the host builtin avoids.
