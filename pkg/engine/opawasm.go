@@ -86,6 +86,9 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	if !ok {
 		return nil, unknownEntrypoint(ep, e.eps)
 	}
+	if out := nonCanonical(ep, input); out != nil {
+		return out, nil
+	}
 	var in any
 	if err := util.UnmarshalJSON(input, &in); err != nil {
 		return nil, fmt.Errorf("parse input: %w", err)
