@@ -226,3 +226,43 @@ func TestPortableUserInfoValidity(t *testing.T) {
 		}
 	}
 }
+
+// TestPortableUserInfoLarge: the portable validity check is linear on every
+// engine: a pre-set value of 24,000 tokens, 64 KiB of '[' and a key of long
+// s characters, which the check folds, are decided as natively. The
+// deadline only guards against a hang. OPA's Wasm frees nothing during an
+// evaluation, and the check takes about a kilobyte per token, so on aclc's
+// host (64 MiB by default) a value of more than about 40,000 tokens fails
+// the evaluation, and the review is denied.
+func TestPortableUserInfoLarge(t *testing.T) {
+	engines := portableEngines(t, hostileSource)
+	for _, value := range []string{
+		`{"user":"a","x":[` + strings.Repeat(`"<",{"a":[1,2.5]},`, 2<<10) + `null]}`,
+		`{"` + strings.Repeat("ſ", 32<<10) + `":1,"user":"a"}`,
+		strings.Repeat("[", 64<<10),
+	} {
+		input := presetReview(value)
+		var ref []byte
+		for _, e := range engines {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			out, err := e.Eval(ctx, "yunikorn/admission/review", input)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s (%d bytes): %v", e.Name(), len(value), err)
+			}
+			var got reviewAnswer
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = out
+				continue
+			}
+			var native reviewAnswer
+			_ = json.Unmarshal(ref, &native)
+			if got.Response.Allowed != native.Response.Allowed {
+				t.Errorf("%s (%d bytes): allowed %v, native %v", e.Name(), len(value), got.Response.Allowed, native.Response.Allowed)
+			}
+		}
+	}
+}
