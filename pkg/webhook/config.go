@@ -84,9 +84,9 @@ func (c Config) WithTLSConfig(t *tls.Config) Config {
 	return c
 }
 
-// WithBodyLimit sets the largest request body read, in bytes; a larger
-// body is answered 400 like an unreadable one. n ≤ 0 means the default
-// (3 MiB).
+// WithBodyLimit sets the largest request body read, in bytes. A larger
+// body is denied for the request.uid it starts with, or answered 400 like
+// an unreadable one when none can be read. n ≤ 0 means DefaultBodyLimit.
 func (c Config) WithBodyLimit(n int64) Config {
 	c.bodyLimit = n
 	return c

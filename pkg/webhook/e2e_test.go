@@ -93,20 +93,19 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("an UPDATE of 3 MiB objects the API server escapes is decided", func(t *testing.T) {
-		// Both objects at the API server's 3 MiB request limit, every
-		// byte one that its JSON encoding writes as six (\u003c): 36 MiB
-		// would be more than an UPDATE can carry (oldObject comes from
-		// etcd, 1.5 MiB by default), so this one stays within the limit.
-		note := strings.Repeat("<", 3<<20)
-		old := strings.Repeat("<", 3<<19)
+	t.Run("an UPDATE over the API server's 3 MiB request limit is decided", func(t *testing.T) {
+		// The API server writes each '<' of a string as six bytes
+		// (\u003c), so objects well within its 3 MiB request limit and
+		// etcd's 1.5 MiB make a review larger than 3 MiB: here 4.5 MiB.
+		note := strings.Repeat("<", 1<<19)
+		old := strings.Repeat("<", 1<<18)
 		in := fmt.Sprintf(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"big-update",`+
 			`"kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"default","operation":"UPDATE",`+
 			`"userInfo":{"username":"alice"},"object":{"metadata":{"name":"p","annotations":{"note":%q}}},`+
 			`"oldObject":{"metadata":{"name":"p","annotations":{"note":%q}}}}}`, note, old)
 		in = strings.ReplaceAll(in, "<", `\u003c`)
-		if len(in) > DefaultBodyLimit {
-			t.Fatalf("review of %d bytes over the default limit of %d", len(in), DefaultBodyLimit)
+		if len(in) <= 3<<20 {
+			t.Fatalf("review of %d bytes, want more than 3 MiB", len(in))
 		}
 		resp, b := r.post(t, "/mutate", []byte(in))
 		if got := decodeReview(t, resp, b); got.UID != "big-update" || !got.Allowed {
