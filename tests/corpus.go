@@ -26,7 +26,11 @@ type File struct {
 	SourceFile string `yaml:"source_file"`
 	Entrypoint string `yaml:"entrypoint"`
 	Resolver   string `yaml:"resolver"`
-	Cases      []Case `yaml:"cases"`
+	// Portable builds every bundle of the file's cases with no aclc
+	// builtin (aclc build --portable): OPA's regex.match and the portable
+	// decoding run in every engine but native.
+	Portable bool   `yaml:"portable"`
+	Cases    []Case `yaml:"cases"`
 }
 
 // Case is one conformance case.
@@ -38,6 +42,8 @@ type Case struct {
 	Entrypoint         string         `yaml:"entrypoint"`
 	Resolver           string         `yaml:"resolver"` // a --resolver value (file=PATH relative to the repository root), or "config"
 	Input              any            `yaml:"input"`
+	RawInput           string         `yaml:"input_json"` // the input as raw JSON text, for what YAML cannot write (a key twice)
+	Portable           bool           `yaml:"portable"`   // as File.Portable, for one case
 	Namespaces         map[string]any `yaml:"namespaces"` // replicated namespaces: name → {annotations: {...}}
 	Want               map[string]any `yaml:"want"`
 	WantPatch          any            `yaml:"want_patch"` // the decoded JSON Patch of an AdmissionReview response
@@ -112,7 +118,12 @@ func (c *Case) Kubernetes() map[string]any {
 }
 
 // InputJSON renders the case input as JSON.
-func (c *Case) InputJSON() ([]byte, error) { return json.Marshal(c.Input) }
+func (c *Case) InputJSON() ([]byte, error) {
+	if c.RawInput != "" {
+		return []byte(c.RawInput), nil
+	}
+	return json.Marshal(c.Input)
+}
 
 // Load reads every *.yaml file below dir, resolving each case's source
 // (relative source_file paths are taken from root). Notes must be unique.
@@ -145,6 +156,7 @@ func Load(root, dir string) ([]*File, error) {
 				return fmt.Errorf("%s: note %q already used in %s", p, c.Note, other)
 			}
 			seen[c.Note] = p
+			c.Portable = c.Portable || f.Portable
 			if c.Entrypoint == "" {
 				c.Entrypoint = f.Entrypoint
 			}

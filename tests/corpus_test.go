@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,10 +37,14 @@ func TestCorpus(t *testing.T) {
 			c := &f.Cases[i]
 			total++
 			t.Run(c.Note, func(t *testing.T) {
-				key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
+				key := fmt.Sprint(c.Portable) + "\x00" + c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
 				set, ok := sets[key]
 				if !ok && setErrs[key] == nil {
-					set, setErrs[key] = NewEngineSet(ctx, c.Inputs, c.Resolver, c.Kubernetes())
+					open := NewEngineSet
+					if c.Portable {
+						open = NewPortableEngineSet
+					}
+					set, setErrs[key] = open(ctx, c.Inputs, c.Resolver, c.Kubernetes())
 					if set != nil {
 						sets[key] = set
 					}

@@ -31,11 +31,21 @@ func (n namedEngine) Name() string { return n.name }
 // a --resolver value ("" for the configuration's choice). When the resolver
 // can be compiled in, a rego engine over the static bundle joins too.
 func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any) (*EngineSet, error) {
-	s := &translate.Sources{Kubernetes: kubernetes}
+	return newEngineSet(ctx, inputs, resolver, kubernetes, false)
+}
+
+// NewPortableEngineSet is NewEngineSet over bundles built with --portable:
+// no aclc builtin, groups compiled into data.
+func NewPortableEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any) (*EngineSet, error) {
+	return newEngineSet(ctx, inputs, resolver, kubernetes, true)
+}
+
+func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool) (*EngineSet, error) {
+	s := &translate.Sources{Kubernetes: kubernetes, Portable: portable}
 	if err := AddTo(s, inputs); err != nil {
 		return nil, err
 	}
-	if err := s.SetGroupResolution(resolver, false); err != nil {
+	if err := s.SetGroupResolution(resolver, portable); err != nil {
 		return nil, err
 	}
 	rb, err := translate.RegoBundle(s)
@@ -65,7 +75,7 @@ func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 		return nil, fmt.Errorf("opa-wasm engine: %w", err)
 	}
 	set.Engines = append(set.Engines, ow)
-	if s.Groups().NeedsHostBuiltin() {
+	if !portable && s.Groups().NeedsHostBuiltin() {
 		st := &translate.Sources{Kubernetes: kubernetes}
 		if err := AddTo(st, inputs); err != nil {
 			return nil, err

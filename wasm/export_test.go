@@ -46,3 +46,7 @@ func SetInstrumentation(on bool) (restore func()) {
 	instrumentModules = on
 	return func() { instrumentModules = old }
 }
+
+// InstancesCreated counts the instances the policy has made, the first
+// included.
+func InstancesCreated(p *Policy) int64 { return p.created.Load() }

@@ -91,6 +91,7 @@ var (
 // (whose Go functions close over the instance) is compiled per instance.
 func (p *Policy) newInstance(ctx context.Context, glue wazero.CompiledModule) (_ *instance, err error) {
 	inst := &instance{p: p}
+	p.created.Add(1)
 	defer func() {
 		if err != nil {
 			inst.close()

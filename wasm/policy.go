@@ -96,6 +96,9 @@ type Policy struct {
 	done   chan struct{}
 	closed atomic.Bool
 
+	// created counts the instances made, the first included.
+	created atomic.Int64
+
 	mu        sync.Mutex // guards isClosed, live and refills.Add
 	isClosed  bool
 	live      map[*instance]struct{}
@@ -440,7 +443,7 @@ func (p *Policy) Eval(ctx context.Context, entrypoint string, input []byte) (jso
 //
 // Cancelling ctx interrupts a running evaluation. An evaluation that fails
 // (abort, trap, cancellation, memory limit) discards its instance; a fresh
-// one is created in the background.
+// one is created in the background. An undefined result is no failure.
 func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, error) {
 	p := e.p
 	if p == nil {
@@ -469,7 +472,11 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 		return nil, err
 	}
 	v, recycle, err := inst.eval(ctx, e.id, input)
-	if err != nil || recycle || (!p.interruptible && ctx.Err() != nil) {
+	// An undefined result is an evaluation that completed: the guest
+	// returned its (empty) result set, so the instance is as sound as
+	// after any other answer and goes back to the pool.
+	failed := err != nil && !errors.Is(err, ErrUndefined)
+	if failed || recycle || (!p.interruptible && ctx.Err() != nil) {
 		// After a failure the instance's state is unknown; with
 		// WithCloseOnContextDone, a context done just after the call may
 		// still get the module closed. Replace it.

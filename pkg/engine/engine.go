@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // Engine evaluates decision entry points.
@@ -56,4 +59,17 @@ func Decide(ctx context.Context, e Engine, entrypoint string, input []byte) (jso
 		return Deny(err), err
 	}
 	return out, nil
+}
+
+// nonCanonical is the denial of an admission review the API server cannot
+// have sent (a key twice in one object, a field of a typed object spelled in
+// another case), or nil. Decoders read such a review differently (Go's
+// merges duplicate maps and ignores case, OPA's keeps the last key and does
+// not), so the in-process engines answer it before any policy reads it, as
+// the native reference does.
+func nonCanonical(ep string, input []byte) json.RawMessage {
+	if ep != translate.EntrypointAdmissionReview {
+		return nil
+	}
+	return admission.NonCanonicalReview(input)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -26,10 +27,15 @@ type OPAWasmEngine struct {
 	// (seen as "failed to parse wasm result" under 8 goroutines). One
 	// resolver per CPU keeps evaluations parallel without sharing one.
 	resolvers chan *wasmresolver.Resolver
-	all       []*wasmresolver.Resolver
 	refs      map[string]ast.Ref
 	eps       []string
 	cache     *builtins.Cache
+
+	// What a resolver is made from, to replace one whose evaluation failed.
+	newResolver func(context.Context) (*wasmresolver.Resolver, error)
+
+	mu  sync.Mutex // guards all
+	all map[*wasmresolver.Resolver]struct{}
 }
 
 // NewOPAWasm loads the bundle's policy.wasm and data into OPA's Wasm
@@ -43,7 +49,7 @@ func NewOPAWasm(ctx context.Context, b *bundle.Bundle, c *builtins.Cache) (*OPAW
 		return nil, fmt.Errorf("want one wasm module in the bundle, have %d", len(b.WasmModules))
 	}
 	opabuiltins.Register()
-	e := &OPAWasmEngine{refs: map[string]ast.Ref{}, cache: noneCache(c)}
+	e := &OPAWasmEngine{refs: map[string]ast.Ref{}, cache: noneCache(c), all: map[*wasmresolver.Resolver]struct{}{}}
 	var refs []ast.Ref
 	for _, ep := range b.Manifest.WasmResolvers {
 		ref, err := ast.PtrRef(ast.DefaultRootDocument, ep.Entrypoint)
@@ -54,15 +60,25 @@ func NewOPAWasm(ctx context.Context, b *bundle.Bundle, c *builtins.Cache) (*OPAW
 		e.refs[ep.Entrypoint] = ref
 		e.eps = append(e.eps, ep.Entrypoint)
 	}
+	module, data := b.WasmModules[0].Raw, b.Data
+	e.newResolver = func(ctx context.Context) (*wasmresolver.Resolver, error) {
+		r, err := wasmresolver.NewWithContext(ctx, refs, module, data)
+		if err != nil {
+			return nil, fmt.Errorf("opa wasm engine: %w", err)
+		}
+		e.mu.Lock()
+		e.all[r] = struct{}{}
+		e.mu.Unlock()
+		return r, nil
+	}
 	n := runtime.GOMAXPROCS(0)
 	e.resolvers = make(chan *wasmresolver.Resolver, n)
 	for range n {
-		r, err := wasmresolver.NewWithContext(ctx, refs, b.WasmModules[0].Raw, b.Data)
+		r, err := e.newResolver(ctx)
 		if err != nil {
 			e.closeAll()
-			return nil, fmt.Errorf("opa wasm engine: %w", err)
+			return nil, err
 		}
-		e.all = append(e.all, r)
 		e.resolvers <- r
 	}
 	return e, nil
@@ -76,6 +92,9 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	ref, ok := e.refs[ep]
 	if !ok {
 		return nil, unknownEntrypoint(ep, e.eps)
+	}
+	if out := nonCanonical(ep, input); out != nil {
+		return out, nil
 	}
 	var in any
 	if err := util.UnmarshalJSON(input, &in); err != nil {
@@ -92,10 +111,15 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 		return nil, ctx.Err()
 	}
 	res, err := r.Eval(opabuiltins.WithCache(ctx, e.cache), resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
-	e.resolvers <- r
 	if err != nil {
+		// A trap leaves OPA's Wasm instance in an unknown state, and OPA's
+		// SDK would hand it out again: json.is_valid("true") traps, and
+		// every later evaluation on that instance fails. A resolver whose
+		// evaluation failed is never reused.
+		e.replace(ctx, r)
 		return nil, err
 	}
+	e.resolvers <- r
 	if res.Value == nil {
 		return nil, fmt.Errorf("%s: undefined", ep)
 	}
@@ -113,7 +137,26 @@ func (e *OPAWasmEngine) GroupCache() *builtins.Cache { return e.cache }
 func (e *OPAWasmEngine) Close(context.Context) error { e.closeAll(); return nil }
 
 func (e *OPAWasmEngine) closeAll() {
-	for _, r := range e.all {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for r := range e.all {
 		r.Close()
 	}
+	e.all = map[*wasmresolver.Resolver]struct{}{}
+}
+
+// replace closes a resolver and puts a new one in its place. When none can
+// be made, the old one goes back, so the engine keeps its capacity and
+// fails the next evaluation rather than blocking forever.
+func (e *OPAWasmEngine) replace(ctx context.Context, old *wasmresolver.Resolver) {
+	r, err := e.newResolver(context.WithoutCancel(ctx))
+	if err != nil {
+		e.resolvers <- old
+		return
+	}
+	e.mu.Lock()
+	delete(e.all, old)
+	e.mu.Unlock()
+	old.Close()
+	e.resolvers <- r
 }

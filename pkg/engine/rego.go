@@ -75,6 +75,9 @@ func (e *RegoEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	if err != nil {
 		return nil, err
 	}
+	if out := nonCanonical(ep, input); out != nil {
+		return out, nil
+	}
 	var in any
 	if err := util.UnmarshalJSON(input, &in); err != nil {
 		return nil, fmt.Errorf("parse input: %w", err)

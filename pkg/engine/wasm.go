@@ -47,6 +47,9 @@ func (e *WasmEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	if !ok {
 		return nil, unknownEntrypoint(ep, e.p.Entrypoints())
 	}
+	if out := nonCanonical(ep, input); out != nil {
+		return out, nil
+	}
 	out, err := h.Eval(ctx, input)
 	if errors.Is(err, wasm.ErrUndefined) {
 		return nil, fmt.Errorf("%s: undefined", ep)

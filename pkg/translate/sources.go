@@ -55,6 +55,7 @@ const (
 	ConsequenceLayout    = "The API server would not hold these ConfigMaps as written, or YuniKorn's reading of them is undefined."
 	ConsequenceSettings  = "YuniKorn's scheduler exits at start-up (Unable to load initial configmaps); on a reload it ignores the whole update, queue configuration included, and keeps running its previous one."
 	ConsequenceValidator = "YuniKorn refuses this configuration: its admission controller refuses the ConfigMap update (admission-webhook.yunikorn.validate-conf); stored anyway, the scheduler keeps its previous configuration on a reload and exits at start-up."
+	ConsequencePortable  = "YuniKorn accepts this setting; OPA's Wasm, which a portable Wasm bundle runs on, might match the pattern differently, or never."
 	ConsequenceBuild     = "YuniKorn's admission controller accepts this ConfigMap, but the scheduler cannot build its queues: on a reload it keeps its previous configuration, at start-up it exits."
 )
 

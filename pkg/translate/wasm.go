@@ -17,6 +17,12 @@ import (
 // the entry-point rules from its Rego, so ship the plain Rego bundle to
 // runtimes that should evaluate Rego.
 func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
+	if s.Portable {
+		// Patterns are matched by OPA's RE2 there, not by Go's regexp.
+		if err := checkPortablePatterns(s); err != nil {
+			return nil, err
+		}
+	}
 	rb, err := RegoBundle(s)
 	if err != nil {
 		return nil, err

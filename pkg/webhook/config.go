@@ -9,9 +9,14 @@ import (
 // Defaults of NewConfig.
 const (
 	DefaultAddr = "127.0.0.1:8443"
-	// DefaultBodyLimit is the Kubernetes API server's own limit on a
-	// request body (3 MiB): no AdmissionReview it sends is larger.
-	DefaultBodyLimit         = 3 << 20
+	// DefaultBodyLimit is the largest AdmissionReview the API server can
+	// send (docs/RATIONALE.md): an UPDATE carries object, up to the API
+	// server's 3 MiB request body, and oldObject, as stored in etcd (at
+	// most its default 1.5 MiB request limit); the API server re-encodes
+	// both as JSON, where one byte of a string can take six (<, > and &
+	// are written \u003c, \u003e, \u0026), so 6 × (3 + 1.5) MiB, plus
+	// 1 MiB for the envelope and the requester.
+	DefaultBodyLimit         = 6*(3<<20+3<<19) + 1<<20
 	DefaultReadHeaderTimeout = 5 * time.Second
 	DefaultReadTimeout       = 10 * time.Second
 	// DefaultWriteTimeout matches the API server's default webhook
@@ -38,7 +43,7 @@ type Config struct {
 }
 
 // NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of
-// 3 MiB, a read header timeout of 5s, read and write timeouts of 10s, an
+// 28 MiB (DefaultBodyLimit), a read header timeout of 5s, read and write timeouts of 10s, an
 // idle timeout of 60s, a shutdown grace period of 10s, slog.Default for
 // logs, and no TLS certificate (one of WithTLSFiles or WithTLSConfig is
 // required to listen).
@@ -79,9 +84,9 @@ func (c Config) WithTLSConfig(t *tls.Config) Config {
 	return c
 }
 
-// WithBodyLimit sets the largest request body read, in bytes; a larger
-// body is answered 400 like an unreadable one. n ≤ 0 means the default
-// (3 MiB).
+// WithBodyLimit sets the largest request body read, in bytes. A larger
+// body is denied for the request.uid it starts with, or answered 400 like
+// an unreadable one when none can be read. n ≤ 0 means DefaultBodyLimit.
 func (c Config) WithBodyLimit(n int64) Config {
 	c.bodyLimit = n
 	return c

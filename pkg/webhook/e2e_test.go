@@ -3,8 +3,10 @@ package webhook
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -91,11 +93,34 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("a body over Kubernetes' 3 MiB is refused 400", func(t *testing.T) {
-		big := bytes.Repeat([]byte(" "), DefaultBodyLimit)
-		resp, b := r.post(t, "/mutate", append(big, review(t, "big", "alice", nil, samplePod(nil))...))
-		if resp.StatusCode != http.StatusBadRequest || string(b) != "empty or invalid body\n" {
-			t.Errorf("got %d %q", resp.StatusCode, b)
+	t.Run("an UPDATE over the API server's 3 MiB request limit is decided", func(t *testing.T) {
+		// The API server writes each '<' of a string as six bytes
+		// (\u003c), so objects well within its 3 MiB request limit and
+		// etcd's 1.5 MiB make a review larger than 3 MiB: here 4.5 MiB.
+		note := strings.Repeat("<", 1<<19)
+		old := strings.Repeat("<", 1<<18)
+		in := fmt.Sprintf(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"big-update",`+
+			`"kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"default","operation":"UPDATE",`+
+			`"userInfo":{"username":"alice"},"object":{"metadata":{"name":"p","annotations":{"note":%q}}},`+
+			`"oldObject":{"metadata":{"name":"p","annotations":{"note":%q}}}}}`, note, old)
+		in = strings.ReplaceAll(in, "<", `\u003c`)
+		if len(in) <= 3<<20 {
+			t.Fatalf("review of %d bytes, want more than 3 MiB", len(in))
+		}
+		resp, b := r.post(t, "/mutate", []byte(in))
+		if got := decodeReview(t, resp, b); got.UID != "big-update" || !got.Allowed {
+			t.Errorf("response %+v", got)
+		}
+	})
+
+	t.Run("a body over the limit is denied, not handed to failurePolicy", func(t *testing.T) {
+		in := review(t, "big", "alice", nil, samplePod(nil))
+		big := append(in[:len(in)-1:len(in)-1], `,"pad":"`...)
+		big = append(big, bytes.Repeat([]byte("x"), DefaultBodyLimit)...)
+		big = append(big, `"}`...)
+		resp, b := r.post(t, "/mutate", big)
+		if got := decodeReview(t, resp, b); got.UID != "big" || got.Allowed || got.Result == nil {
+			t.Errorf("response %+v", got)
 		}
 	})
 

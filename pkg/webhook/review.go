@@ -50,6 +50,24 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		raw = sw.ResponseWriter
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(raw, r.Body, s.cfg.limit()))
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		// Larger than anything the API server sends. A 400 would hand
+		// the decision to failurePolicy (Ignore for YuniKorn: admitted
+		// without user.info); a denial for the review's uid, which the
+		// API server writes first, refuses it instead.
+		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON &&
+			(r.URL.Path == pathMutate || r.URL.Path == pathValidate) {
+			s.m.decision(false)
+			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
+			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
+				UID:     types.UID(uid),
+				Allowed: false,
+				Result:  &metav1.Status{Message: fmt.Sprintf("admission review larger than %d bytes, more than the API server sends", tooLarge.Limit)},
+			})
+			writeReview(w, resp)
+			return
+		}
+	}
 	if err != nil || len(body) == 0 {
 		http.Error(w, msgInvalidBody, http.StatusBadRequest)
 		return
@@ -116,6 +134,47 @@ func (s *Server) decide(ctx context.Context, body []byte, validate bool) (json.R
 		}
 	}
 	return resp, *head.Allowed, nil
+}
+
+// leadingUID finds request.uid in the first part of a review cut short:
+// the API server writes the envelope's kind and apiVersion, then request
+// with uid as its first field, so the uid is near the start of a body of
+// any size.
+func leadingUID(prefix []byte) (string, bool) {
+	type frame struct {
+		isObject, wantKey bool
+		key               string
+	}
+	var stack []frame
+	d := json.NewDecoder(bytes.NewReader(prefix))
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return "", false
+		}
+		top := len(stack) - 1
+		if k, ok := t.(string); ok && top >= 0 && stack[top].isObject && stack[top].wantKey {
+			stack[top].key, stack[top].wantKey = k, false
+			continue
+		}
+		switch t {
+		case json.Delim('{'):
+			stack = append(stack, frame{isObject: true, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:top]
+		default:
+			if uid, ok := t.(string); ok && len(stack) == 2 && stack[0].key == "request" && stack[1].key == "uid" {
+				return uid, true
+			}
+		}
+		if n := len(stack) - 1; n >= 0 && stack[n].isObject {
+			stack[n].wantKey = true
+		}
+	}
 }
 
 // answerHead is what the server needs to know of an engine's answer.

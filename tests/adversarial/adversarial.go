@@ -641,18 +641,42 @@ func Vovacl(aclc string, pairs int) (res VovaclResult, md string, err error) {
 
 // --- fuzz -------------------------------------------------------------------
 
-var fuzzTargetRE = regexp.MustCompile(`-fuzz (\w+) -fuzztime \$\(FUZZTIME\) (\S+)`)
+var fuzzFuncRE = regexp.MustCompile(`(?m)^func (Fuzz\w*)\(`)
 
-// Fuzz runs every target the Makefile's fuzz target lists for d each.
+// fuzzTargets finds every fuzz target in the module's test files, as make
+// fuzz does.
+func fuzzTargets() [][2]string {
+	var out [][2]string
+	check(filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "gatekeeper" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzzFuncRE.FindAllStringSubmatch(string(src), -1) {
+			out = append(out, [2]string{m[1], "./" + filepath.Dir(p)})
+		}
+		return nil
+	}))
+	return out
+}
+
+// Fuzz runs every fuzz target for d each.
 func Fuzz(d time.Duration) (md string, err error) {
 	defer recoverSetup(&err)
-	mk, err := os.ReadFile("Makefile")
-	check(err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Fuzzing\n\nEvery target `make fuzz` runs, for %s each in this run (`make fuzz` runs them longer). A failure would be listed with its input under the package's testdata/fuzz.\n\n| target | package | executions | new interesting inputs | result |\n|---|---|---:|---:|---|\n", d)
+	fmt.Fprintf(&b, "## Fuzzing\n\nEvery fuzz target of the module (as `make fuzz` finds them), for %s each in this run (`make fuzz` runs them for `FUZZTIME`). A failure would be listed with its input under the package's testdata/fuzz.\n\n| target | package | executions | new interesting inputs | result |\n|---|---|---:|---:|---|\n", d)
 	var total int64
-	for _, m := range fuzzTargetRE.FindAllStringSubmatch(string(mk), -1) {
-		name, pkg := m[1], m[2]
+	for _, m := range fuzzTargets() {
+		name, pkg := m[0], m[1]
 		cmd := exec.Command("go", "test", "-run", "xxx", "-fuzz", "^"+name+"$", "-fuzztime", d.String(), pkg)
 		out, err := cmd.CombinedOutput()
 		execs, interesting := fuzzCounts(out)

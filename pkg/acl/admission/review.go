@@ -66,7 +66,7 @@ type patchOperation struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// Review answers an admission.k8s.io/v1 AdmissionReview (raw JSON) exactly as YuniKorn's mutating webhook does for the user.info annotation. The result is the AdmissionReview with only `response`, marshalled as YuniKorn marshals it.
+// Review answers an admission.k8s.io/v1 AdmissionReview (raw JSON) exactly as YuniKorn's mutating webhook does for the user.info annotation. The result is the AdmissionReview with only `response`, marshalled as YuniKorn marshals it. A review the API server cannot have sent (CheckCanonical) is denied.
 //
 // namespaces holds the namespaces YuniKorn's namespace cache would know,
 // keyed by name; a namespace that is missing has no annotations. The
@@ -74,6 +74,9 @@ type patchOperation struct {
 // Pod CREATE patch holds only the user.info annotations op.
 func (s *Settings) Review(review []byte, namespaces map[string]Namespace) []byte {
 	s = s.settings()
+	if out := NonCanonicalReview(review); out != nil {
+		return out
+	}
 	var ar admissionv1.AdmissionReview
 	var resp *admissionv1.AdmissionResponse
 	if _, _, err := deserializer.Decode(review, nil, &ar); err != nil || ar.Request == nil {
@@ -81,16 +84,21 @@ func (s *Settings) Review(review []byte, namespaces map[string]Namespace) []byte
 	} else {
 		resp = s.mutate(ar.Request, namespaces)
 	}
-	out, err := json.Marshal(admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: reviewAPIVersion, Kind: reviewKind},
-		Response: resp,
-	})
+	out, err := json.Marshal(reviewOf(resp))
 	if err != nil {
 		// Strings, a bool and bytes always marshal; invalid UTF-8 in a
 		// message is replaced, not refused.
 		panic("admission: marshal review: " + err.Error())
 	}
 	return out
+}
+
+// reviewOf wraps a response in the AdmissionReview envelope.
+func reviewOf(resp *admissionv1.AdmissionResponse) admissionv1.AdmissionReview {
+	return admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: reviewAPIVersion, Kind: reviewKind},
+		Response: resp,
+	}
 }
 
 // response is YuniKorn's admissionResponseBuilder: a status only for a

@@ -1,0 +1,154 @@
+package admission
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// msgNotCanonical starts the denial of a review the API server cannot have
+// sent.
+const msgNotCanonical = "admission review is not one the API server sends: "
+
+// The fields the decision reads inside object and oldObject, by position.
+// encoding/json, with which YuniKorn decodes those objects, matches field
+// names case-insensitively; the policy reads them by their exact names.
+var objectFields = fieldTree{
+	"metadata": {"annotations": nil, "labels": nil},
+	"spec": {
+		"template":    {"metadata": {"annotations": nil, "labels": nil}},
+		"jobTemplate": {"spec": {"template": {"metadata": {"annotations": nil, "labels": nil}}}},
+	},
+}
+
+type fieldTree map[string]fieldTree
+
+// CheckCanonical reports why the AdmissionReview (raw JSON) is not one the
+// API server could have sent, or nil. The API server decodes what a client
+// writes into typed objects (case-sensitively, with sigs.k8s.io/json) and
+// encodes them anew for the webhook, so what reaches a webhook never holds
+// a key twice in one object, and never spells a field of a typed object in
+// another case. A review that does is forged, and its reading depends on
+// the decoder: encoding/json merges two "annotations" maps and reads
+// "Annotations" as annotations, where OPA keeps the last map and ignores
+// "Annotations". No engine decides such a review; every one denies it.
+func CheckCanonical(review []byte) error {
+	if err := noDuplicateKeys(review); err != nil {
+		return err
+	}
+	var ar struct {
+		Request *struct {
+			Object    json.RawMessage `json:"object"`
+			OldObject json.RawMessage `json:"oldObject"`
+		} `json:"request"`
+	}
+	// A review that does not decode is answered as such by the decision.
+	if json.Unmarshal(review, &ar) != nil || ar.Request == nil {
+		return nil
+	}
+	for _, raw := range []json.RawMessage{ar.Request.Object, ar.Request.OldObject} {
+		var obj any
+		if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil {
+			continue
+		}
+		if err := exactFields(obj, objectFields, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exactFields checks that v spells the fields of tree exactly, and so on
+// down the tree.
+func exactFields(v any, tree fieldTree, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	for k, child := range m {
+		for name, sub := range tree {
+			if k != name && bytes.EqualFold([]byte(k), []byte(name)) {
+				return fmt.Errorf("%sfield %q spelled %q", msgNotCanonical, path+"/"+name, k)
+			}
+			if k == name && sub != nil {
+				if err := exactFields(child, sub, path+"/"+name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// noDuplicateKeys scans the JSON text once and reports an object that holds
+// a key twice.
+func noDuplicateKeys(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		keys     map[string]struct{}
+		isObject bool
+		wantKey  bool
+	}
+	var stack []frame
+	for {
+		t, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return nil // not JSON: the decision answers it
+		}
+		top := len(stack) - 1
+		if top >= 0 && stack[top].isObject && stack[top].wantKey {
+			if k, ok := t.(string); ok {
+				if _, dup := stack[top].keys[k]; dup {
+					return errors.New(msgNotCanonical + "key " + quote(k) + " given twice in one object")
+				}
+				stack[top].keys[k] = struct{}{}
+				stack[top].wantKey = false
+				continue
+			}
+		}
+		if top >= 0 && stack[top].isObject {
+			stack[top].wantKey = true // after this value, a key
+		}
+		switch t {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]struct{}{}, isObject: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if n := len(stack) - 1; n >= 0 && stack[n].isObject {
+				stack[n].wantKey = true
+			}
+		}
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.TrimSpace(string(b))
+}
+
+// NonCanonicalReview is the answer to a review CheckCanonical refuses: a
+// denial, echoing request.uid when it is a string, as the API server
+// requires; nil when the review is canonical.
+func NonCanonicalReview(review []byte) []byte {
+	err := CheckCanonical(review)
+	if err == nil {
+		return nil
+	}
+	var ar struct {
+		Request struct {
+			UID any `json:"uid"`
+		} `json:"request"`
+	}
+	_ = json.Unmarshal(review, &ar)
+	uid, _ := ar.Request.UID.(string)
+	out, _ := json.Marshal(reviewOf(response(uid, false, err.Error(), nil)))
+	return out
+}
