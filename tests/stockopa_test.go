@@ -38,6 +38,10 @@ func buildBundle(t *testing.T, srcPath, resolver string, static bool) (string, *
 	if err := s.SetGroupResolution(resolver, static); err != nil {
 		t.Fatal(err)
 	}
+	// As aclc build --static-groups does: stock OPA has no aclc builtin,
+	// so the admission part that every YuniKorn configuration carries is
+	// decoded in plain Rego too.
+	s.Portable = static
 	return writeBundle(t, s), s
 }
 

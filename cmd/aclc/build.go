@@ -58,7 +58,10 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 			*out = "gatekeeper.yaml"
 		}
 	}
-	s.Portable = *portable
+	// A static build promises a bundle stock OPA runs: the admission part
+	// that every YuniKorn configuration carries must not need aclc's
+	// decoding builtins either.
+	s.Portable = *portable || *static
 	sign := func(b *bundle.Bundle) error {
 		if *signingKey == "" {
 			return nil

@@ -73,10 +73,7 @@ func moduleSources(s *Sources) map[string]string {
 				delete(src, k)
 			}
 		}
-	case !s.Portable && !s.Groups().Static:
-		// A static build promises a bundle stock OPA runs: the admission
-		// part of every YuniKorn configuration must not need aclc's
-		// decoding builtins either.
+	case !s.Portable:
 		delete(src, staticDecodeModule)
 		src["host/"+hostDecodeModule] = host[hostDecodeModule]
 	}
