@@ -17,6 +17,11 @@ import (
 // the entry-point rules from its Rego, so ship the plain Rego bundle to
 // runtimes that should evaluate Rego.
 func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
+	if s.Queues != nil {
+		if err := PortablePlacementRegexps(s.Queues); err != nil {
+			return nil, sourceError{err}
+		}
+	}
 	rb, err := RegoBundle(s)
 	if err != nil {
 		return nil, err
