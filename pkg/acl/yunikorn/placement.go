@@ -686,22 +686,20 @@ func (t *QueueTree) Place(in PlacementInput, r GroupResolver) Placement {
 		queue = o.queue
 		note(label, "placed in "+o.queue)
 	}
-	out.Stateful = v.stateful
 	if queue == "" {
+		out.Stateful = v.stateful
 		return placeFailed(errNoRuleMatched, reasons)
 	}
-	created := false
-	if !v.exists(queue) {
-		created = true
+	created := !v.exists(queue)
+	out.Stateful = v.stateful
+	if created {
 		if cause := v.create(queue, user, groups); cause != "" {
 			reasons = append(reasons, "creation failed: "+cause)
-			out.Stateful = v.stateful
 			return reject(fmt.Sprintf("failed to create rule based queue %s for application %s\n%s", queue, app.ID, cause), reasons...)
 		}
 	} else if !v.leaf(queue) {
 		return reject(fmt.Sprintf("failed to find queue %s for application %s", queue, app.ID), reasons...)
 	}
-	out.Stateful = v.stateful
 	out.Allow, out.Queue, out.Rule, out.Created = true, strings.ToLower(queue), rule, &created
 	out.Reason = strings.Join(reasons, "; ")
 	return out
