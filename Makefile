@@ -50,6 +50,7 @@ fuzz:
 	$(GO) test -run xxx -fuzz FuzzParseACL -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzParseQuantity -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
+	$(GO) test -run xxx -fuzz FuzzPlacement -fuzztime $(FUZZTIME) ./pkg/acl/yunikorn/
 	$(GO) test -run xxx -fuzz FuzzLoad -fuzztime $(FUZZTIME) ./pkg/acl/vov/
 	$(GO) test -run xxx -fuzz FuzzEval -fuzztime $(FUZZTIME) ./wasm/
 	$(GO) test -run xxx -fuzz FuzzParseFileResolver -fuzztime $(FUZZTIME) ./builtins/
