@@ -42,9 +42,9 @@ type scenario struct {
 	bundleSize int
 	// reuse names the scenario whose bundle and engines this one shares: the
 	// same configuration asked another decision.
-	reuse *scenario
-	queues     int
-	names      int
+	reuse  *scenario
+	queues int
+	names  int
 }
 
 type result struct {
