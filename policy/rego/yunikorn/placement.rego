@@ -206,19 +206,34 @@ draining(name) if {
 
 # Queue.CheckSubmitAccess: never on the recovery queue; else the queue's ACLs, then the
 # parent's check. Queues from the state have no ACLs: the nearest queue up the path that
-# is configured or the recovery queue decides.
-submit(name) if {
-	parts := split(lower(name), ".")
-	holders := [p |
-		some i in numbers.range(1, count(parts))
-		p := concat(".", array.slice(parts, 0, i))
-		holds_acl(p)
-	]
-	count(holders) > 0
-	h := holders[count(holders) - 1]
-	h != recovery_queue
+# is configured or the recovery queue decides. Most requests are granted by that queue's
+# own ACLs: the else branch walks the chain only for the others, so the cost does not
+# depend on the queue's depth.
+submit(name) := allowed if {
+	allowed := submit_at(acl_holder(lower(name)))
+} else := false
+
+submit_at(h) := false if {
+	h == recovery_queue
+} else := true if {
+	submit_allows(h)
+} else := true if {
 	some n in queues[h].chain
 	submit_allows(n)
+} else := false
+
+acl_holder(p) := p if {
+	configured(p)
+} else := p if {
+	p == recovery_queue
+} else := holders[count(holders) - 1] if {
+	parts := split(p, ".")
+	holders := [pre |
+		some i in numbers.range(1, count(parts))
+		pre := concat(".", array.slice(parts, 0, i))
+		holds_acl(pre)
+	]
+	count(holders) > 0
 }
 
 holds_acl(p) if configured(p)
@@ -420,7 +435,7 @@ queue_check(label, q) := placed(label, q) if {
 	not leaf(q)
 } else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", q])) if {
 	exists(q)
-	not submit(q)
+	submit(q) == false
 } else := skipped(label, concat("", [q, " is draining"])) if {
 	exists(q)
 	draining(q)
@@ -430,7 +445,7 @@ queue_check(label, q) := placed(label, q) if {
 	split(lower(q), ".")[0] != "root"
 } else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", above, " (nearest existing queue above ", q, ")"])) if {
 	above := nearest_existing(q)
-	not submit(above)
+	submit(above) == false
 } else := placed(label, q)
 
 no_dot_panic := "runtime error: slice bounds out of range [:-1]"
@@ -523,7 +538,7 @@ create_error(q) := concat("", ["illegal queue name passed in: ", q]) if {
 }
 
 create_step_error(q, current, new) := concat("", ["submit access to queue ", current, " denied during create of: ", q]) if {
-	not submit(current)
+	submit(current) == false
 } else := concat("", ["creation of queue ", q, " failed parent is already a leaf: ", current]) if {
 	leaf(current)
 } else := errs[0] if {
