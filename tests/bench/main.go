@@ -119,7 +119,13 @@ func main() {
 	placeLarge := &scenario{name: "placement-large", what: fmt.Sprintf("the %d-queue configuration, the deepest queue's user placed there by the implicit provided rule", lc.Queues),
 		ep: translate.EntrypointYuniKornPlacement, reuse: large, queues: lc.Queues, names: lc.Names,
 		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, lc.DeepQueue, lc.DeepUser))}
-	scenarios := []*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge}
+	// The same depth as the large configuration with few queues: what
+	// placement-large costs beyond it is what the number of queues costs.
+	dc := gen.Large(200, 10, 2000)
+	placeDepth := &scenario{name: "placement-depth", what: fmt.Sprintf("generated: %d queues up to 10 levels deep, the deepest queue's user placed there by the implicit provided rule", dc.Queues),
+		ep: translate.EntrypointYuniKornPlacement, src: dc.YAML, queues: dc.Queues, names: dc.Names,
+		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, dc.DeepQueue, dc.DeepUser))}
+	scenarios := []*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}
 
 	var results = map[string][]result{}
 	for _, sc := range scenarios {
@@ -434,8 +440,14 @@ func render(scenarios []*scenario, results map[string][]result, heap heapResult,
 	fmt.Fprintf(&b, "| no heap growth over %d evaluations (`wasm`) | Go heap in use %+d bytes (%d → %d); instance pages %v → %v; %d wrong answers; %s | %s |\n",
 		heap.evals, growth, heap.goHeapBefore, heap.goHeapAfter, heap.pagesBefore, heap.pagesAfter, heap.wrong, heap.elapsed.Round(time.Millisecond), verdict(pagesSame && growth < 1<<20 && heap.wrong == 0))
 	fmt.Fprintf(&b, "| building the %d-queue config to Wasm < 30 s | %s | %s |\n", large.queues, large.buildTime.Round(time.Millisecond), verdict(large.buildTime < 30*time.Second))
-	ps, pl := find(results["placement"], engine.Wasm), find(results["placement-large"], engine.Wasm)
-	fmt.Fprintf(&b, "| placement: keyed data, a placement costs the same on the %d-queue configuration (placement-large / placement, `wasm`, median) | %.2f× | %s |\n", large.queues, float64(pl.median)/float64(ps.median), verdict(float64(pl.median) <= 1.3*float64(ps.median)))
+	pd, pl := find(results["placement-depth"], engine.Wasm), find(results["placement-large"], engine.Wasm)
+	depthQueues := 0
+	for _, sc := range scenarios {
+		if sc.name == "placement-depth" {
+			depthQueues = sc.queues
+		}
+	}
+	fmt.Fprintf(&b, "| placement: keyed data, a placement costs the same with %d queues as with %d at the same depth (placement-large / placement-depth, `wasm`, median; DESIGN) | %.2f× | %s |\n", large.queues, depthQueues, float64(pl.median)/float64(pd.median), verdict(float64(pl.median) <= 1.3*float64(pd.median)))
 	vs, vl := find(results["vov"], engine.Wasm), find(results["vov-large"], engine.Wasm)
 	fmt.Fprintf(&b, "| VOV: keyed data, a decision costs the same with many more objects (vov-large / vov, `wasm`, median; DESIGN) | %.2f× | %s |\n", float64(vl.median)/float64(vs.median), verdict(float64(vl.median) <= 1.3*float64(vs.median)))
 	lookupNs := float64(res.cachedLookup.T.Nanoseconds()) / float64(res.cachedLookup.N)

@@ -315,3 +315,57 @@ func TestPlacementInputErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestPlacementDiagnostics(t *testing.T) {
+	tree := placementTree(t, `partitions:
+- name: default
+  placementrules:
+  - name: Provided
+    create: true
+    filter:
+      type: Deny
+      users: ["^svc-"]
+  - name: tag
+    value: team
+    filter:
+      type: deny
+  - name: user
+    filter:
+      groups: ["a.b", "x y", dev]
+    parent:
+      name: tag
+      value: namespace.resourcequota
+  - name: fixed
+    value: rootq.x
+    create: true
+  queues:
+  - name: root
+    submitacl: '*'
+    queues:
+    - name: default
+      parent: true
+    - name: leaf
+`)
+	got := map[string]string{}
+	for _, d := range Diagnose(tree) {
+		got[d.Code] = d.Msg
+	}
+	for code, want := range map[string]string{
+		CodeACLFallthrough:    "a user denied by a queue's ACLs is placed by a later rule or in root.default, not rejected",
+		CodeCreateBelowLeaf:   "rule #0 (Provided) can name a queue below a leaf; that application is rejected, later rules are not tried",
+		CodeRecoveryReachable: "rule #0 (Provided) can place applications in root.@recovery@",
+		CodeFilterTypeCase:    `filter type "Deny" acts as "allow" at runtime`,
+		CodeFilterDenyEmpty:   "rule #1 never applies: deny filter without users or groups",
+		CodeFilterUnanchored:  `filter "^svc-" is unanchored and matches any name containing a match`,
+		CodeFilterDropped:     "filter entries [x y] are ignored",
+		CodeFixedRootPrefix:   `fixed value "rootq.x" starts with "root" but not "root."`,
+		CodeDefaultParent:     "root.default is a parent queue: the default fallback never applies",
+		CodeRuleNameCase:      `rule name "Provided" is not lower case: the validator skips its path check`,
+		CodeTagUnknown:        `tag "team" is never set by the Kubernetes shim`,
+		CodeTagInvalid:        `tag "namespace.resourcequota" never yields a valid queue name`,
+	} {
+		if got[code] != want {
+			t.Errorf("%s: got %q, want %q (spec §3.10)", code, got[code], want)
+		}
+	}
+}

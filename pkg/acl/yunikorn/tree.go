@@ -39,8 +39,11 @@ type Partition struct {
 	Name     string
 	Root     *Queue
 	Resolver string // usergroupresolver.type as configured
-	// Placement is the partition's placement manager.
-	Placement *PlacementRules
+	// Placement is the partition's placement manager; PlacementConfig the
+	// rules as configured, and Line the partition's source line.
+	Placement       *PlacementRules
+	PlacementConfig []PlacementRule
+	Line            int
 	byPath    map[string]*Queue
 }
 
@@ -108,7 +111,7 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 			return nil, sourceError(file, line, pc.Name, "partition cannot be created without root queue")
 		}
 		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{},
-			Placement: BuildPlacementRules(pc.PlacementRules)}
+			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line}
 		b := treeBuilder{file: file, src: conf.src, partition: p}
 		// An inserted root is written nowhere; its children are the
 		// partition's queues.
