@@ -44,7 +44,7 @@ type Partition struct {
 	Placement       *PlacementRules
 	PlacementConfig []PlacementRule
 	Line            int
-	byPath    map[string]*Queue
+	byPath          map[string]*Queue
 }
 
 // Queue returns the queue at the lower-cased path, or nil.
