@@ -346,36 +346,57 @@ func PlacementInputFromMap(m map[string]any) (PlacementInput, string) {
 		}
 		in.State = &PlacementState{}
 		if qv, present := st["queues"]; present {
-			qs, isArr := qv.([]any)
-			if !isArr {
-				return in, "invalid input: state.queues must be an array of objects"
-			}
-			for _, x := range qs {
-				q, isObj := x.(map[string]any)
-				if !isObj {
-					return in, "invalid input: state.queues must be an array of objects"
-				}
-				var sq StateQueue
-				if sq.Path, ok = q["path"].(string); !ok {
-					return in, "invalid input: state.queues[].path must be a string"
-				}
-				if lv, present := q["leaf"]; present {
-					b, isBool := lv.(bool)
-					if !isBool {
-						return in, "invalid input: state.queues[].leaf must be a boolean"
-					}
-					sq.Leaf = &b
-				}
-				if dv, present := q["draining"]; present {
-					if sq.Draining, ok = dv.(bool); !ok {
-						return in, "invalid input: state.queues[].draining must be a boolean"
-					}
-				}
-				in.State.Queues = append(in.State.Queues, sq)
+			if reason := stateQueues(qv, in.State); reason != "" {
+				return in, reason
 			}
 		}
 	}
 	return in, ""
+}
+
+// stateQueues reads state.queues, checking each field over every entry
+// before the next field, as the policy does.
+func stateQueues(v any, st *PlacementState) string {
+	qs, isArr := v.([]any)
+	var objs []map[string]any
+	for _, x := range qs {
+		q, isObj := x.(map[string]any)
+		if !isObj {
+			isArr = false
+			break
+		}
+		objs = append(objs, q)
+	}
+	if !isArr {
+		return "invalid input: state.queues must be an array of objects"
+	}
+	st.Queues = make([]StateQueue, len(objs))
+	for i, q := range objs {
+		path, ok := q["path"].(string)
+		if !ok {
+			return "invalid input: state.queues[].path must be a string"
+		}
+		st.Queues[i].Path = path
+	}
+	for i, q := range objs {
+		if lv, present := q["leaf"]; present {
+			b, ok := lv.(bool)
+			if !ok {
+				return "invalid input: state.queues[].leaf must be a boolean"
+			}
+			st.Queues[i].Leaf = &b
+		}
+	}
+	for i, q := range objs {
+		if dv, present := q["draining"]; present {
+			b, ok := dv.(bool)
+			if !ok {
+				return "invalid input: state.queues[].draining must be a boolean"
+			}
+			st.Queues[i].Draining = b
+		}
+	}
+	return ""
 }
 
 // ForcedTags is YuniKorn's IsAppCreationForced: the tag
