@@ -9,9 +9,10 @@ import (
 
 // YuniKornData normalises a queue tree into the document the Rego policy
 // reads at data.aclc.yunikorn: per partition, per lower-cased queue path,
-// the parsed ACLs, the leaf flag and the chain of paths up to root. Every
-// lookup the decision makes is an object key, so its cost does not depend on
-// the number of queues.
+// the parsed ACLs, the leaf flag and the chain of paths up to root; per
+// partition the placement rules; and the cluster id YuniKorn's rejection
+// messages print. Every lookup the decisions make is an object key, so their
+// cost does not depend on the number of queues.
 func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 	parts := map[string]any{}
 	for _, p := range t.Partitions {
