@@ -38,6 +38,9 @@ func buildBundle(t *testing.T, srcPath, resolver string, static bool) (string, *
 	if err := s.SetGroupResolution(resolver, static); err != nil {
 		t.Fatal(err)
 	}
+	// A YuniKorn configuration carries the admission decision too; stock
+	// OPA runs its decoding only in plain Rego.
+	s.Portable = static
 	return writeBundle(t, s), s
 }
 
