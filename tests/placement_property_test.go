@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/schemas"
 )
 
 // Pools for placement: rule names (with cases and names that do not build), filter
@@ -127,7 +128,7 @@ func randomPlacementInput(r *rand.Rand, paths []string) map[string]any {
 	}
 	in := map[string]any{"application": app}
 	if r.IntN(3) == 0 {
-		var qs []any
+		qs := []any{}
 		for n := r.IntN(4); n > 0; n-- {
 			sq := map[string]any{"path": pick(r, append(paths, "root.new", "root.a.new", "root.@recovery@", "root.users.sue", "root.old", "ROOT.New.X"))}
 			if r.IntN(3) == 0 {
@@ -157,6 +158,14 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 	t.Logf("seed %d (replay with ACLC_PROPERTY_SEED=%d)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 0x706c6163))
 	ctx := context.Background()
+	inSchema, err := schemas.Compile("yunikorn/placement/input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outSchema, err := schemas.Compile("yunikorn/placement/decision.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	const wantDecisions = 10000
 	decisions, configs, rejected, placed := 0, 0, 0, 0
 	for decisions < wantDecisions {
@@ -175,7 +184,11 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 			paths = append(paths, q.Path)
 		}
 		for i := 0; i < 100; i++ {
-			in, _ := json.Marshal(randomPlacementInput(r, paths))
+			raw := randomPlacementInput(r, paths)
+			in, _ := json.Marshal(raw)
+			if err := inSchema.Validate(jsonValue(in)); err != nil {
+				t.Fatalf("seed %d: generated input does not follow the input schema: %v\ninput: %s", seed, err, in)
+			}
 			var ref []byte
 			for _, e := range set.Engines {
 				got, err := e.Eval(ctx, translate.EntrypointYuniKornPlacement, in)
@@ -187,6 +200,9 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 					if strings.Contains(string(got), `"allow":true`) {
 						placed++
 					}
+					if err := outSchema.Validate(jsonValue(got)); err != nil {
+						t.Fatalf("seed %d: the decision does not follow the output schema: %v\ninput: %s\ndecision: %s", seed, err, in, got)
+					}
 				} else if !SameJSON(ref, got) {
 					t.Fatalf("seed %d: %s differs from native\nconfig:\n%s\ninput: %s\nnative: %s\n%s: %s", seed, e.Name(), src, in, ref, e.Name(), got)
 				}
@@ -196,4 +212,10 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 		set.Close(ctx)
 	}
 	t.Logf("%d decisions (%d placed) on %d configurations (%d generated configurations rejected at load)", decisions, placed, configs, rejected)
+}
+
+func jsonValue(b []byte) any {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
 }
