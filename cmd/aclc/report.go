@@ -17,6 +17,7 @@ const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report --as sue --as john:dev --as bob:test --engine rego examples/yunikorn/acl-doc.yaml
   aclc report --as sue:admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
   aclc report --as joe@reno --as pat@elko --as john@john_pc:eng examples/vov/acls.yaml
+  aclc report --place --as alice:dev --namespace team-a examples/yunikorn/default-config.yaml
 `
 
 // principalFlag collects --as user[:group,group] values.
@@ -31,6 +32,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	resolver := fs.String("resolver", "", resolverUsage)
 	var as principalFlag
 	fs.Var(&as, "as", "decide for this `principal` on every queue (user[:group,...]) or every VOV object (user[@host][:osgroup,...]); repeatable")
+	place := fs.Bool("place", false, "with --as: where YuniKorn places an application of each principal (yunikorn/queues/placement), per --namespace and --queue")
+	var namespaces, queues principalFlag
+	fs.Var(&namespaces, "namespace", "with --place: the application's namespace tag (default: default); repeatable")
+	fs.Var(&queues, "queue", "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -62,6 +67,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	w.Flush()
 	if len(as) == 0 {
+		if *place {
+			errorf(stderr, "report: --place needs at least one --as principal")
+			return exitUsage
+		}
 		return exitOK
 	}
 	ctx := context.Background()
@@ -71,6 +80,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer eng.Close(ctx)
+	if *place {
+		return reportPlacement(ctx, w, stderr, eng, s.Queues, as, namespaces, queues)
+	}
 	fmt.Fprintf(w, "decisions by the %s engine\nUSER\tGROUPS\tQUEUE\tSUBMIT\tADMIN\tWHY (submit)\n", eng.Name())
 	for _, spec := range as {
 		user, groups, _ := strings.Cut(spec, ":")
@@ -150,4 +162,67 @@ func whoMay(q *yunikorn.Queue, submit bool) string {
 		return "nobody"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// reportPlacement prints, per principal, namespace and requested queue,
+// where YuniKorn places the application in the default partition (the only
+// one the Kubernetes shim submits to), or why it rejects it.
+func reportPlacement(ctx context.Context, w *tabwriter.Writer, stderr io.Writer, eng engine.Engine, tree *yunikorn.QueueTree, as, namespaces, queues []string) int {
+	if len(namespaces) == 0 {
+		namespaces = []string{"default"}
+	}
+	if len(queues) == 0 {
+		queues = []string{""}
+		if p := tree.Partition("default"); p != nil {
+			for _, q := range p.Queues() {
+				if q.Leaf && !q.Added {
+					queues = append(queues, q.Path)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "placements by the %s engine (partition default)\nUSER\tGROUPS\tNAMESPACE\tQUEUE NAMED\tPLACED IN\tRULE\tWHY\n", eng.Name())
+	for _, spec := range as {
+		user, groups, _ := strings.Cut(spec, ":")
+		var gs []string
+		if groups != "" {
+			gs = strings.Split(groups, ",")
+		}
+		shown := "(resolved)"
+		if len(gs) > 0 {
+			shown = strings.Join(gs, ",")
+		}
+		for _, ns := range namespaces {
+			for _, q := range queues {
+				in, _ := json.Marshal(yunikorn.PlacementInput{Application: yunikorn.Application{
+					ID: "report", Queue: q, User: user, Groups: gs, Tags: map[string]string{"namespace": ns},
+				}})
+				out, err := eng.Eval(ctx, translate.EntrypointYuniKornPlacement, in)
+				var d yunikorn.Placement
+				if err == nil {
+					err = json.Unmarshal(out, &d)
+				}
+				if err != nil {
+					errorf(stderr, "report: %v", err)
+					return exitError
+				}
+				placed, rule, why := d.Queue, d.Rule, d.Reason
+				switch {
+				case d.Panic != "":
+					placed, rule, why = "(scheduler crash)", "-", why+" => "+d.Panic
+				case !d.Allow && d.Message != "":
+					placed, rule, why = "(rejected)", "-", why+" => "+strings.ReplaceAll(d.Message, "\n", " ")
+				case !d.Allow:
+					placed, rule = "(rejected)", "-"
+				}
+				named := q
+				if named == "" {
+					named = "(none)"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", user, shown, ns, named, placed, rule, why)
+			}
+		}
+	}
+	w.Flush()
+	return exitOK
 }

@@ -183,6 +183,29 @@ func TestReportShowsSeedTable(t *testing.T) {
 	}
 }
 
+func TestReportPlace(t *testing.T) {
+	for _, e := range []string{"native", "wasm"} {
+		code, stdout, stderr := runCLI(t, "", "report", "--engine", e, "--place", "--as", "john:dev", "--namespace", "team-a", "--namespace", "kube-system", "../../examples/yunikorn/default-config.yaml")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", e, code, stderr)
+		}
+		// YuniKorn's default configuration: the tag rule puts every pod in
+		// root.<namespace>, created on demand.
+		for _, want := range []string{"placements by the " + e + " engine", "root.team-a", "root.kube-system", "#0 tag: placed in root.team-a"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: report lacks %q:\n%s", e, want, stdout)
+			}
+		}
+	}
+	code, stdout, _ := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "john:dev", "--queue", "root.product", seedConfig)
+	if code != exitOK || !strings.Contains(stdout, "(rejected)") || !strings.Contains(stdout, "user john may not submit to root.product") {
+		t.Errorf("a refused placement is not reported with its reason:\n%s", stdout)
+	}
+	if code, _, _ := runCLI(t, "", "report", "--place", seedConfig); code != exitUsage {
+		t.Errorf("--place without --as: exit %d, want %d", code, exitUsage)
+	}
+}
+
 func TestResolverFlagOnEveryEngine(t *testing.T) {
 	in := `{"queue":"root.test","action":"admin","user":"testuser1"}`
 	for _, e := range []string{"native", "rego", "wasm", "opa-wasm"} {

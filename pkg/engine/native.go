@@ -44,6 +44,12 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 			tree = &yunikorn.QueueTree{}
 		}
 		return json.Marshal(tree.DecideJSON(input, n.resolver))
+	case translate.EntrypointYuniKornPlacement:
+		tree := n.src.Queues
+		if tree == nil {
+			tree = &yunikorn.QueueTree{}
+		}
+		return json.Marshal(tree.PlaceJSON(input, n.resolver))
 	case translate.EntrypointVOV:
 		if n.src.VOV == nil {
 			break

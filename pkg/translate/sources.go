@@ -284,6 +284,9 @@ func (s *Sources) addYuniKorn(added ...*layout.File) error {
 			return sourceError{err: err, consequence: ConsequenceBuild}
 		}
 		diags = append(diags, configDiagnostics(c, conf)...)
+		if v, ok := c.Get(ClusterIDKey); ok && v.Text != "" {
+			tree.ClusterID = v.Text
+		}
 	}
 	// Nothing is kept from a file that fails.
 	s.yunikorn, s.Layout, s.Diagnostics = files, c, diags
@@ -398,7 +401,7 @@ func (s *Sources) Data() map[string]any {
 func (s *Sources) Entrypoints() []string {
 	var eps []string
 	if s.Queues != nil {
-		eps = append(eps, EntrypointYuniKornQueues)
+		eps = append(eps, EntrypointYuniKornQueues, EntrypointYuniKornPlacement)
 	}
 	if s.Admission != nil {
 		eps = append(eps, EntrypointAdmissionReview)
@@ -411,8 +414,13 @@ func (s *Sources) Entrypoints() []string {
 
 // Entry points of the decisions.
 const (
-	EntrypointYuniKornQueues = "yunikorn/queues/decision"
+	EntrypointYuniKornQueues    = "yunikorn/queues/decision"
+	EntrypointYuniKornPlacement = "yunikorn/queues/placement"
 )
 
+// ClusterIDKey is the setting YuniKorn's rejection messages take the
+// cluster id from (default mycluster).
+const ClusterIDKey = "service.clusterId"
+
 // AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointAdmissionReview, EntrypointVOV}
+var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointYuniKornPlacement, EntrypointAdmissionReview, EntrypointVOV}

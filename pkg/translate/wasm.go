@@ -23,6 +23,11 @@ func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
 			return nil, err
 		}
 	}
+	if s.Queues != nil {
+		if err := PortablePlacementRegexps(s.Queues); err != nil {
+			return nil, sourceError{err: err}
+		}
+	}
 	rb, err := RegoBundle(s)
 	if err != nil {
 		return nil, err

@@ -42,8 +42,11 @@ type scenario struct {
 	engines    []engine.Engine
 	buildTime  time.Duration // sources → Wasm bundle bytes
 	bundleSize int
-	queues     int
-	names      int
+	// reuse names the scenario whose bundle and engines this one shares: the
+	// same configuration asked another decision.
+	reuse  *scenario
+	queues int
+	names  int
 }
 
 type result struct {
@@ -109,7 +112,22 @@ func main() {
 		src: vovSrc, file: "examples/vov/acls.yaml", input: vovIn, ep: translate.EntrypointVOV}
 	vovLarge := &scenario{name: "vov-large", what: fmt.Sprintf("the same project with %d more generated objects (same decision)", *vovObjects),
 		src: gen.VOVObjects(vovSrc, *vovObjects), file: "examples/vov/acls-large.yaml", input: vovIn, ep: translate.EntrypointVOV}
-	scenarios := []*scenario{seed, large, adm, vovSeed, vovLarge}
+	// Placement on the same configurations and engines as the queue
+	// decision: no rules configured, so the implicit provided rule places the
+	// application in the queue it names.
+	placeSeed := &scenario{name: "placement", what: "the seed configuration, `john` in `dev` placed by the implicit provided rule in `root.test` (`yunikorn/queues/placement`)",
+		ep: translate.EntrypointYuniKornPlacement, reuse: seed,
+		input: []byte(`{"application":{"id":"app-1","queue":"root.test","user":"john","groups":["dev"],"tags":{"namespace":"team-a"}}}`)}
+	placeLarge := &scenario{name: "placement-large", what: fmt.Sprintf("the %d-queue configuration, the deepest queue's user placed there by the implicit provided rule", lc.Queues),
+		ep: translate.EntrypointYuniKornPlacement, reuse: large, queues: lc.Queues, names: lc.Names,
+		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, lc.DeepQueue, lc.DeepUser))}
+	// The same depth as the large configuration with few queues: what
+	// placement-large costs beyond it is what the number of queues costs.
+	dc := gen.Large(200, 10, 2000)
+	placeDepth := &scenario{name: "placement-depth", what: fmt.Sprintf("generated: %d queues up to 10 levels deep, the deepest queue's user placed there by the implicit provided rule", dc.Queues),
+		ep: translate.EntrypointYuniKornPlacement, src: dc.YAML, queues: dc.Queues, names: dc.Names,
+		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, dc.DeepQueue, dc.DeepUser))}
+	scenarios := []*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}
 
 	var results = map[string][]result{}
 	for _, sc := range scenarios {
@@ -138,6 +156,9 @@ func main() {
 	fmt.Fprintln(os.Stderr, "aclc serve vs stock opa run")
 	served := serveRun(ctx, *aclcBin, *opaBin, *serveRequests, *reloads, *reloadWorkers)
 	for _, sc := range scenarios {
+		if sc.reuse != nil {
+			continue
+		}
 		for _, e := range sc.engines {
 			_ = e.Close(ctx)
 		}
@@ -187,6 +208,10 @@ func check(err error) {
 }
 
 func setup(ctx context.Context, sc *scenario) {
+	if o := sc.reuse; o != nil {
+		sc.engines, sc.buildTime, sc.bundleSize = o.engines, o.buildTime, o.bundleSize
+		return
+	}
 	start := time.Now()
 	s := &translate.Sources{}
 	name := sc.file
@@ -437,7 +462,11 @@ func render(scenarios []*scenario, results map[string][]result, heap heapResult,
 	b.WriteString("Every engine decides the same input on the same bundle in one run; each answer is checked against the native decision. Absolute times depend on the machine: read the ratios.\n\n")
 	for _, sc := range scenarios {
 		rs := results[sc.name]
-		fmt.Fprintf(&b, "## %s: %s\n\nWasm bundle built from source in %s, %d bytes.\n\n", sc.name, sc.what, sc.buildTime.Round(time.Millisecond), sc.bundleSize)
+		if sc.reuse != nil {
+			fmt.Fprintf(&b, "## %s: %s\n\nThe bundle and engines of %s.\n\n", sc.name, sc.what, sc.reuse.name)
+		} else {
+			fmt.Fprintf(&b, "## %s: %s\n\nWasm bundle built from source in %s, %d bytes.\n\n", sc.name, sc.what, sc.buildTime.Round(time.Millisecond), sc.bundleSize)
+		}
 		fmt.Fprintf(&b, "| engine | median | p90 | p99 | mean | allocs/op | parallel (%d goroutines) | wrong answers |\n|---|---|---|---|---|---|---|---|\n", rs[0].parallelGoroutines)
 		for _, r := range rs {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %.0f decisions/s | %d |\n", r.engine, us(r.median), us(r.p90), us(r.p99), us(r.mean), r.allocs, r.parallelOpsPerSec, r.wrongDecisionsCount+r.parallelErrors)
@@ -457,6 +486,14 @@ func render(scenarios []*scenario, results map[string][]result, heap heapResult,
 	fmt.Fprintf(&b, "| no heap growth over %d evaluations (`wasm`) | Go heap in use %+d bytes (%d → %d); instance pages %v → %v; %d wrong answers; %s | %s |\n",
 		heap.evals, growth, heap.goHeapBefore, heap.goHeapAfter, heap.pagesBefore, heap.pagesAfter, heap.wrong, heap.elapsed.Round(time.Millisecond), verdict(pagesSame && growth < 1<<20 && heap.wrong == 0))
 	fmt.Fprintf(&b, "| building the %d-queue config to Wasm < 30 s | %s | %s |\n", large.queues, large.buildTime.Round(time.Millisecond), verdict(large.buildTime < 30*time.Second))
+	pd, pl := find(results["placement-depth"], engine.Wasm), find(results["placement-large"], engine.Wasm)
+	depthQueues := 0
+	for _, sc := range scenarios {
+		if sc.name == "placement-depth" {
+			depthQueues = sc.queues
+		}
+	}
+	fmt.Fprintf(&b, "| placement: keyed data, a placement costs the same with %d queues as with %d at the same depth (placement-large / placement-depth, `wasm`, median; DESIGN) | %.2f× | %s |\n", large.queues, depthQueues, float64(pl.median)/float64(pd.median), verdict(float64(pl.median) <= 1.3*float64(pd.median)))
 	vs, vl := find(results["vov"], engine.Wasm), find(results["vov-large"], engine.Wasm)
 	fmt.Fprintf(&b, "| VOV: keyed data, a decision costs the same with many more objects (vov-large / vov, `wasm`, median; DESIGN) | %.2f× | %s |\n", float64(vl.median)/float64(vs.median), verdict(float64(vl.median) <= 1.3*float64(vs.median)))
 	lookupNs := float64(res.cachedLookup.T.Nanoseconds()) / float64(res.cachedLookup.N)
@@ -473,6 +510,12 @@ func render(scenarios []*scenario, results map[string][]result, heap heapResult,
 		perOp := func(r *testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) }
 		fmt.Fprintf(&b, "YuniKorn's LDAP resolver against a slapd on loopback (`BenchmarkLDAP...` in `builtins/`): a lookup the cache answers %.0f ns, %d allocs/op; a miss — dial, bind, search, close — %s, %d allocs/op. A miss is paid once per user per 300 s.\n",
 			perOp(res.ldapCached), res.ldapCached.AllocsPerOp(), us(time.Duration(perOp(res.ldapUncached))), res.ldapUncached.AllocsPerOp())
+	}
+	b.WriteString("\n## Placement against the queue decision\n\nThe same configuration, bundle and engine; placement runs the rules, the queue lookups and the ACL check of the queue decision, then builds its longer answer. Ratio of medians, placement / queue decision:\n\n| engine | seed | large |\n|---|---|---|\n")
+	for _, name := range []string{engine.Native, engine.Rego, engine.OPAWasm, engine.Wasm} {
+		qs, ql := find(results["seed"], name), find(results["large"], name)
+		ps, pl := find(results["placement"], name), find(results["placement-large"], name)
+		fmt.Fprintf(&b, "| %s | %.1f× (%s / %s) | %.1f× (%s / %s) |\n", name, float64(ps.median)/float64(qs.median), us(ps.median), us(qs.median), float64(pl.median)/float64(ql.median), us(pl.median), us(ql.median))
 	}
 	fmt.Fprintf(&b, "\n## What limits the `wasm` engine\n\nThe same host evaluating a module whose entry point is the constant `x := 1`, with the seed input: median %s, %.1f allocs/op. That is the cost of OPA's compiled runtime for one `opa_eval` (input parsing, heap reset, result dump) plus the host; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median.\n",
 		us(floor.median), floor.allocs, us(ws.median-floor.median))

@@ -50,6 +50,9 @@ func serveRun(ctx context.Context, aclcBin, opaBin string, n, reloads, workers i
 	s, err := translate.LoadSources([]string{src}, translate.KindAuto)
 	check(err)
 	check(s.SetGroupResolution("", true))
+	// Every YuniKorn configuration carries the admission decision too; stock
+	// OPA runs it only with the admission decoding in plain Rego.
+	s.Portable = true
 	b, err := translate.RegoBundle(s)
 	check(err)
 	raw, err := translate.BundleBytes(b)

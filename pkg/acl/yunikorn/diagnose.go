@@ -42,6 +42,7 @@ func Diagnose(t *QueueTree) []Diagnostic {
 			}
 			diagnoseQueue(q, add)
 		}
+		diagnosePlacement(p, add)
 	}
 	source.SortDiagnostics(out, t.File)
 	return out

@@ -39,7 +39,12 @@ type Partition struct {
 	Name     string
 	Root     *Queue
 	Resolver string // usergroupresolver.type as configured
-	byPath   map[string]*Queue
+	// Placement is the partition's placement manager; PlacementConfig the
+	// rules as configured, and Line the partition's source line.
+	Placement       *PlacementRules
+	PlacementConfig []PlacementRule
+	Line            int
+	byPath          map[string]*Queue
 }
 
 // Queue returns the queue at the lower-cased path, or nil.
@@ -69,6 +74,9 @@ type QueueTree struct {
 	Resolver string
 	// File is the source the tree was built from, for messages.
 	File string
+	// ClusterID is service.clusterId, which YuniKorn's rejection messages
+	// print with the partition; "" means DefaultClusterID.
+	ClusterID string
 }
 
 // Partition returns the named partition; "" and any case of "default" name
@@ -102,7 +110,8 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 			}
 			return nil, sourceError(file, line, pc.Name, "partition cannot be created without root queue")
 		}
-		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{}}
+		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{},
+			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line}
 		b := treeBuilder{file: file, src: conf.src, partition: p}
 		// An inserted root is written nowhere; its children are the
 		// partition's queues.

@@ -1,0 +1,114 @@
+package yunikorn.placement_test
+
+import data.yunikorn.placement
+
+acl_all := {"all": true}
+
+acl_none := {"all": false}
+
+q(leaf, chain, submit) := {"leaf": leaf, "chain": chain, "submit": submit, "admin": acl_none}
+
+no_filter := {"allow": true, "empty": true, "users": {}, "groups": {}}
+
+el(name, value, create) := {"name": name, "value": value, "create": create, "qualified": false, "filter": no_filter}
+
+# root (no ACLs) with leaves sandbox (bob) and team-a (alice), a parent teams open to
+# everybody, and the recovery queue the queue decision adds; rules provided, then tag
+# namespace with parent tag namespace.parentqueue, then tag namespace.
+yunikorn := {
+	"cluster": "mycluster",
+	"partitions": {"default": {
+		"queues": {
+			"root": q(false, ["root"], acl_none),
+			"root.sandbox": q(true, ["root.sandbox", "root"], {"all": false, "users": {"bob": true}}),
+			"root.team-a": q(true, ["root.team-a", "root"], {"all": false, "users": {"alice": true}}),
+			"root.teams": q(false, ["root.teams", "root"], acl_all),
+			"root.@recovery@": object.union(q(true, ["root.@recovery@", "root"], acl_none), {"added": true}),
+		},
+		"placement": {"rules": [
+			{"label": "#0 provided", "name": "provided", "chain": [el("provided", "", false)]},
+			{"label": "#1 tag", "name": "tag", "chain": [el("tag", "namespace.parentqueue", false), el("tag", "namespace", true)]},
+			{"label": "#2 tag", "name": "tag", "chain": [el("tag", "namespace", false)]},
+		]},
+	}},
+}
+
+place(app) := d if {
+	d := placement.decision with input as {"application": app} with data.aclc.yunikorn as yunikorn
+}
+
+place_state(app, st) := d if {
+	d := placement.decision with input as {"application": app, "state": st} with data.aclc.yunikorn as yunikorn
+}
+
+test_spec_example_provided_denied_then_tag if {
+	d := place({"id": "app-1", "queue": "root.sandbox", "user": "alice", "groups": ["dev"], "tags": {"namespace": "team-a"}})
+	d == {
+		"allow": true, "queue": "root.team-a", "rule": "tag", "created": false, "forced": false,
+		"user": "alice", "groups": ["dev"],
+		"reason": "#0 provided: user alice may not submit to root.sandbox; #1 tag: parent: tag namespace.parentqueue not set; #2 tag: placed in root.team-a",
+	}
+}
+
+test_parent_chain_creates_below_the_annotated_parent if {
+	d := place({"id": "a", "user": "carol", "groups": ["g"], "tags": {"namespace": "x", "Namespace.ParentQueue": "teams"}})
+	d.queue == "root.teams.x"
+	d.created
+	d.reason == "#0 provided: no queue requested; #1 tag: placed in root.teams.x"
+}
+
+test_parent_naming_a_leaf_rejects if {
+	d := place({"id": "a", "user": "carol", "groups": ["g"], "tags": {"namespace": "x", "namespace.parentqueue": "root.sandbox"}})
+	d.message == "failed to place application a: parent rule returned a leaf queue: root.sandbox"
+	not d.allow
+}
+
+test_nothing_matches_without_root_default if {
+	d := place({"id": "a", "user": "carol", "groups": ["g"]})
+	d.message == "failed to place application a: application rejected: no placement rule matched"
+	d.reason == "#0 provided: no queue requested; #1 tag: tag namespace not set; #2 tag: tag namespace not set; recovery: not forced; default: root.default does not exist"
+}
+
+test_forced_goes_to_recovery if {
+	d := place({"id": "a", "user": "carol", "groups": ["g"], "tags": {"application.create.force": "true"}})
+	d.queue == "root.@recovery@"
+	d.rule == "recovery"
+	d.created
+}
+
+test_state_recovery_queue_exists if {
+	d := place_state({"id": "a", "user": "carol", "groups": ["g"], "tags": {"application.create.force": "true"}}, {"queues": [{"path": "root.@recovery@"}]})
+	d.created == false
+}
+
+test_draining_leaf_is_passed_over if {
+	d := place_state({"id": "a", "queue": "root.team-a", "user": "alice", "groups": ["g"]}, {"queues": [{"path": "root.team-a", "draining": true}]})
+	d.reason == "#0 provided: root.team-a is draining; #1 tag: tag namespace not set; #2 tag: tag namespace not set; recovery: not forced; default: root.default does not exist"
+}
+
+test_unknown_partition if {
+	d := placement.decision with input as {"partition": "gpu", "application": {"id": "a", "user": "u"}} with data.aclc.yunikorn as yunikorn
+	d.message == "Failed to add application a to partition [mycluster]gpu, partition doesn't exist"
+}
+
+test_rules_that_do_not_build_reject_everything if {
+	broken := json.patch(yunikorn, [{"op": "replace", "path": "/partitions/default/placement", "value": {"error": "a tag queue rule must have a tag name set"}}])
+	d := placement.decision with input as {"application": {"id": "a", "user": "u", "tags": {"application.create.force": "true"}}} with data.aclc.yunikorn as broken
+	d.reason == "no placement rules: a tag queue rule must have a tag name set"
+	not d.allow
+}
+
+test_filter_regexp_is_unanchored if {
+	f := {"allow": true, "empty": false, "users": {}, "groups": {}, "user_re": "dm"}
+	placement.filter_allows(f) with placement.ugi as {"user": "admin", "groups": []}
+}
+
+test_deny_filter_without_lists_excludes_everybody if {
+	f := {"allow": false, "empty": true, "users": {}, "groups": {}}
+	not placement.filter_allows(f) with placement.ugi as {"user": "admin", "groups": []}
+}
+
+test_input_must_name_an_application if {
+	d := placement.decision with input as {"queue": "root.a"} with data.aclc.yunikorn as yunikorn
+	d.reason == "invalid input: application must be an object"
+}
