@@ -213,6 +213,12 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	if err != nil {
 		return nil, err
 	}
+	if need := dataPages(bc.module); need > minPages {
+		if need > maxPages {
+			return nil, fmt.Errorf("the module's data needs %d memory pages, more than the limit of %d", need, maxPages)
+		}
+		minPages = need
+	}
 	if p.glueFirst, err = rt.CompileModule(ctx, glueModule(minPages, maxPages)); err != nil {
 		return nil, fmt.Errorf("compile env module: %w", err)
 	}
