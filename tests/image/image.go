@@ -35,8 +35,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// Platforms are the platforms `make image` builds, in index order.
-var Platforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}}
+// Platforms are the platforms `make image` builds, in index order. arm64
+// carries variant v8, as registries and runtimes expect (image-spec's
+// platform variants); Options.Binaries names them by OS/architecture.
+var Platforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64", Variant: "v8"}}
 
 // User is the numeric non-root user and group the image runs as: the
 // "nonroot" of distroless images, so that a pod's runAsNonRoot holds
@@ -167,12 +169,8 @@ func platformImage(p v1.Platform, bin string, o Options) (v1.Image, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	cf = cf.DeepCopy()
+	// The config and the index's descriptor name the same platform.
 	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
-	if p.Architecture == "arm64" {
-		// What registries and runtimes expect for arm64 (image-spec's
-		// platform variants).
-		cf.Variant = "v8"
-	}
 	cf.Created = created
 	cf.Config = v1.Config{
 		User:       User,

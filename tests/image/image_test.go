@@ -19,6 +19,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 
 	"github.com/aclc-dev/aclc/tests/image"
 )
@@ -244,6 +245,11 @@ func TestImage(t *testing.T) {
 	idx, err := outer.ImageIndex(top.Manifests[0].Digest)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every digest, size and media type agrees with the bytes, as a
+	// registry checks them on push.
+	if err := validate.Index(idx); err != nil {
+		t.Fatalf("the image index does not validate: %v", err)
 	}
 	im, err := idx.IndexManifest()
 	if err != nil {
