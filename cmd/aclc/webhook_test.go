@@ -423,3 +423,77 @@ func TestSelfSignedHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookSelfSignedServiceNames is the chartless in-cluster set-up:
+// --san gives the self-signed certificate the DNS names the API server
+// dials for the Service (<service>.<namespace>.svc), and the sources are
+// YuniKorn's two ConfigMaps mounted as directories, one of them absent
+// (an optional volume: an empty directory), as charts/aclc mounts them.
+func TestWebhookSelfSignedServiceNames(t *testing.T) {
+	mounts := t.TempDir()
+	defaults := filepath.Join(mounts, "yunikorn-defaults")
+	configs := filepath.Join(mounts, "yunikorn-configs")
+	for _, d := range []string{defaults, configs} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(configs, "admissionController.accessControl.externalUsers"), []byte("^system:serviceaccount:airflow:airflow-worker$"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	old := webhookContext
+	webhookContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { webhookContext = old }()
+
+	svcNames := []string{"aclc-webhook.yunikorn.svc", "aclc-webhook.yunikorn.svc.cluster.local"}
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"webhook", "--self-signed", "--san", strings.Join(svcNames, ","), "--addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "0", defaults, configs}, &stdout, &stderr)
+	}()
+	addrRE := regexp.MustCompile(`listening on https://(127\.0\.0\.1:\d+)`)
+	var addr string
+	for deadline := time.Now().Add(60 * time.Second); addr == ""; {
+		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
+			addr = m[1]
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("exited %d before listening: %s %s", code, stdout.String(), stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not listening after 60s: %s %s", stdout.String(), stderr.String())
+		}
+	}
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("--ca-out wrote no certificate: %q", caPEM)
+	}
+	// The API server dials the Service's name and checks the certificate
+	// against caBundle: the same check, with the name as ServerName.
+	for _, name := range svcNames {
+		conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: name})
+		if err != nil {
+			t.Fatalf("TLS as %s: %v", name, err)
+		}
+		leaf := conn.ConnectionState().PeerCertificates[0]
+		conn.Close()
+		if err := leaf.VerifyHostname(name); err != nil {
+			t.Errorf("certificate DNS names %v: %v", leaf.DNSNames, err)
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+}

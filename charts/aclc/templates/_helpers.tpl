@@ -1,0 +1,138 @@
+{{/* The chart's name, overridable. */}}
+{{- define "aclc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release's full name: objects are named after it. */}}
+{{- define "aclc.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "aclc.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "aclc.labels" -}}
+helm.sh/chart: {{ include "aclc.chart" . }}
+{{ include "aclc.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "aclc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "aclc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* The webhook's Service: its DNS names are in the serving certificate. */}}
+{{- define "aclc.webhookService" -}}
+{{- printf "%s-webhook" (include "aclc.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "aclc.tlsSecret" -}}
+{{- printf "%s-webhook-tls" (include "aclc.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "aclc.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "aclc.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "aclc.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
+{{- end }}
+{{- end }}
+
+{{/* The DNS names the API server uses for the webhook's Service. */}}
+{{- define "aclc.webhookDNSNames" -}}
+{{- $svc := include "aclc.webhookService" . -}}
+{{- list $svc (printf "%s.%s" $svc .Release.Namespace) (printf "%s.%s.svc" $svc .Release.Namespace) (printf "%s.%s.svc.cluster.local" $svc .Release.Namespace) | toJson }}
+{{- end }}
+
+{{/*
+The YuniKorn ConfigMaps' mount points, in YuniKorn's order (configs win):
+the directory names are the ConfigMap names aclc recognises.
+*/}}
+{{- define "aclc.configDirs" -}}
+- /etc/aclc/yunikorn-defaults
+- /etc/aclc/yunikorn-configs
+{{- end }}
+
+{{- define "aclc.configVolumes" -}}
+- name: yunikorn-defaults
+  configMap:
+    name: {{ .Values.yunikorn.defaultsConfigMap }}
+    optional: true
+- name: yunikorn-configs
+  configMap:
+    name: {{ .Values.yunikorn.configsConfigMap }}
+    optional: true
+- name: tmp
+  emptyDir:
+    sizeLimit: 16Mi
+{{- end }}
+
+{{- define "aclc.configMounts" -}}
+- name: yunikorn-defaults
+  mountPath: /etc/aclc/yunikorn-defaults
+  readOnly: true
+- name: yunikorn-configs
+  mountPath: /etc/aclc/yunikorn-configs
+  readOnly: true
+- name: tmp
+  mountPath: /tmp
+{{- end }}
+
+{{/* Refuses values that would install something that cannot work. */}}
+{{- define "aclc.validate" -}}
+{{- if not (has .Values.webhook.type (list "mutating" "validating")) }}
+{{- fail (printf "webhook.type %q: want mutating or validating (never both: see values.yaml)" .Values.webhook.type) }}
+{{- end }}
+{{- if not (has .Values.webhook.failurePolicy (list "Ignore" "Fail")) }}
+{{- fail (printf "webhook.failurePolicy %q: want Ignore or Fail" .Values.webhook.failurePolicy) }}
+{{- end }}
+{{- if not (has .Values.certificates.provider (list "helm" "cert-manager")) }}
+{{- fail (printf "certificates.provider %q: want helm or cert-manager" .Values.certificates.provider) }}
+{{- end }}
+{{- $t := int .Values.webhook.timeoutSeconds }}
+{{- if or (lt $t 1) (gt $t 30) }}
+{{- fail (printf "webhook.timeoutSeconds %d: want 1 to 30 (the API server's limits)" $t) }}
+{{- end }}
+{{- end }}
+
+{{/*
+aclc.generateTLS makes the webhook's CA and serving certificate once per
+render and keeps them in .Values.certificates.generated (base64 PEM: ca,
+crt, key), so the Secret and the caBundle agree whichever template runs
+first. An upgrade reuses the Secret already in the cluster, so the CA
+does not change under the running pods.
+*/}}
+{{- define "aclc.generateTLS" -}}
+{{- if not .Values.certificates.generated }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "aclc.tlsSecret" .) }}
+{{- if and $existing $existing.data (index $existing.data "ca.crt") (index $existing.data "tls.crt") (index $existing.data "tls.key") }}
+{{- $_ := set .Values.certificates "generated" (dict "ca" (index $existing.data "ca.crt") "crt" (index $existing.data "tls.crt") "key" (index $existing.data "tls.key")) }}
+{{- else }}
+{{- $days := int .Values.certificates.validityDays }}
+{{- $svc := include "aclc.webhookService" . }}
+{{- $ca := genCA (printf "%s-ca" $svc) $days }}
+{{- $cert := genSignedCert (printf "%s.%s.svc" $svc .Release.Namespace) nil (include "aclc.webhookDNSNames" . | fromJsonArray) $days $ca }}
+{{- $_ := set .Values.certificates "generated" (dict "ca" ($ca.Cert | b64enc) "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc)) }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,740 @@
+// Package charts holds the tests of the Helm charts beside it: each chart
+// is rendered with helm and every manifest decoded strictly into the
+// Kubernetes API types it claims to be.
+package charts
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	chartDir  = "aclc"
+	release   = "aclc"
+	namespace = "yunikorn"
+	// The Service's name for release "aclc": the name `aclc webhook
+	// manifests` uses by default too.
+	webhookService = "aclc-webhook"
+)
+
+// certManagerCertificate and certManagerIssuer are the cert-manager.io/v1
+// fields the chart sets (cert-manager's Go types would pull its whole
+// module in); decoding is as strict as for the Kubernetes types.
+type certManagerCertificate struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   objectMeta      `json:"metadata"`
+	Spec       certificateSpec `json:"spec"`
+}
+
+type objectMeta struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+type certificateSpec struct {
+	SecretName  string   `json:"secretName"`
+	CommonName  string   `json:"commonName"`
+	DNSNames    []string `json:"dnsNames"`
+	Duration    string   `json:"duration"`
+	RenewBefore string   `json:"renewBefore"`
+	PrivateKey  struct {
+		Algorithm      string `json:"algorithm"`
+		Size           int    `json:"size"`
+		RotationPolicy string `json:"rotationPolicy"`
+	} `json:"privateKey"`
+	Usages    []string `json:"usages"`
+	IssuerRef struct {
+		Name  string `json:"name"`
+		Kind  string `json:"kind"`
+		Group string `json:"group"`
+	} `json:"issuerRef"`
+}
+
+type certManagerIssuer struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   objectMeta `json:"metadata"`
+	Spec       struct {
+		SelfSigned *struct{} `json:"selfSigned"`
+	} `json:"spec"`
+}
+
+// rendered is a chart's output, decoded by kind and name.
+type rendered struct {
+	deployments      map[string]*appsv1.Deployment
+	services         map[string]*corev1.Service
+	secrets          map[string]*corev1.Secret
+	serviceAccounts  map[string]*corev1.ServiceAccount
+	pdbs             map[string]*policyv1.PodDisruptionBudget
+	roles            map[string]*rbacv1.Role
+	roleBindings     map[string]*rbacv1.RoleBinding
+	clusterRoles     map[string]*rbacv1.ClusterRole
+	clusterRoleBinds map[string]*rbacv1.ClusterRoleBinding
+	mutating         map[string]*admissionregistrationv1.MutatingWebhookConfiguration
+	validating       map[string]*admissionregistrationv1.ValidatingWebhookConfiguration
+	certificates     map[string]*certManagerCertificate
+	issuers          map[string]*certManagerIssuer
+}
+
+func helm(t *testing.T) string {
+	t.Helper()
+	h := os.Getenv("ACLC_HELM")
+	if h == "" {
+		t.Skip("ACLC_HELM is not set: `make chart-check` builds helm and runs this test with it")
+	}
+	return h
+}
+
+// render runs helm template with the --set values and decodes the result.
+func render(t *testing.T, sets ...string) *rendered {
+	t.Helper()
+	out, err := helmTemplate(t, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeAll(t, out)
+}
+
+func helmTemplate(t *testing.T, sets ...string) ([]byte, error) {
+	t.Helper()
+	// helm built with go install has no Kubernetes version stamped in
+	// and would render for v1.20, below the chart's kubeVersion.
+	args := []string{"template", release, chartDir, "--namespace", namespace, "--kube-version", "1.33.0"}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	cmd := exec.Command(helm(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+var docSep = regexp.MustCompile(`(?m)^---\s*$`)
+
+// strict decodes YAML into v as the API server's strict field validation
+// does: duplicate keys and fields v's type does not have are errors, and
+// names match case-sensitively (encoding/json would take
+// readOnlyRootFileSystem for readOnlyRootFilesystem). A misspelt field in a
+// template fails here, not in a cluster that would drop or refuse it.
+func strict(doc []byte, v any) error {
+	j, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return err
+	}
+	strictErrs, err := kjson.UnmarshalStrict(j, v)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strictErrs...)
+}
+
+func decodeAll(t *testing.T, out []byte) *rendered {
+	t.Helper()
+	r := &rendered{
+		deployments: map[string]*appsv1.Deployment{}, services: map[string]*corev1.Service{},
+		secrets: map[string]*corev1.Secret{}, serviceAccounts: map[string]*corev1.ServiceAccount{},
+		pdbs: map[string]*policyv1.PodDisruptionBudget{}, roles: map[string]*rbacv1.Role{},
+		roleBindings: map[string]*rbacv1.RoleBinding{}, clusterRoles: map[string]*rbacv1.ClusterRole{},
+		clusterRoleBinds: map[string]*rbacv1.ClusterRoleBinding{},
+		mutating:         map[string]*admissionregistrationv1.MutatingWebhookConfiguration{},
+		validating:       map[string]*admissionregistrationv1.ValidatingWebhookConfiguration{},
+		certificates:     map[string]*certManagerCertificate{}, issuers: map[string]*certManagerIssuer{},
+	}
+	for _, doc := range docSep.Split(string(out), -1) {
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatalf("%v in:\n%s", err, doc)
+		}
+		if head.Kind == "" {
+			if strings.TrimSpace(stripComments(doc)) != "" {
+				t.Fatalf("a document without kind:\n%s", doc)
+			}
+			continue
+		}
+		name := head.Metadata.Name
+		var err error
+		decode := func(m any, v any) {
+			if err = strict([]byte(doc), v); err == nil {
+				if dup := reflectPut(m, name, v); dup {
+					t.Errorf("%s %q rendered twice", head.Kind, name)
+				}
+			}
+		}
+		switch head.APIVersion + " " + head.Kind {
+		case "apps/v1 Deployment":
+			decode(r.deployments, &appsv1.Deployment{})
+		case "v1 Service":
+			decode(r.services, &corev1.Service{})
+		case "v1 Secret":
+			decode(r.secrets, &corev1.Secret{})
+		case "v1 ServiceAccount":
+			decode(r.serviceAccounts, &corev1.ServiceAccount{})
+		case "policy/v1 PodDisruptionBudget":
+			decode(r.pdbs, &policyv1.PodDisruptionBudget{})
+		case "rbac.authorization.k8s.io/v1 Role":
+			decode(r.roles, &rbacv1.Role{})
+		case "rbac.authorization.k8s.io/v1 RoleBinding":
+			decode(r.roleBindings, &rbacv1.RoleBinding{})
+		case "rbac.authorization.k8s.io/v1 ClusterRole":
+			decode(r.clusterRoles, &rbacv1.ClusterRole{})
+		case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
+			decode(r.clusterRoleBinds, &rbacv1.ClusterRoleBinding{})
+		case "admissionregistration.k8s.io/v1 MutatingWebhookConfiguration":
+			decode(r.mutating, &admissionregistrationv1.MutatingWebhookConfiguration{})
+		case "admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration":
+			decode(r.validating, &admissionregistrationv1.ValidatingWebhookConfiguration{})
+		case "cert-manager.io/v1 Certificate":
+			decode(r.certificates, &certManagerCertificate{})
+		case "cert-manager.io/v1 Issuer":
+			decode(r.issuers, &certManagerIssuer{})
+		default:
+			t.Fatalf("unexpected %s %s %q: add it to the test", head.APIVersion, head.Kind, name)
+		}
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", head.Kind, name, err, doc)
+		}
+	}
+	return r
+}
+
+func stripComments(doc string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// reflectPut stores v under name in the typed map m, reporting a duplicate.
+func reflectPut(m any, name string, v any) bool {
+	switch m := m.(type) {
+	case map[string]*appsv1.Deployment:
+		return put(m, name, v.(*appsv1.Deployment))
+	case map[string]*corev1.Service:
+		return put(m, name, v.(*corev1.Service))
+	case map[string]*corev1.Secret:
+		return put(m, name, v.(*corev1.Secret))
+	case map[string]*corev1.ServiceAccount:
+		return put(m, name, v.(*corev1.ServiceAccount))
+	case map[string]*policyv1.PodDisruptionBudget:
+		return put(m, name, v.(*policyv1.PodDisruptionBudget))
+	case map[string]*rbacv1.Role:
+		return put(m, name, v.(*rbacv1.Role))
+	case map[string]*rbacv1.RoleBinding:
+		return put(m, name, v.(*rbacv1.RoleBinding))
+	case map[string]*rbacv1.ClusterRole:
+		return put(m, name, v.(*rbacv1.ClusterRole))
+	case map[string]*rbacv1.ClusterRoleBinding:
+		return put(m, name, v.(*rbacv1.ClusterRoleBinding))
+	case map[string]*admissionregistrationv1.MutatingWebhookConfiguration:
+		return put(m, name, v.(*admissionregistrationv1.MutatingWebhookConfiguration))
+	case map[string]*admissionregistrationv1.ValidatingWebhookConfiguration:
+		return put(m, name, v.(*admissionregistrationv1.ValidatingWebhookConfiguration))
+	case map[string]*certManagerCertificate:
+		return put(m, name, v.(*certManagerCertificate))
+	case map[string]*certManagerIssuer:
+		return put(m, name, v.(*certManagerIssuer))
+	}
+	panic(fmt.Sprintf("no map for %T", v))
+}
+
+func put[T any](m map[string]T, name string, v T) bool {
+	_, dup := m[name]
+	m[name] = v
+	return dup
+}
+
+// webhookSpec is what the two kinds of webhook share and the test checks.
+type webhookSpec struct {
+	kind              string
+	annotations       map[string]string
+	name              string
+	client            admissionregistrationv1.WebhookClientConfig
+	failurePolicy     *admissionregistrationv1.FailurePolicyType
+	sideEffects       *admissionregistrationv1.SideEffectClass
+	timeoutSeconds    *int32
+	reviewVersions    []string
+	namespaceSelector []string // the NotIn values on kubernetes.io/metadata.name
+	rules             []admissionregistrationv1.RuleWithOperations
+}
+
+// theWebhook returns the one webhook the chart registers, failing unless
+// there is exactly one configuration of exactly one kind with one webhook.
+func (r *rendered) theWebhook(t *testing.T) webhookSpec {
+	t.Helper()
+	if len(r.mutating)+len(r.validating) != 1 {
+		t.Fatalf("%d mutating and %d validating webhook configurations: want exactly one (never both)", len(r.mutating), len(r.validating))
+	}
+	var w webhookSpec
+	notIn := func(sel *metav1.LabelSelector) []string {
+		if sel == nil {
+			return nil
+		}
+		for _, e := range sel.MatchExpressions {
+			if e.Key == "kubernetes.io/metadata.name" && e.Operator == "NotIn" {
+				return e.Values
+			}
+		}
+		return nil
+	}
+	for _, c := range r.mutating {
+		if len(c.Webhooks) != 1 {
+			t.Fatalf("%d webhooks, want 1", len(c.Webhooks))
+		}
+		h := c.Webhooks[0]
+		w = webhookSpec{"mutating", c.Annotations, h.Name, h.ClientConfig, h.FailurePolicy, h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, notIn(h.NamespaceSelector), h.Rules}
+	}
+	for _, c := range r.validating {
+		if len(c.Webhooks) != 1 {
+			t.Fatalf("%d webhooks, want 1", len(c.Webhooks))
+		}
+		h := c.Webhooks[0]
+		w = webhookSpec{"validating", c.Annotations, h.Name, h.ClientConfig, h.FailurePolicy, h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, notIn(h.NamespaceSelector), h.Rules}
+	}
+	return w
+}
+
+func TestChart(t *testing.T) {
+	helm(t)
+	tests := []struct {
+		name          string
+		sets          []string
+		kind, path    string
+		failurePolicy string
+		excluded      []string
+		certManager   bool
+		serve         bool
+	}{
+		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
+		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, certManager: true},
+		{name: "validating, Fail, kube-system left out", sets: []string{"webhook.type=validating", "webhook.failurePolicy=Fail", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.sets...)
+			w := r.theWebhook(t)
+			if w.kind != tt.kind {
+				t.Errorf("webhook kind %s, want %s", w.kind, tt.kind)
+			}
+			svc := w.client.Service
+			if svc == nil || svc.Name != webhookService || svc.Namespace != namespace || svc.Path == nil || *svc.Path != tt.path || svc.Port == nil || *svc.Port != 443 {
+				t.Errorf("clientConfig.service %+v: want %s/%s port 443 path %s", svc, namespace, webhookService, tt.path)
+			}
+			if w.failurePolicy == nil || string(*w.failurePolicy) != tt.failurePolicy {
+				t.Errorf("failurePolicy %v, want %s", deref(w.failurePolicy), tt.failurePolicy)
+			}
+			if w.sideEffects == nil || *w.sideEffects != admissionregistrationv1.SideEffectClassNone {
+				t.Errorf("sideEffects %v, want None", deref(w.sideEffects))
+			}
+			if w.timeoutSeconds == nil || *w.timeoutSeconds < 1 || *w.timeoutSeconds > 30 {
+				t.Errorf("timeoutSeconds %v, want 1 to 30", deref(w.timeoutSeconds))
+			}
+			if !slices.Equal(w.reviewVersions, []string{"v1"}) {
+				t.Errorf("admissionReviewVersions %v, want [v1]", w.reviewVersions)
+			}
+			if !slices.Equal(w.namespaceSelector, tt.excluded) {
+				t.Errorf("namespaceSelector leaves out %v, want %v", w.namespaceSelector, tt.excluded)
+			}
+			if len(w.rules) == 0 || !slices.Contains(w.rules[0].Resources, "pods") {
+				t.Errorf("rules %+v: want pods and workloads", w.rules)
+			}
+			if _, ok := r.services[webhookService]; !ok {
+				t.Errorf("no Service %s for the webhook", webhookService)
+			}
+
+			dep := r.deployments[webhookService]
+			if dep == nil {
+				t.Fatalf("no Deployment %s", webhookService)
+			}
+			checkPod(t, dep, "webhook")
+			checkProbes(t, dep)
+			checkServiceSelects(t, r.services[webhookService], dep)
+			checkPDB(t, r, dep)
+			checkRBAC(t, r, dep)
+			tlsSecret := volumeSecret(t, dep, "tls")
+
+			if tt.certManager {
+				cert := r.certificates[webhookService]
+				if cert == nil {
+					t.Fatalf("no Certificate %s", webhookService)
+				}
+				if want := namespace + "/" + cert.Metadata.Name; w.annotations["cert-manager.io/inject-ca-from"] != want {
+					t.Errorf("cert-manager.io/inject-ca-from %q, want %q", w.annotations["cert-manager.io/inject-ca-from"], want)
+				}
+				if len(w.client.CABundle) != 0 {
+					t.Error("caBundle set: cert-manager's injector owns it")
+				}
+				if cert.Spec.SecretName != tlsSecret {
+					t.Errorf("Certificate writes Secret %q, the pod mounts %q", cert.Spec.SecretName, tlsSecret)
+				}
+				for _, n := range []string{webhookService + "." + namespace + ".svc", webhookService + "." + namespace + ".svc.cluster.local"} {
+					if !slices.Contains(cert.Spec.DNSNames, n) {
+						t.Errorf("Certificate dnsNames %v lack %s", cert.Spec.DNSNames, n)
+					}
+				}
+				if ref := cert.Spec.IssuerRef; ref.Kind == "Issuer" && r.issuers[ref.Name] == nil {
+					t.Errorf("Certificate's Issuer %q is not rendered", ref.Name)
+				}
+				if len(r.secrets) != 0 {
+					t.Errorf("Secrets %v rendered: cert-manager writes the TLS Secret", keys(r.secrets))
+				}
+			} else {
+				if _, ok := w.annotations["cert-manager.io/inject-ca-from"]; ok {
+					t.Error("cert-manager.io/inject-ca-from without cert-manager")
+				}
+				checkGeneratedCertificate(t, w.client.CABundle, r.secrets[tlsSecret])
+			}
+
+			serve := r.deployments["aclc-serve"]
+			if tt.serve {
+				if serve == nil || r.services["aclc-serve"] == nil {
+					t.Fatal("serve.enabled: no aclc-serve Deployment and Service")
+				}
+				checkPod(t, serve, "serve")
+				checkServiceSelects(t, r.services["aclc-serve"], serve)
+			} else if serve != nil {
+				t.Error("aclc-serve rendered with serve.enabled false")
+			}
+		})
+	}
+}
+
+// Values that would install something that cannot work, or that the
+// chart does not have, are refused at render time, naming the value.
+func TestChartRefuses(t *testing.T) {
+	helm(t)
+	tests := []struct {
+		set, want string
+	}{
+		{"webhook.type=both", "webhook.type"},
+		{"webhook.failurePolicy=Retry", "webhook.failurePolicy"},
+		{"webhook.timeoutSeconds=31", "webhook.timeoutSeconds"},
+		{"certificates.provider=vault", "certificates.provider"},
+		// A misspelt key would otherwise be ignored silently.
+		{"webhook.failurepolicy=Fail", "failurepolicy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := helmTemplate(t, tt.set)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func keys[T any](m map[string]T) []string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// checkPod checks the restricted security context and that every path the
+// container's arguments name lies in a volume it mounts, from a volume the
+// pod has, with YuniKorn's ConfigMaps optional.
+func checkPod(t *testing.T, dep *appsv1.Deployment, container string) {
+	t.Helper()
+	pod := dep.Spec.Template.Spec
+	if len(pod.Containers) != 1 || pod.Containers[0].Name != container {
+		t.Fatalf("%s: containers %v, want one named %s", dep.Name, pod.Containers, container)
+	}
+	c := pod.Containers[0]
+	psc := pod.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("%s: pod securityContext %+v: want runAsNonRoot and seccomp RuntimeDefault", dep.Name, psc)
+	}
+	if psc != nil && (psc.RunAsUser == nil || *psc.RunAsUser == 0) {
+		t.Errorf("%s: runAsUser %v: want the image's non-root 65532", dep.Name, deref(psc.RunAsUser))
+	}
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatalf("%s: no container securityContext", dep.Name)
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Errorf("%s: readOnlyRootFilesystem not true", dep.Name)
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Errorf("%s: allowPrivilegeEscalation not false", dep.Name)
+	case sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0:
+		t.Errorf("%s: capabilities %+v, want drop [ALL] and nothing added", dep.Name, sc.Capabilities)
+	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
+		t.Errorf("%s: container runAsNonRoot not true", dep.Name)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("%s: resources %+v: want cpu and memory requests and a memory limit", dep.Name, c.Resources)
+	}
+	if len(c.Command) != 0 || len(c.Args) == 0 || c.Args[0] != container {
+		t.Errorf("%s: command %v args %v: want the image's entrypoint with args [%s ...]", dep.Name, c.Command, c.Args, container)
+	}
+
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Volumes {
+		volumes[v.Name] = v
+	}
+	mounts := map[string]corev1.VolumeMount{}
+	for _, m := range c.VolumeMounts {
+		if _, ok := volumes[m.Name]; !ok {
+			t.Errorf("%s: mount %s of a volume the pod does not have", dep.Name, m.Name)
+		}
+		mounts[m.MountPath] = m
+	}
+	// mountOf is the mount a path lies in: a mount point or below one.
+	mountOf := func(p string) (corev1.VolumeMount, bool) {
+		for dir := path.Clean(p); dir != "/"; dir = path.Dir(dir) {
+			if m, ok := mounts[dir]; ok {
+				return m, true
+			}
+		}
+		return corev1.VolumeMount{}, false
+	}
+	var sources []string
+	for _, a := range c.Args {
+		p := a
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+			p = v
+		}
+		if !strings.HasPrefix(p, "/") {
+			continue
+		}
+		m, ok := mountOf(p)
+		if !ok {
+			t.Errorf("%s: argument %q names %s, which no volume mounts (the root file system is read-only and empty)", dep.Name, a, p)
+			continue
+		}
+		if !strings.HasPrefix(a, "--") {
+			sources = append(sources, p)
+			v := volumes[m.Name]
+			if v.ConfigMap == nil || v.ConfigMap.Optional == nil || !*v.ConfigMap.Optional {
+				t.Errorf("%s: source %s is on volume %s: want an optional ConfigMap volume", dep.Name, p, m.Name)
+			}
+			if !m.ReadOnly {
+				t.Errorf("%s: source mount %s is writable", dep.Name, m.MountPath)
+			}
+		}
+	}
+	// aclc tells YuniKorn's two ConfigMaps apart by their directory
+	// names, and flattens configs over defaults in that order.
+	want := []string{"/etc/aclc/yunikorn-defaults", "/etc/aclc/yunikorn-configs"}
+	if !slices.Equal(sources, want) {
+		t.Errorf("%s: sources %v, want %v", dep.Name, sources, want)
+	}
+	for _, s := range sources {
+		m, _ := mountOf(s)
+		v := volumes[m.Name]
+		if base := path.Base(s); v.ConfigMap != nil && v.ConfigMap.Name != base {
+			t.Errorf("%s: directory %s holds ConfigMap %s: aclc reads the directory's name as the ConfigMap's", dep.Name, s, v.ConfigMap.Name)
+		}
+	}
+}
+
+func checkProbes(t *testing.T, dep *appsv1.Deployment) {
+	t.Helper()
+	c := dep.Spec.Template.Spec.Containers[0]
+	for _, p := range []struct {
+		name  string
+		probe *corev1.Probe
+		path  string
+	}{{"readiness", c.ReadinessProbe, "/readyz"}, {"liveness", c.LivenessProbe, "/healthz"}} {
+		if p.probe == nil || p.probe.HTTPGet == nil {
+			t.Errorf("%s probe: want an HTTPS GET of %s", p.name, p.path)
+			continue
+		}
+		g := p.probe.HTTPGet
+		if g.Path != p.path || g.Scheme != corev1.URISchemeHTTPS {
+			t.Errorf("%s probe %s %s, want HTTPS %s", p.name, g.Scheme, g.Path, p.path)
+		}
+		if !containerHasPort(c, g.Port.String()) {
+			t.Errorf("%s probe port %s is not a container port", p.name, g.Port.String())
+		}
+	}
+}
+
+func containerHasPort(c corev1.Container, port string) bool {
+	for _, p := range c.Ports {
+		if p.Name == port || fmt.Sprint(p.ContainerPort) == port {
+			return true
+		}
+	}
+	return false
+}
+
+func checkServiceSelects(t *testing.T, svc *corev1.Service, dep *appsv1.Deployment) {
+	t.Helper()
+	if svc == nil {
+		t.Fatalf("no Service for %s", dep.Name)
+	}
+	labels := dep.Spec.Template.Labels
+	for k, v := range svc.Spec.Selector {
+		if labels[k] != v {
+			t.Errorf("Service %s selects %s=%s, the pods of %s have %q", svc.Name, k, v, dep.Name, labels[k])
+		}
+	}
+	for k, v := range dep.Spec.Selector.MatchLabels {
+		if labels[k] != v {
+			t.Errorf("Deployment %s selects %s=%s, its pods have %q", dep.Name, k, v, labels[k])
+		}
+	}
+	for _, p := range svc.Spec.Ports {
+		if !containerHasPort(dep.Spec.Template.Spec.Containers[0], p.TargetPort.String()) {
+			t.Errorf("Service %s targets port %s, not a port of %s", svc.Name, p.TargetPort.String(), dep.Name)
+		}
+	}
+}
+
+func checkPDB(t *testing.T, r *rendered, dep *appsv1.Deployment) {
+	t.Helper()
+	pdb := r.pdbs[dep.Name]
+	if pdb == nil {
+		t.Fatalf("no PodDisruptionBudget for %s", dep.Name)
+	}
+	for k, v := range pdb.Spec.Selector.MatchLabels {
+		if dep.Spec.Template.Labels[k] != v {
+			t.Errorf("PodDisruptionBudget selects %s=%s, not the webhook's pods", k, v)
+		}
+	}
+	if pdb.Spec.MaxUnavailable == nil && pdb.Spec.MinAvailable == nil {
+		t.Error("PodDisruptionBudget without maxUnavailable or minAvailable")
+	}
+}
+
+// checkRBAC: the pods' ServiceAccount may read YuniKorn's two ConfigMaps
+// and Namespaces, and nothing more.
+func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
+	t.Helper()
+	sa := dep.Spec.Template.Spec.ServiceAccountName
+	if r.serviceAccounts[sa] == nil {
+		t.Fatalf("ServiceAccount %q is not rendered", sa)
+	}
+	bound := func(subjects []rbacv1.Subject) bool {
+		for _, s := range subjects {
+			if s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == namespace {
+				return true
+			}
+		}
+		return false
+	}
+	var cms []string
+	for _, rb := range r.roleBindings {
+		if role := r.roles[rb.RoleRef.Name]; role != nil && bound(rb.Subjects) {
+			for _, rule := range role.Rules {
+				if slices.Contains(rule.Resources, "configmaps") && slices.Contains(rule.Verbs, "get") {
+					cms = append(cms, rule.ResourceNames...)
+				}
+				for _, v := range rule.Verbs {
+					if !slices.Contains([]string{"get", "list", "watch"}, v) {
+						t.Errorf("Role %s grants %s", role.Name, v)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(cms)
+	if !slices.Equal(cms, []string{"yunikorn-configs", "yunikorn-defaults"}) {
+		t.Errorf("ServiceAccount %s may read ConfigMaps %v, want exactly yunikorn-configs and yunikorn-defaults", sa, cms)
+	}
+	namespaces := false
+	for _, b := range r.clusterRoleBinds {
+		if cr := r.clusterRoles[b.RoleRef.Name]; cr != nil && bound(b.Subjects) {
+			for _, rule := range cr.Rules {
+				if slices.Equal(rule.Resources, []string{"namespaces"}) && slices.Contains(rule.Verbs, "get") {
+					namespaces = true
+				} else {
+					t.Errorf("ClusterRole %s grants %v on %v", cr.Name, rule.Verbs, rule.Resources)
+				}
+			}
+		}
+	}
+	if !namespaces {
+		t.Errorf("ServiceAccount %s may not read Namespaces", sa)
+	}
+}
+
+func volumeSecret(t *testing.T, dep *appsv1.Deployment, name string) string {
+	t.Helper()
+	for _, v := range dep.Spec.Template.Spec.Volumes {
+		if v.Name == name && v.Secret != nil {
+			return v.Secret.SecretName
+		}
+	}
+	t.Fatalf("%s: no Secret volume %s", dep.Name, name)
+	return ""
+}
+
+// checkGeneratedCertificate: the chart's Secret holds a serving
+// certificate for the Service's DNS names, signed by the CA in caBundle,
+// as the API server will check it.
+func checkGeneratedCertificate(t *testing.T, caBundle []byte, secret *corev1.Secret) {
+	t.Helper()
+	if secret == nil {
+		t.Fatal("no TLS Secret rendered")
+	}
+	if secret.Type != corev1.SecretTypeTLS {
+		t.Errorf("Secret type %s, want %s", secret.Type, corev1.SecretTypeTLS)
+	}
+	pool := x509.NewCertPool()
+	if len(caBundle) == 0 || !pool.AppendCertsFromPEM(caBundle) {
+		t.Fatalf("caBundle holds no PEM certificate: %q", caBundle)
+	}
+	if !bytes.Equal(caBundle, secret.Data["ca.crt"]) {
+		t.Error("caBundle differs from the Secret's ca.crt")
+	}
+	block, _ := pem.Decode(secret.Data["tls.crt"])
+	if block == nil {
+		t.Fatal("tls.crt holds no PEM")
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secret.Data["tls.key"]) == 0 {
+		t.Error("no tls.key")
+	}
+	for _, name := range []string{webhookService + "." + namespace + ".svc", webhookService + "." + namespace + ".svc.cluster.local"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+			t.Errorf("serving certificate for %s: %v", name, err)
+		}
+	}
+}
