@@ -10,11 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
 
-<<<<<<< HEAD
-.PHONY: reliability js-sdk all build test e2e opa-test bench check demo fuzz clean slapd
-=======
-.PHONY: js-sdk all build test e2e opa-test bench check demo fuzz clean slapd image image-test helm chart-check
->>>>>>> cluster
+.PHONY: reliability js-sdk all build test e2e opa-test bench check demo fuzz clean slapd image image-test helm chart-check
 
 all: build
 
