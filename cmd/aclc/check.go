@@ -49,6 +49,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
+	if s.Queues != nil {
+		if refusals := yunikorn.Refusals(s.Queues); len(refusals) > 0 {
+			for _, r := range refusals {
+				fmt.Fprintln(stdout, r)
+				fmt.Fprintln(stdout, r.Consequence)
+			}
+			return exitError
+		}
+	}
 	var diags []source.Diagnostic
 	diags = append(diags, s.Diagnostics...)
 	if s.Queues != nil {

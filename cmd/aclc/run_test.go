@@ -366,3 +366,34 @@ func TestEvalPrintsTheSameBytesOnEveryEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusesWhatTheSchedulerCannotRun: placement rules that do not
+// build, and rules that crash the scheduler, pass YuniKorn's validator and
+// its ConfigMap webhook; aclc check refuses them and says what follows.
+func TestCheckRefusesWhatTheSchedulerCannotRun(t *testing.T) {
+	for _, tt := range []struct {
+		name, rules, want, consequence string
+	}{
+		{"a tag rule without a value does not build", "      - name: tag\n",
+			"placement rules do not build: a tag queue rule must have a tag name set", "no placement rule matched"},
+		{"an unknown rule does not build", "      - name: group\n",
+			"placement rules do not build: unknown rule name specified group", "no placement rule matched"},
+		{"fixed root<x> with create panics", "      - name: fixed\n        value: rootq.x\n        create: true\n",
+			`rule #0 is fixed "rootq.x" with create`, "panics"},
+		{"the test rule panics", "      - name: test\n",
+			"rule #0 uses the test rule", "panics"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := writeFile(t, "q.yaml", "partitions:\n  - name: default\n    placementrules:\n"+tt.rules+"    queues:\n      - name: root\n")
+			code, stdout, _ := runCLI(t, "", "check", src)
+			if code != exitError || !strings.Contains(stdout, tt.want) || !strings.Contains(stdout, tt.consequence) {
+				t.Errorf("exit %d, want 1 with %q and %q:\n%s", code, tt.want, tt.consequence, stdout)
+			}
+		})
+	}
+	// Rules that build and cannot crash: no refusal.
+	src := writeFile(t, "q.yaml", "partitions:\n  - name: default\n    placementrules:\n      - name: provided\n      - name: tag\n        value: namespace\n        create: true\n    queues:\n      - name: root\n")
+	if code, stdout, _ := runCLI(t, "", "check", src); code != exitOK {
+		t.Errorf("provided, then tag: exit %d\n%s", code, stdout)
+	}
+}

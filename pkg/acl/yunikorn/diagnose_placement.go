@@ -123,3 +123,53 @@ func diagnoseRule(i int, r *PlacementRule, line int, add func(int, string, strin
 		}
 	}
 }
+
+// Refusal is a configuration YuniKorn's validator and ConfigMap webhook
+// accept but its scheduler cannot run as written (spec §1.8): placement
+// rules that do not build, and rules that crash the scheduler.
+type Refusal struct {
+	File string
+	Line int
+	Msg  string
+	// Consequence says what YuniKorn does with it.
+	Consequence string
+}
+
+func (r Refusal) String() string {
+	return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Msg)
+}
+
+// What YuniKorn does with each kind of refusal.
+const (
+	consequenceRulesBuild = "YuniKorn's scheduler starts with no placement rule at all, so every application is rejected (application rejected: no placement rule matched); a reload with these rules is refused (New placement rules not activated, config reload failed)."
+	consequencePanic      = "YuniKorn's scheduler panics (runtime error: slice bounds out of range [:-1]) when such a rule places an application, and restarts."
+)
+
+// Refusals lists what the scheduler cannot run in a configuration that
+// loads: aclc check refuses it, and the decisions answer as the scheduler
+// would at start-up.
+func Refusals(t *QueueTree) []Refusal {
+	var out []Refusal
+	for _, p := range t.Partitions {
+		if p.Placement != nil && p.Placement.Err != nil {
+			out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequenceRulesBuild,
+				Msg: fmt.Sprintf("partition %s: placement rules do not build: %v", p.Name, p.Placement.Err)})
+			continue
+		}
+		for i := range p.PlacementConfig {
+			for r := &p.PlacementConfig[i]; r != nil; r = r.Parent {
+				name := strings.ToLower(r.Name)
+				v := strings.ToLower(r.Value)
+				switch {
+				case name == RuleTest:
+					out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequencePanic,
+						Msg: fmt.Sprintf("partition %s: rule #%d uses the test rule, which names a queue without a dot when no queue is given", p.Name, i)})
+				case name == RuleFixed && r.Create && strings.HasPrefix(v, "root") && v != "root" && !strings.HasPrefix(v, "root."):
+					out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequencePanic,
+						Msg: fmt.Sprintf("partition %s: rule #%d is fixed %q with create: it starts with \"root\" but not \"root.\", so YuniKorn takes it as qualified and finds no queue to create it under", p.Name, i, r.Value)})
+				}
+			}
+		}
+	}
+	return out
+}
