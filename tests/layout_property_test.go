@@ -11,10 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Values the layout generator gives the admission controller's keys.
@@ -187,12 +185,7 @@ func randomReview(r *rand.Rand) map[string]any {
 // Lists and mounted directories, and checks that every engine decides as
 // on the single flattened ConfigMap. Set ACLC_PROPERTY_SEED to replay.
 func TestPropertyLayoutsFlatten(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ACLC_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with ACLC_PROPERTY_SEED=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, 0x6c61796f))
+	r, seed := propertyRand(t, 0x6c61796f)
 	ctx := context.Background()
 	const configs, perConfig = 12, 40
 	decisions := 0

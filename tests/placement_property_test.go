@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -151,12 +148,7 @@ func randomPlacementInput(r *rand.Rand, paths []string) map[string]any {
 // trees, users, tags and state and checks that every engine gives the native
 // placement. Set ACLC_PROPERTY_SEED to replay a run.
 func TestPropertyPlacementEnginesAgree(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ACLC_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with ACLC_PROPERTY_SEED=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, 0x706c6163))
+	r, seed := propertyRand(t, 0x706c6163)
 	ctx := context.Background()
 	inSchema, err := schemas.Compile("yunikorn/placement/input.json")
 	if err != nil {

@@ -129,12 +129,7 @@ func randomInput(r *rand.Rand, paths []string, partitions []string) map[string]a
 // requests and checks that every engine gives the native decision. Set
 // ACLC_PROPERTY_SEED to replay a run.
 func TestPropertyEnginesAgree(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ACLC_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with ACLC_PROPERTY_SEED=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, 0x61636c63))
+	r, seed := propertyRand(t, 0x61636c63)
 	ctx := context.Background()
 	const wantDecisions = 10000
 	decisions, configs, rejected := 0, 0, 0
@@ -174,4 +169,16 @@ func TestPropertyEnginesAgree(t *testing.T) {
 		set.Close(ctx)
 	}
 	t.Logf("%d decisions on %d configurations (%d generated configurations rejected at load)", decisions, configs, rejected)
+}
+
+// propertyRand seeds a property test: from the clock, or from
+// ACLC_PROPERTY_SEED to replay a run; stream tells the tests apart.
+func propertyRand(t *testing.T, stream uint64) (*rand.Rand, uint64) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ACLC_PROPERTY_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (replay with ACLC_PROPERTY_SEED=%d)", seed, seed)
+	return rand.New(rand.NewPCG(seed, stream)), seed
 }
