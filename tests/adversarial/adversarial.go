@@ -141,7 +141,9 @@ func Webhook(ctx context.Context, o WebhookOptions) (phases []Phase, md string, 
 	if o.ReadHeaderTimeout > 0 {
 		cfg = cfg.WithReadHeaderTimeout(o.ReadHeaderTimeout)
 	}
-	srv := webhook.New(eng, cfg)
+	// The reload phase swaps these engines back and forth: none may be
+	// closed by a swap while the run still uses it.
+	srv := webhook.New(keepOpen{eng}, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	check(err)
 	sctx, stop := context.WithCancel(ctx)
@@ -244,6 +246,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) 
 // load runs the clients for d while during (if any) does its harm.
 func load(client *http.Client, url string, review []byte, workers int, d time.Duration, during func(<-chan struct{}, *Phase) string) Phase {
 	var n, errs atomic.Int64
+	var firstErr atomic.Value
 	var mu sync.Mutex
 	var lat []time.Duration
 	var wg sync.WaitGroup
@@ -268,12 +271,14 @@ func load(client *http.Client, url string, review []byte, workers int, d time.Du
 					body, _ := io.ReadAll(resp.Body)
 					resp.Body.Close()
 					if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"allowed":true`)) {
-						err = fmt.Errorf("HTTP %d", resp.StatusCode)
+						err = fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, body)
 					}
 				}
 				n.Add(1)
 				if err != nil {
-					errs.Add(1)
+					if errs.Add(1) == 1 {
+						firstErr.Store(err.Error())
+					}
 					continue
 				}
 				mine = append(mine, time.Since(t0))
@@ -289,6 +294,9 @@ func load(client *http.Client, url string, review []byte, workers int, d time.Du
 	r.Extra = <-extra
 	r.Cut, r.Attackers, r.Answered, r.Hostile, r.Slowest = attack.Cut, attack.Attackers, attack.Answered, attack.Hostile, attack.Slowest
 	r.Requests, r.Errors = n.Load(), errs.Load()
+	if e, ok := firstErr.Load().(string); ok {
+		r.Extra = strings.TrimPrefix(r.Extra+"; first error: "+e, "; ")
+	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	if len(lat) > 0 {
 		r.P50, r.P99, r.Max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
