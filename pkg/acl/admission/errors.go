@@ -1,8 +1,6 @@
 package admission
 
 import (
-	"gopkg.in/yaml.v3"
-
 	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -18,12 +16,3 @@ type SourceErrors = srcerr.Errors[settingsKind]
 
 // withFile sets File on every error that has none.
 func withFile(err error, file string) error { return srcerr.WithFile[settingsKind](err, file) }
-
-// located builds a SourceError at a node.
-func located(n *yaml.Node, value, msg string) *SourceError {
-	e := &SourceError{Value: value, Msg: msg}
-	if n != nil {
-		e.Line, e.Column = n.Line, n.Column
-	}
-	return e
-}

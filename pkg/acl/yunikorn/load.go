@@ -281,15 +281,6 @@ func withoutChecksum(content []byte) []byte {
 	return content[:at]
 }
 
-// located builds a SourceError at a node of the document.
-func located(n *yaml.Node, loc layout.Locator, value, msg string) *SourceError {
-	e := &SourceError{Value: value, Msg: msg}
-	if n != nil {
-		e.Line, e.Column = loc.At(n.Line, n.Column)
-	}
-	return e
-}
-
 // yamlLineRE splits the line off a YAML error or type error message.
 var yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
 
