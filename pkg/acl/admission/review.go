@@ -297,6 +297,20 @@ type template struct {
 // as YuniKorn's. A CronJob is decoded as batch/v1beta1, as YuniKorn does;
 // its JSON shape is that of batch/v1.
 func podTemplate(kind string, raw []byte) (template, bool, error) {
+	path, t, err := podTemplateSpec(kind, raw)
+	if path == "" {
+		return template{}, false, nil
+	}
+	if err != nil {
+		return template{}, true, err
+	}
+	return template{labels: t.Labels, annotations: t.Annotations, path: path}, true, nil
+}
+
+// podTemplateSpec decodes a workload and returns the annotations patch path
+// of its pod template and the template; the path is "" for a kind that is
+// not a workload.
+func podTemplateSpec(kind string, raw []byte) (string, corev1.PodTemplateSpec, error) {
 	var t *corev1.PodTemplateSpec
 	var obj any
 	path := templateAnnotationsPath
@@ -321,10 +335,10 @@ func podTemplate(kind string, raw []byte) (template, bool, error) {
 		obj, t = o, &o.Spec.JobTemplate.Spec.Template
 		path = cronJobAnnotationsPath
 	default:
-		return template{}, false, nil
+		return "", corev1.PodTemplateSpec{}, nil
 	}
 	if err := json.Unmarshal(raw, obj); err != nil {
-		return template{}, true, err
+		return path, corev1.PodTemplateSpec{}, err
 	}
-	return template{labels: t.Labels, annotations: t.Annotations, path: path}, true, nil
+	return path, *t, nil
 }
