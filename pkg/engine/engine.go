@@ -68,7 +68,7 @@ func Decide(ctx context.Context, e Engine, entrypoint string, input []byte) (jso
 // not), so the in-process engines answer it before any policy reads it, as
 // the native reference does.
 func nonCanonical(ep string, input []byte) json.RawMessage {
-	if ep != translate.EntrypointAdmissionReview {
+	if ep != translate.EntrypointAdmissionReview && ep != translate.EntrypointAdmissionQueue {
 		return nil
 	}
 	return admission.NonCanonicalReview(input)

@@ -65,6 +65,14 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 			st = admission.DefaultSettings()
 		}
 		return st.Review(input, ReplicatedNamespaces(n.src.Kubernetes)), nil
+	case translate.EntrypointAdmissionQueue:
+		if n.src.Queues == nil || n.src.Admission == nil {
+			break
+		}
+		unique, noGang := n.src.QueueReviewFlags()
+		q := &admission.QueueReview{Settings: n.src.Admission, Tree: n.src.Queues, Resolver: n.resolver,
+			UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: ReplicatedNamespaces(n.src.Kubernetes)}
+		return q.Review(input), nil
 	}
 	return nil, unknownEntrypoint(ep, n.src.Entrypoints())
 }

@@ -382,6 +382,9 @@ func (s *Sources) Data() map[string]any {
 	}
 	if s.Admission != nil {
 		aclc["admission"] = AdmissionData(s.Admission)
+		if s.Queues != nil {
+			aclc["admission_queue"] = s.AdmissionQueueData()
+		}
 	}
 	if s.VOV != nil {
 		v := VOVData(s.VOV)
@@ -405,6 +408,9 @@ func (s *Sources) Entrypoints() []string {
 	}
 	if s.Admission != nil {
 		eps = append(eps, EntrypointAdmissionReview)
+		if s.Queues != nil {
+			eps = append(eps, EntrypointAdmissionQueue)
+		}
 	}
 	if s.VOV != nil {
 		eps = append(eps, EntrypointVOV)
@@ -423,4 +429,4 @@ const (
 const ClusterIDKey = "service.clusterId"
 
 // AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointYuniKornPlacement, EntrypointAdmissionReview, EntrypointVOV}
+var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointYuniKornPlacement, EntrypointAdmissionReview, EntrypointAdmissionQueue, EntrypointVOV}
