@@ -69,9 +69,7 @@ func randomAdmissionConfig(r *rand.Rand) string {
 		"admissionController.accessControl.trustControllers": {"false"},
 	}
 	for k, v := range randomStringMap(r, settings) {
-		if r.IntN(3) == 0 {
-			data[k] = v.(string)
-		}
+		data[k] = v.(string)
 	}
 	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn"}, "data": data}
 	b, _ := yaml.Marshal(cm)
