@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // fuzzSettings are the settings a fuzzed review is answered with, picked
@@ -98,4 +101,99 @@ func FuzzLoadSettings(f *testing.F) {
 			t.Fatal("nil settings without an error")
 		}
 	})
+}
+
+// fuzzQueueTrees are the queue configurations a fuzzed queue review is
+// answered with: tag rules over the namespace and its parent annotation,
+// every rule that reaches a tag, and the test rule that crashes the
+// scheduler.
+var fuzzQueueTrees = []string{
+	queueConf,
+	"partitions:\n- name: default\n  placementrules:\n  - name: tag\n    value: imagePullSecrets\n    create: true\n  - name: tag\n    value: yunikorn.apache.org/creationTime\n    create: true\n  queues:\n  - name: root\n    submitacl: \"*\"\n",
+	"partitions:\n- name: default\n  placementrules:\n  - name: test\n  queues:\n  - name: root\n",
+}
+
+// FuzzQueueReview feeds random bytes and mutated reviews, seeded with the
+// corpus, to the queue review: it must never panic, and must answer with an
+// AdmissionReview whose denials say why and whose warnings come only with
+// an allow.
+func FuzzQueueReview(f *testing.F) {
+	preset := map[string]string{UserInfoAnnotation: `{"user":"alice"}`, labelQueue: "root.private"}
+	gated := pod(nil, nil)
+	gated["spec"].(map[string]any)["schedulingGates"] = []any{map[string]any{"name": "g"}}
+	seeds := []request{
+		{kind: kindPod, namespace: "team-a", user: "alice", object: obj(f, pod(nil, map[string]string{labelQueue: "root.sandbox"}))},
+		{kind: kindPod, namespace: "on", user: "sue", object: obj(f, pod(preset, map[string]string{labelAppID: "x-uniqueautogen"}))},
+		{kind: kindPod, op: "UPDATE", object: obj(f, pod(preset, nil)), oldObject: obj(f, gated)},
+		{kind: kindPod, object: []byte(`{"metadata":{"creationTimestamp":"2026-01-02T03:04:05Z"},"spec":{"nodeName":"n","imagePullSecrets":[{"name":"a"}]}}`)},
+		{kind: kindCronJob, op: "UPDATE", object: obj(f, workload(kindCronJob, nil, map[string]string{"queue": "root.x"}))},
+	}
+	for _, kind := range []string{kindDeployment, kindReplicaSet, kindStatefulSet, kindDaemonSet, kindJob} {
+		seeds = append(seeds, request{kind: kind, namespace: "batch", user: deploymentController, object: obj(f, workload(kind, preset, nil))})
+	}
+	for i, r := range seeds {
+		f.Add(r.body(f), uint8(i))
+	}
+	for _, in := range corpusInputs(f, "admission-queue-*.yaml") {
+		f.Add(in, uint8(len(in)))
+	}
+	f.Add([]byte(`{"request":{"kind":{"kind":"Pod"},"operation":"CREATE","object":null}}`), uint8(0))
+	trees := make([]*QueueReview, 0, len(fuzzQueueTrees)*2)
+	for _, conf := range fuzzQueueTrees {
+		tree := queueTree(f, conf)
+		namespaces := map[string]Namespace{
+			"default": {}, "off": fuzzNamespaces["off"], "on": fuzzNamespaces["on"],
+			"team-a": {Annotations: map[string]string{annotationParentQueue: "root.teams", annotationNSQuota: `{"cpu":"1"}`, annotationNSMaxApps: "3"}},
+		}
+		trees = append(trees, &QueueReview{Tree: tree, Namespaces: namespaces},
+			&QueueReview{Tree: tree, Settings: fuzzSettings[3], UniqueAppID: true, DisableGangScheduling: true})
+	}
+	f.Fuzz(func(t *testing.T, body []byte, pick uint8) {
+		q := trees[int(pick)%len(trees)]
+		out := q.Review(body)
+		r := decodeResponse(t, out)
+		if len(r.Patch) > 0 {
+			t.Fatalf("the queue review patched: %s", out)
+		}
+		if !r.Allowed && len(r.Warnings) > 0 {
+			t.Fatalf("a denial with warnings: %s", out)
+		}
+		for _, w := range r.Warnings {
+			if !strings.HasPrefix(w, "yunikorn: ") {
+				t.Fatalf("a warning that does not say it is YuniKorn's: %q", w)
+			}
+		}
+	})
+}
+
+// corpusInputs reads the inputs of the conformance corpus files matching
+// pattern, as JSON.
+func corpusInputs(f *testing.F, pattern string) [][]byte {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "tests", "corpus", "yunikorn", pattern))
+	var out [][]byte
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var doc struct {
+			Cases []struct {
+				Input any `yaml:"input"`
+			} `yaml:"cases"`
+		}
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			f.Fatalf("%s: %v", name, err)
+		}
+		for _, c := range doc.Cases {
+			b, err := json.Marshal(c.Input)
+			if err != nil {
+				f.Fatalf("%s: %v", name, err)
+			}
+			out = append(out, b)
+		}
+	}
+	if len(files) == 0 {
+		f.Fatalf("no corpus files match %s", pattern)
+	}
+	return out
 }
