@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/schemas"
 )
 
 // Pools for the queue decision at admission: namespaces and their annotations, users
@@ -176,6 +177,14 @@ func TestPropertyAdmissionQueueEnginesAgree(t *testing.T) {
 	if testing.Short() {
 		wantDecisions = 1000
 	}
+	inSchema, err := schemas.Compile("yunikorn/admission_queue/input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outSchema, err := schemas.Compile("yunikorn/admission_queue/decision.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	decisions, configs, rejected, denied, warned := 0, 0, 0, 0, 0
 	for decisions < wantDecisions {
 		src := randomAdmissionConfig(r)
@@ -192,6 +201,9 @@ func TestPropertyAdmissionQueueEnginesAgree(t *testing.T) {
 		configs++
 		for i := 0; i < 100; i++ {
 			in, _ := json.Marshal(randomAdmissionReview(r))
+			if err := inSchema.Validate(jsonValue(in)); err != nil {
+				t.Fatalf("seed %d: generated input does not follow the input schema: %v\ninput: %s", seed, err, in)
+			}
 			var ref []byte
 			for _, e := range set.Engines {
 				got, err := e.Eval(ctx, translate.EntrypointAdmissionQueue, in)
@@ -205,6 +217,9 @@ func TestPropertyAdmissionQueueEnginesAgree(t *testing.T) {
 					}
 					if strings.Contains(string(got), `"warnings"`) {
 						warned++
+					}
+					if err := outSchema.Validate(jsonValue(got)); err != nil {
+						t.Fatalf("seed %d: the decision does not follow the output schema: %v\ninput: %s\ndecision: %s", seed, err, in, got)
 					}
 				} else if !SameJSON(ref, got) {
 					t.Fatalf("seed %d: %s differs from native\nconfig:\n%s\nnamespaces: %s\ninput: %s\nnative: %s\n%s: %s", seed, e.Name(), src, mustJSON(nss), in, ref, e.Name(), got)
