@@ -65,7 +65,7 @@ type histogram struct {
 func newMetrics() *metrics {
 	m := &metrics{
 		requests:  map[requestKey]uint64{},
-		durations: map[string]*histogram{pathMutate: {}, pathValidate: {}},
+		durations: map[string]*histogram{pathMutate: {}, pathValidate: {}, pathValidateQueue: {}},
 	}
 	m.lastReload.Store(time.Now().Unix()) // the sources loaded at start
 	return m
@@ -75,7 +75,7 @@ func newMetrics() *metrics {
 // is "other", so scanners cannot grow the series without bound.
 func pathLabel(p string) string {
 	switch p {
-	case pathMutate, pathValidate, pathHealthz, pathReadyz, pathMetrics:
+	case pathMutate, pathValidate, pathValidateQueue, pathHealthz, pathReadyz, pathMetrics:
 		return p
 	}
 	return "other"
@@ -142,7 +142,7 @@ func (m *metrics) write(w io.Writer) error {
 
 	bw.WriteString("# HELP aclc_webhook_request_duration_seconds Time to answer an admission request, from the request's headers to the written answer.\n")
 	bw.WriteString("# TYPE aclc_webhook_request_duration_seconds histogram\n")
-	for _, path := range []string{pathMutate, pathValidate} {
+	for _, path := range []string{pathMutate, pathValidate, pathValidateQueue} {
 		h := m.durations[path]
 		var cum uint64
 		for i := range h.counts {

@@ -56,7 +56,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		// without user.info); a denial for the review's uid, which the
 		// API server writes first, refuses it instead.
 		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON &&
-			(r.URL.Path == pathMutate || r.URL.Path == pathValidate) {
+			entrypoints[r.URL.Path] != "" {
 			s.m.decision(false)
 			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
 			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
@@ -78,18 +78,19 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
 		return
 	}
-	validate := r.URL.Path == pathValidate
-	if !validate && r.URL.Path != pathMutate {
+	ep := entrypoints[r.URL.Path]
+	if ep == "" {
 		http.Error(w, msgUnknownPath, http.StatusNotFound)
 		return
 	}
+	validate := r.URL.Path != pathMutate
 	var ar admissionv1.AdmissionReview
 	if _, _, err := deserializer.Decode(body, nil, &ar); err != nil || ar.Request == nil {
 		s.m.decision(false)
 		writeReview(w, []byte(invalidBody))
 		return
 	}
-	resp, allowed, err := s.decide(r.Context(), body, validate)
+	resp, allowed, err := s.decide(r.Context(), body, ep, validate)
 	if err != nil {
 		s.m.engineErrors.Add(1)
 		s.log.Error("webhook: no decision, denied", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", err)
@@ -99,9 +100,17 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	writeReview(w, resp)
 }
 
-// decide asks the engine and checks its answer. For /validate the patch
-// fields are dropped: a validating webhook must not return a patch.
-func (s *Server) decide(ctx context.Context, body []byte, validate bool) (json.RawMessage, bool, error) {
+// entrypoints is the decision each review path answers with.
+var entrypoints = map[string]string{
+	pathMutate:        translate.EntrypointAdmissionReview,
+	pathValidate:      translate.EntrypointAdmissionReview,
+	pathValidateQueue: translate.EntrypointAdmissionQueue,
+}
+
+// decide asks the engine for the decision ep and checks its answer. For a
+// validating path the patch fields are dropped: a validating webhook must
+// not return a patch.
+func (s *Server) decide(ctx context.Context, body []byte, ep string, validate bool) (json.RawMessage, bool, error) {
 	input := body
 	if !json.Valid(body) {
 		// The deserializer took it as YAML; the engine reads JSON.
@@ -115,7 +124,7 @@ func (s *Server) decide(ctx context.Context, body []byte, validate bool) (json.R
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	out, err := s.engine().Eval(ctx, translate.EntrypointAdmissionReview, input)
+	out, err := s.engine().Eval(ctx, ep, input)
 	if err != nil {
 		return nil, false, err
 	}

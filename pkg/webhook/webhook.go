@@ -37,9 +37,12 @@ import (
 const (
 	pathMutate   = "/mutate"
 	pathValidate = "/validate"
-	pathHealthz  = "/healthz"
-	pathReadyz   = "/readyz"
-	pathMetrics  = "/metrics"
+	// pathValidateQueue answers yunikorn/admission/queue: whether YuniKorn
+	// would reject, or place elsewhere, the application of a pod.
+	pathValidateQueue = "/validate-queue"
+	pathHealthz       = "/healthz"
+	pathReadyz        = "/readyz"
+	pathMetrics       = "/metrics"
 )
 
 // Server answers the Kubernetes API server's admission requests with an
@@ -89,7 +92,8 @@ func (s *Server) Reloaded(eng engine.Engine, err error) {
 }
 
 // Handler returns the server's HTTP handler: /mutate and /validate (any
-// method, as YuniKorn), and GET /healthz, /readyz and /metrics.
+// method, as YuniKorn), /validate-queue, and GET /healthz, /readyz and
+// /metrics.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // ListenAndServe listens on the configured address and serves HTTPS until
