@@ -27,7 +27,7 @@ import (
 )
 
 const webhookSynopsis = `aclc webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] SOURCE...
-  aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating]`
+  aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]`
 
 const webhookExamples = `  # Try it locally with a throw-away certificate:
   aclc webhook --self-signed --ca-out ca.pem examples/admission/configmap.yaml
@@ -221,18 +221,19 @@ webhook: user.info is added and checked. --type validating registers /validate
 instead, for clusters where nothing adds user.info and only who may set it is
 enforced. Never both: a validating webhook sees the object after the mutating
 one, so the user.info just added looks pre-set and is refused for every
-requester who may not set it.
+requester who may not set it. --type queue registers /validate-queue, YuniKorn's
+placement at admission; it goes with either of the others.
 `
 
 func runWebhookManifests(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("webhook manifests", "aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating]", manifestsExamples, stderr)
+	fs := newFlags("webhook manifests", "aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]", manifestsExamples, stderr)
 	m := manifest{}
 	fs.StringVar(&m.Service, "service-name", "aclc-webhook", "`name` of the Service in front of 'aclc webhook'")
 	fs.StringVar(&m.Namespace, "namespace", "yunikorn", "`namespace` of that Service")
 	fs.IntVar(&m.Port, "port", 443, "`port` of that Service")
 	caFile := fs.String("ca-file", "", "PEM `file` of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
 	fs.StringVar(&m.FailurePolicy, "failure-policy", "Ignore", "what the API server does when the webhook cannot answer: Ignore (YuniKorn's) or Fail; see the comments in the output")
-	typ := fs.String("type", "mutating", "`type` of webhook configuration: mutating (/mutate, as YuniKorn) or validating (/validate: check only, nothing added)")
+	typ := fs.String("type", "mutating", "`type` of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added) or queue (/validate-queue: refuse pods YuniKorn would reject)")
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -261,8 +262,10 @@ func runWebhookManifests(args []string, stdout, stderr io.Writer) int {
 		m.Kind, m.Path, m.Prefix = "MutatingWebhookConfiguration", "/mutate", "mutate"
 	case "validating":
 		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate", "validate"
+	case "queue":
+		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-queue", "validate-queue"
 	default:
-		return usageErr("--type %q: want mutating or validating", *typ)
+		return usageErr("--type %q: want mutating, validating or queue", *typ)
 	}
 	if *caFile != "" {
 		pemBytes, err := os.ReadFile(*caFile)
@@ -316,9 +319,17 @@ type manifest struct {
 }
 
 var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}} for 'aclc webhook' behind Service {{.Namespace}}/{{.Service}}:
+{{- if eq .Prefix "validate-queue"}}
+# YuniKorn's placement at admission (yunikorn/admission/queue): a pod, or a
+# workload whose pods, YuniKorn would reject is refused with the reason; one it
+# would place elsewhere than the queue it names is admitted with a warning.
+# It changes nothing, so it goes with either user.info webhook.
+{{- else}}
 # YuniKorn's admission rules for the yunikorn.apache.org/user.info annotation
 # (who may set it, its validity, no change on pod UPDATE{{if eq .Prefix "mutate"}}, and adding it on CREATE{{end}}).
-{{- if eq .Prefix "mutate"}}
+{{- end}}
+{{- if eq .Prefix "validate-queue"}}
+{{- else if eq .Prefix "mutate"}}
 # Registered as YuniKorn registers its own webhook (path /mutate, same rules).
 # Do not also register 'aclc webhook manifests --type validating': a validating
 # webhook sees the object after this one, so the user.info added here looks
@@ -346,7 +357,7 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 apiVersion: admissionregistration.k8s.io/v1
 kind: {{.Kind}}
 metadata:
-  name: aclc-yunikorn-user-info
+  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else}}user-info{{end}}
 webhooks:
   - name: {{.Prefix}}.{{.Service}}.{{.Namespace}}.svc
     admissionReviewVersions: ["v1"]

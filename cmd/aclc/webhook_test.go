@@ -381,6 +381,23 @@ func TestWebhookManifests(t *testing.T) {
 		}
 	})
 
+	t.Run("queue registers the placement check", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "queue", "--ca-file", caFile)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var c admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
+			t.Fatalf("not a ValidatingWebhookConfiguration: %v\n%s", err, stdout)
+		}
+		if c.Kind != "ValidatingWebhookConfiguration" || c.Name != "aclc-yunikorn-queue" || len(c.Webhooks) != 1 || c.Webhooks[0].Name != "validate-queue.aclc-webhook.yunikorn.svc" {
+			t.Fatalf("%+v", c)
+		}
+		w := c.Webhooks[0]
+		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
+			common{ns: "yunikorn", path: "/validate-queue", port: 443, policy: "Ignore", ca: caPEM})
+	})
+
 	refused := []struct {
 		name string
 		args []string
