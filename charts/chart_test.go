@@ -291,12 +291,20 @@ type webhookSpec struct {
 	rules             []admissionregistrationv1.RuleWithOperations
 }
 
-// theWebhook returns the one webhook the chart registers, failing unless
-// there is exactly one configuration of exactly one kind with one webhook.
+// queueConfiguration is the name of the placement check's configuration.
+const queueConfiguration = "aclc-yunikorn-queue"
+
+// theWebhook returns the one user.info webhook the chart registers, failing
+// unless there is exactly one such configuration of exactly one kind with
+// one webhook; the placement check (queueConfiguration) is not one of them.
 func (r *rendered) theWebhook(t *testing.T) webhookSpec {
 	t.Helper()
-	if len(r.mutating)+len(r.validating) != 1 {
-		t.Fatalf("%d mutating and %d validating webhook configurations: want exactly one (never both)", len(r.mutating), len(r.validating))
+	validating := len(r.validating)
+	if _, ok := r.validating[queueConfiguration]; ok {
+		validating--
+	}
+	if len(r.mutating)+validating != 1 {
+		t.Fatalf("%d mutating and %d validating user.info webhook configurations: want exactly one (never both)", len(r.mutating), validating)
 	}
 	var w webhookSpec
 	notIn := func(sel *metav1.LabelSelector) []string {
@@ -317,7 +325,10 @@ func (r *rendered) theWebhook(t *testing.T) webhookSpec {
 		h := c.Webhooks[0]
 		w = webhookSpec{"mutating", c.Annotations, h.Name, h.ClientConfig, h.FailurePolicy, h.SideEffects, h.TimeoutSeconds, h.AdmissionReviewVersions, notIn(h.NamespaceSelector), h.Rules}
 	}
-	for _, c := range r.validating {
+	for name, c := range r.validating {
+		if name == queueConfiguration {
+			continue
+		}
 		if len(c.Webhooks) != 1 {
 			t.Fatalf("%d webhooks, want 1", len(c.Webhooks))
 		}
@@ -337,11 +348,13 @@ func TestChart(t *testing.T) {
 		excluded      []string
 		certManager   bool
 		serve         bool
+		noQueue       bool // webhook.queue.enabled=false
 	}{
 		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
 		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, certManager: true},
 		{name: "validating, Fail, kube-system left out", sets: []string{"webhook.type=validating", "webhook.failurePolicy=Fail", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
 		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
+		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, noQueue: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -419,6 +432,8 @@ func TestChart(t *testing.T) {
 				checkGeneratedCertificate(t, w.client.CABundle, r.secrets[tlsSecret])
 			}
 
+			checkQueueWebhook(t, r, w, !tt.noQueue)
+
 			serve := r.deployments["aclc-serve"]
 			if tt.serve {
 				if serve == nil || r.services["aclc-serve"] == nil {
@@ -430,6 +445,51 @@ func TestChart(t *testing.T) {
 				t.Error("aclc-serve rendered with serve.enabled false")
 			}
 		})
+	}
+}
+
+// checkQueueWebhook checks the placement check's configuration: present
+// when enabled, at /validate-queue of the same Service, with the user.info
+// webhook's policy, timeout, namespaces, rules and CA.
+func checkQueueWebhook(t *testing.T, r *rendered, w webhookSpec, enabled bool) {
+	t.Helper()
+	c, ok := r.validating[queueConfiguration]
+	if !enabled {
+		if ok {
+			t.Errorf("%s rendered with webhook.queue.enabled false", queueConfiguration)
+		}
+		return
+	}
+	if !ok || len(c.Webhooks) != 1 {
+		t.Fatalf("no %s with one webhook: %v", queueConfiguration, keys(r.validating))
+	}
+	h := c.Webhooks[0]
+	svc := h.ClientConfig.Service
+	if svc == nil || svc.Name != webhookService || svc.Namespace != namespace || svc.Path == nil || *svc.Path != "/validate-queue" || svc.Port == nil || *svc.Port != 443 {
+		t.Errorf("queue clientConfig.service %+v: want %s/%s port 443 path /validate-queue", svc, namespace, webhookService)
+	}
+	if !strings.HasPrefix(h.Name, "validate-queue.") {
+		t.Errorf("queue webhook name %s", h.Name)
+	}
+	if deref(h.FailurePolicy) != deref(w.failurePolicy) || deref(h.TimeoutSeconds) != deref(w.timeoutSeconds) || deref(h.SideEffects) != deref(w.sideEffects) {
+		t.Errorf("queue webhook policy %v timeout %v side effects %v, differ from the user.info webhook's", deref(h.FailurePolicy), deref(h.TimeoutSeconds), deref(h.SideEffects))
+	}
+	if !bytes.Equal(h.ClientConfig.CABundle, w.client.CABundle) || c.Annotations["cert-manager.io/inject-ca-from"] != w.annotations["cert-manager.io/inject-ca-from"] {
+		t.Error("queue webhook's CA differs from the user.info webhook's")
+	}
+	var excluded []string
+	if h.NamespaceSelector != nil {
+		for _, e := range h.NamespaceSelector.MatchExpressions {
+			if e.Key == "kubernetes.io/metadata.name" && e.Operator == "NotIn" {
+				excluded = e.Values
+			}
+		}
+	}
+	if !slices.Equal(excluded, w.namespaceSelector) {
+		t.Errorf("queue namespaceSelector leaves out %v, want %v", excluded, w.namespaceSelector)
+	}
+	if fmt.Sprint(h.Rules) != fmt.Sprint(w.rules) {
+		t.Errorf("queue rules %+v, want %+v", h.Rules, w.rules)
 	}
 }
 
@@ -446,6 +506,7 @@ func TestChartRefuses(t *testing.T) {
 		{"certificates.provider=vault", "certificates.provider"},
 		// A misspelt key would otherwise be ignored silently.
 		{"webhook.failurepolicy=Fail", "failurepolicy"},
+		{"webhook.queue.enabled=yes", "webhook.queue.enabled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
