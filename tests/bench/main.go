@@ -127,7 +127,7 @@ func main() {
 	placeDepth := &scenario{name: "placement-depth", what: fmt.Sprintf("generated: %d queues up to 10 levels deep, the deepest queue's user placed there by the implicit provided rule", dc.Queues),
 		ep: translate.EntrypointYuniKornPlacement, src: dc.YAML, queues: dc.Queues, names: dc.Names,
 		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, dc.DeepQueue, dc.DeepUser))}
-	scenarios := []*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}
+	scenarios := append([]*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}, queueScenarios(large, lc)...)
 
 	var results = map[string][]result{}
 	for _, sc := range scenarios {
