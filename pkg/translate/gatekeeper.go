@@ -210,6 +210,9 @@ func GatekeeperManifests(s *Sources) ([]byte, error) {
 	if err := encodeYAML(&buf, cons); err != nil {
 		return nil, err
 	}
+	if err := gatekeeperQueueManifests(s, &buf); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
 }
 
