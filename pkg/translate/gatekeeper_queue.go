@@ -19,7 +19,6 @@ const (
 	// GatekeeperQueueWarnConstraint reports the warnings: Gatekeeper answers
 	// the violations of a warn Constraint as admission warnings.
 	GatekeeperQueueWarnConstraint = "yunikorn-queue-warnings"
-	gatekeeperCompiledPackage     = "lib.yunikorn.compiled"
 )
 
 // gatekeeperQueueRewrites turn the queue decision, placement and the queue
@@ -37,26 +36,27 @@ var gatekeeperQueueRewrites = []struct {
 	{"admission/queue.rego", `flags := object.get(data.aclc, "admission_queue", {})` + "\n", `flags := object.get(input, "flags", {})` + "\n", 1},
 	{"admission/queue.rego", "o := data.kubernetes.namespaces[namespace]\n", "o := adm.namespace_object\n", 1},
 	{"admission/queue.rego", "_ = data.kubernetes.namespaces[namespace]\n", "is_object(adm.namespace_object)\n", 1},
-	{"admission/queue.rego", "d := data.yunikorn.placement.decision with input", "d := data.lib.yunikorn.placement.decision with input", 1},
+	{"admission/queue.rego", `d := data.yunikorn.placement.decision with input as {"partition": "default", "application": application}`,
+		`d := data.lib.yunikorn.placement.decision with input as {"partition": "default", "application": application, "yunikorn": input.yunikorn}`, 1},
 	{"yunikorn/placement.rego", "package yunikorn.placement\n", "package lib.yunikorn.placement\n", 1},
 	{"yunikorn/placement.rego", "import data.yunikorn.queues as yq\n", "import data.lib.yunikorn.queues as yq\n", 1},
 	{"yunikorn/placement.rego", "# schemas:\n#   - input: schema.yunikorn.placement.input\n", "", 1},
-	{"yunikorn/placement.rego", "yk := data.aclc.yunikorn\n", "yk := data." + gatekeeperCompiledPackage + ".yunikorn\n", 1},
+	{"yunikorn/placement.rego", "yk := data.aclc.yunikorn\n", "yk := input.yunikorn\n", 1},
 	{"yunikorn/queues.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
 	{"yunikorn/queues.rego", "# schemas:\n#   - input: schema.yunikorn.queues.input\n", "", 1},
-	{"yunikorn/queues.rego", "partitions := data.aclc.yunikorn.partitions\n", "partitions := data." + gatekeeperCompiledPackage + ".yunikorn.partitions\n", 1},
+	{"yunikorn/queues.rego", "partitions := data.aclc.yunikorn.partitions\n", "partitions := input.yunikorn.partitions\n", 1},
 	{"yunikorn/groups_static.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
-	{"yunikorn/groups_static.rego", "data.aclc.yunikorn", "data." + gatekeeperCompiledPackage + ".yunikorn", 4},
+	{"yunikorn/groups_static.rego", "data.aclc.yunikorn", "input.yunikorn", 4},
 }
 
 // gatekeeperQueueModules are the rewritten modules, in library order.
-var gatekeeperQueueModules = []string{"admission/queue.rego", "yunikorn/placement.rego", "yunikorn/queues.rego", "yunikorn/groups_static.rego"}
+var gatekeeperQueueModules = []string{"admission/queue.rego", "yunikorn/placement.rego", "yunikorn/queues.rego"}
 
 // gatekeeperQueueTemplateRego is the queue template's entry module: the
 // library answers the AdmissionReview as aclc's queue decision does; a
 // Constraint reports either its refusals or its warnings (parameter
 // report), so that a deny and a warn Constraint of one template give both.
-// %s: the default settings, the parameter names.
+// %s: the default settings, the parameter names, the compiled configuration.
 const gatekeeperQueueTemplateRego = `package yunikornqueue
 
 # Refuses a pod, or a workload whose pods, YuniKorn's scheduler would reject (the
@@ -88,7 +88,10 @@ flags := {
 	"disable_gang_scheduling": object.get(params, "disableGangScheduling", false) == true,
 }
 
-lib_input := {"request": input.review, "settings": settings, "flags": flags, "namespace_object": object.get(input.review, "namespaceObject", null)}
+# The YuniKorn queue configuration aclc compiled, as the queue decision reads it.
+compiled := %s
+
+lib_input := {"request": input.review, "settings": settings, "flags": flags, "namespace_object": object.get(input.review, "namespaceObject", null), "yunikorn": compiled}
 
 decision := d if {
 	d := admission_queue.review with input as lib_input
@@ -112,9 +115,12 @@ violation contains {"msg": msg, "details": details} if {
 `
 
 // gatekeeperQueueLibrary returns the libraries of the queue template: the
-// admission library, the rewritten queue decision, placement and queue
-// modules, and the compiled configuration as a constant.
-func gatekeeperQueueLibrary(s *Sources) ([]string, error) {
+// admission library and the rewritten queue decision, placement and queue
+// modules. They read the compiled configuration from input.yunikorn, which
+// the template passes: a library constant would be type-checked key by key
+// against what the policy reads, and Gatekeeper's driver does not resolve
+// every reference into a library rule's value.
+func gatekeeperQueueLibrary() ([]string, error) {
 	libs, err := GatekeeperLibrary()
 	if err != nil {
 		return nil, err
@@ -134,25 +140,13 @@ func gatekeeperQueueLibrary(s *Sources) ([]string, error) {
 		}
 		out[rw.module] = strings.ReplaceAll(src, rw.old, rw.new)
 	}
+	// Gatekeeper keeps one library module per package: the static group
+	// lookup joins the queue library it belongs to.
+	groups := strings.Replace(out["yunikorn/groups_static.rego"], "package lib.yunikorn.queues\n", "", 1)
+	out["yunikorn/queues.rego"] += "\n" + groups
 	for _, m := range gatekeeperQueueModules {
 		libs = append(libs, yamlSafe(out[m]))
 	}
-	data := YuniKornData(s.Queues)
-	for k, v := range s.Groups().data() {
-		data[k] = v
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(data); err != nil {
-		return nil, fmt.Errorf("gatekeeper: encode the queue configuration: %w", err)
-	}
-	// Through a function, so that the type checker takes the value as any:
-	// the policy reads keys (an unbuilt partition's error, a static
-	// resolver's groups) this configuration may not have, as it reads
-	// data.aclc.yunikorn.
-	libs = append(libs, "# The YuniKorn queue configuration aclc compiled, as the queue decision reads it.\npackage "+
-		gatekeeperCompiledPackage+"\n\nyunikorn := opaque("+strings.TrimSpace(b.String())+")\n\nopaque(x) := x\n")
 	return libs, nil
 }
 
@@ -173,9 +167,19 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 		fmt.Fprintf(buf, "---\n# No %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks.\n", GatekeeperQueueKind, s.Groups())
 		return nil
 	}
-	libs, err := gatekeeperQueueLibrary(s)
+	libs, err := gatekeeperQueueLibrary()
 	if err != nil {
 		return err
+	}
+	compiled := YuniKornData(s.Queues)
+	for k, v := range s.Groups().data() {
+		compiled[k] = v
+	}
+	var cb bytes.Buffer
+	enc := json.NewEncoder(&cb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(compiled); err != nil {
+		return fmt.Errorf("gatekeeper: encode the queue configuration: %w", err)
 	}
 	defaults, err := json.Marshal(AdmissionData(admission.DefaultSettings()))
 	if err != nil {
@@ -189,7 +193,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 	if err != nil {
 		return err
 	}
-	tmpl := gatekeeperTemplate(fmt.Sprintf(gatekeeperQueueTemplateRego, defaults, f), libs)
+	tmpl := gatekeeperTemplate(fmt.Sprintf(gatekeeperQueueTemplateRego, defaults, f, strings.TrimSpace(cb.String())), libs)
 	// The user.info template's shape, with the queue template's names,
 	// description and parameters.
 	tmpl[2] = kv{"metadata", ordered{

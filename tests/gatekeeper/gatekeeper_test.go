@@ -72,11 +72,15 @@ func aclc(t testing.TB) string {
 	return aclcPath
 }
 
-// manifests is what `aclc build --target gatekeeper` wrote.
+// manifests is what `aclc build --target gatekeeper` wrote: the user.info
+// template and Constraint, and the queue template with its Constraints.
 type manifests struct {
 	Template   *v1.ConstraintTemplate
 	Constraint *unstructured.Unstructured
 	Raw        []byte
+
+	QueueTemplate    *v1.ConstraintTemplate
+	QueueConstraints []*unstructured.Unstructured
 }
 
 // build runs `aclc build --target gatekeeper` on a source and reads the
@@ -104,15 +108,27 @@ func build(t testing.TB, source []byte) (*manifests, error) {
 			t.Fatalf("document %d: %v", i, err)
 		}
 		switch probe.Kind {
+		case "":
+			// A comment only (a template left out, and why).
 		case "ConstraintTemplate":
-			m.Template = &v1.ConstraintTemplate{}
-			if err := sigsyaml.UnmarshalStrict(doc, m.Template); err != nil {
+			ct := &v1.ConstraintTemplate{}
+			if err := sigsyaml.UnmarshalStrict(doc, ct); err != nil {
 				t.Fatalf("ConstraintTemplate does not decode strictly as templates.gatekeeper.sh/v1: %v", err)
 			}
+			if ct.Name == "yunikornqueue" {
+				m.QueueTemplate = ct
+			} else {
+				m.Template = ct
+			}
 		default:
-			m.Constraint = &unstructured.Unstructured{}
-			if err := sigsyaml.Unmarshal(doc, &m.Constraint.Object); err != nil {
+			c := &unstructured.Unstructured{}
+			if err := sigsyaml.Unmarshal(doc, &c.Object); err != nil {
 				t.Fatalf("document %d: %v", i, err)
+			}
+			if probe.Kind == "YuniKornQueue" {
+				m.QueueConstraints = append(m.QueueConstraints, c)
+			} else {
+				m.Constraint = c
 			}
 		}
 	}
