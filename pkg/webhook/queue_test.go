@@ -126,12 +126,19 @@ func TestValidateQueue(t *testing.T) {
 
 // TestValidateQueueEngineErrorDenies: an engine that cannot answer the
 // queue decision (here one that only knows the user.info review) refuses
-// the pod, failing closed.
+// the pod, failing closed, until a reload brings one that can.
 func TestValidateQueueEngineErrorDenies(t *testing.T) {
 	r := startTLS(t, &fakeEngine{}, NewConfig().WithLogger(discard))
 	resp, b := r.post(t, "/validate-queue", review(t, "q-3", "alice", nil, samplePod(nil)))
 	got := decodeReview(t, resp, b)
 	if got.UID != "q-3" || got.Allowed || got.Result == nil || !strings.Contains(got.Result.Message, "internal error: unknown entrypoint") {
 		t.Fatalf("response %+v, want an internal-error denial", got)
+	}
+	// A reload that brings the queue decision makes the path answer it.
+	r.srv.Reloaded(queueEngine(t), nil)
+	resp, b = r.post(t, "/validate-queue", review(t, "q-4", "alice", []string{"devs"}, queuePod("root.sandbox", "app-4")))
+	got = decodeReview(t, resp, b)
+	if got.UID != "q-4" || !got.Allowed || got.Result != nil || len(got.Warnings) != 0 {
+		t.Fatalf("after the reload: response %+v, want allowed without warnings", got)
 	}
 }
