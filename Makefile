@@ -103,17 +103,17 @@ demo: build
 	  $(BIN) build --target wasm -o $(OUT)/$$n-wasm.tar.gz $$f >/dev/null || exit 1; \
 	done
 	@echo "== examples/yunikorn/acl-doc.yaml: the ACL documentation's partition (sue; john in dev; bob in test)"
-	@$(BIN) report --engine wasm --as sue --as john:dev --as bob:test examples/yunikorn/acl-doc.yaml
+	@$(BIN) report --engine wasm --as sue --as john --as-group dev --as bob --as-group test examples/yunikorn/acl-doc.yaml
 	@for f in examples/yunikorn/sue.yaml examples/yunikorn/sue-dev.yaml examples/yunikorn/dev-test.yaml examples/yunikorn/deny-all.yaml; do \
 	  echo "== $$f"; \
-	  $(BIN) report --engine wasm --as sue --as john:dev --as bob:test $$f || exit 1; \
+	  $(BIN) report --engine wasm --as sue --as john --as-group dev --as bob --as-group test $$f || exit 1; \
 	done
 	@for f in examples/yunikorn/default-config.yaml examples/yunikorn/configmap.yaml examples/yunikorn/org.yaml; do \
 	  echo "== $$f"; $(BIN) report $$f || exit 1; $(BIN) check $$f || exit 1; echo; \
 	done
 	@echo "== examples/yunikorn/helm: the chart's yunikorn-defaults under an operator's yunikorn-configs, flattened as YuniKorn does"
 	@$(BIN) check examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml examples/yunikorn/helm/namespaces.yaml
-	@$(BIN) report --engine wasm --as sue:admins --as bob examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
+	@$(BIN) report --engine wasm --as sue --as-group admins --as bob examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
 	@echo "== the same decision on every engine (john, in dev, administers root.test)"
 	@for e in native rego opa-wasm wasm; do \
 	  printf '%-9s ' $$e; \

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
@@ -27,21 +29,31 @@ ConfigMaps (yunikorn-defaults, then yunikorn-configs) are flattened key by key.
 Check separate configurations with one command each.
 `
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", "aclc check SOURCE...", checkExamples, stderr)
-	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
-	resolver := fs.String("resolver", "", "the group `resolver` to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
+// checkOptions are check's flags.
+type checkOptions struct {
+	kind, resolver string
+}
+
+func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
+	kindFlag(fs, &o.kind)
+	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
+}
+
+func newCheckCommand() *cobra.Command {
+	o := &checkOptions{}
+	cmd := newCommand("check [flags] SOURCE...", "validate sources and warn about YuniKorn's and VOV's traps", checkExamples, o.run)
+	checkFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout := cmd.OutOrStdout()
 	if len(srcs) == 0 {
-		errorf(stderr, "check: no SOURCE given")
-		fs.Usage()
-		return exitUsage
+		return usageErr(cmd, "no SOURCE given")
 	}
 	names := strings.Join(srcs, ", ")
-	s, err := translate.LoadSources(srcs, translate.Kind(*kind))
+	s, err := readSourceFiles(srcs, translate.Kind(o.kind))
 	if err != nil {
 		fmt.Fprintln(stdout, err)
 		if c := translate.Consequence(err); c != "" {
@@ -83,7 +95,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			warnings++
 		}
 	}
-	if dir, ok := ldapDir(s, *resolver); ok {
+	if dir, ok := ldapDir(s, o.resolver); ok {
 		ds, err := diagnoseLDAP(names, dir)
 		for _, d := range ds {
 			fmt.Fprintln(stdout, d)

@@ -11,6 +11,7 @@ import (
 // owner); OWNER (the project owner); SERVER and UNDEF entries, which match
 // nobody.
 func TestReportVOVObjectsAndAgents(t *testing.T) {
+	t.Setenv("COLUMNS", "1000")
 	path := writeFile(t, "acls.yaml", `vov: {owner: cadmin, host: vovhost}
 objects:
   - type: file

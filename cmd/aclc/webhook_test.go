@@ -75,7 +75,7 @@ func TestWebhookUsage(t *testing.T) {
 		{"--ca-out without --self-signed", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--ca-out", "ca.pem", settings}, exitUsage, "go with --self-signed"},
 		{"no source", []string{"--self-signed"}, exitUsage, "no SOURCE"},
 		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
-		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "flag provided but not defined"},
+		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "unknown flag: --nope"},
 		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
 		{"a source without YuniKorn configuration is refused, naming the file",
 			[]string{"--self-signed", "../../examples/vov/acls.yaml"}, exitError,
@@ -89,8 +89,13 @@ func TestWebhookUsage(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr)
 			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q does not contain %q", stderr, tt.want)
+			// Help goes to stdout, every complaint to stderr.
+			got := stderr
+			if tt.code == exitOK {
+				got = stdout
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output %q does not contain %q", got, tt.want)
 			}
 			if strings.Contains(stdout, "listening") {
 				t.Errorf("listened: %s", stdout)
