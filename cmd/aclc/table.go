@@ -35,8 +35,11 @@ type table struct {
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 const (
-	columnGap     = 2
-	minWrapColumn = 16
+	columnGap = 2
+	// A wrap column is narrowed to 16 columns first, and only then, if the
+	// table still does not fit, to 6.
+	minWrapColumn  = 16
+	lastWrapColumn = 6
 )
 
 // render writes the table in at most width columns where it can: the
@@ -93,8 +96,15 @@ func (t *table) render(w io.Writer, width int) {
 }
 
 // fit narrows the wrap columns until the table fits width, never below
-// minWrapColumn (or their natural width, when smaller).
+// minWrapColumn, then lastWrapColumn (or their natural width, when
+// smaller). A table whose other columns are wider than the terminal is
+// left wider.
 func (t *table) fit(widths []int, width int) {
+	t.fitTo(widths, width, minWrapColumn)
+	t.fitTo(widths, width, lastWrapColumn)
+}
+
+func (t *table) fitTo(widths []int, width, floor int) {
 	total := func() int {
 		s := columnGap * (len(widths) - 1)
 		for _, w := range widths {
@@ -106,14 +116,14 @@ func (t *table) fit(widths []int, width int) {
 		// Take one column from the widest wrap column still above the floor.
 		best := -1
 		for i, w := range widths {
-			if i < len(t.wrap) && t.wrap[i] && w > minWrapColumn && (best < 0 || w > widths[best]) {
+			if i < len(t.wrap) && t.wrap[i] && w > floor && (best < 0 || w > widths[best]) {
 				best = i
 			}
 		}
 		if best < 0 {
 			return
 		}
-		widths[best] -= min(widths[best]-minWrapColumn, max(1, total()-width))
+		widths[best]--
 	}
 }
 
