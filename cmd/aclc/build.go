@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -108,6 +110,10 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	} else {
 		b, err = translate.RegoBundle(s)
 	}
+	var builtins []string
+	if err == nil {
+		builtins, err = annotateBundle(b, s, o.target, srcs)
+	}
 	if err == nil && o.signingKey != "" {
 		err = translate.SignBundle(b, translate.Signing{KeyFile: o.signingKey, Algorithm: o.signingAlg, KeyID: o.signingKeyID, ClaimsFile: o.claimsFile})
 	}
@@ -123,16 +129,9 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	var needs []string
-	if s.Groups().NeedsHostBuiltin() {
-		needs = append(needs, "aclc.user_groups")
-	}
-	if s.Admission != nil && !s.Portable {
-		needs = append(needs, "aclc's admission decoding builtins")
-	}
 	builtin := "no custom builtins"
-	if len(needs) > 0 {
-		builtin = "needs " + strings.Join(needs, " and ")
+	if len(builtins) > 0 {
+		builtin = "needs " + strings.Join(builtins, ", ")
 	}
 	signed := ""
 	if o.signingKey != "" {
@@ -144,5 +143,82 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		summary = stderr
 	}
 	fmt.Fprintf(summary, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s%s)\n", o.out, o.target, len(data), s.Entrypoints(), s.Groups(), builtin, signed)
+	if len(builtins) > 0 {
+		// Stock OPA refuses the bundle at load ("undefined function"):
+		// say so now, not when it is deployed.
+		errorf(stderr, "build: warning: %s calls aclc's builtins %s: stock opa run and opa eval refuse it (undefined function); serve it with aclc serve, or build with --portable for a bundle stock OPA runs", o.out, strings.Join(builtins, ", "))
+	}
 	return exitOK
+}
+
+// annotateBundle writes into the manifest's metadata what the bundle is:
+// the aclc that built it, the aclc builtins its modules call, its
+// decisions and its sources. It returns the builtins.
+func annotateBundle(b *bundle.Bundle, s *translate.Sources, target string, srcs []string) ([]string, error) {
+	builtins, err := calledBuiltins(b)
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]string, len(srcs))
+	for i, p := range srcs {
+		sources[i] = p
+		if p == "-" {
+			sources[i] = stdinName
+		}
+	}
+	if b.Manifest.Metadata == nil {
+		b.Manifest.Metadata = map[string]any{}
+	}
+	b.Manifest.Metadata["aclc"] = map[string]any{
+		"version":   aclcVersion(),
+		"target":    target,
+		"builtins":  toAny(builtins),
+		"decisions": toAny(s.Entrypoints()),
+		"sources":   toAny(sources),
+	}
+	return builtins, nil
+}
+
+// toAny makes a list a bundle manifest round-trips through JSON unchanged.
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// calledBuiltins lists, sorted, the aclc builtins the bundle's Rego calls:
+// what a runtime must provide, read from the modules themselves.
+func calledBuiltins(b *bundle.Bundle) ([]string, error) {
+	seen := map[string]bool{}
+	note := func(op ast.Ref) {
+		if name := op.String(); strings.HasPrefix(name, "aclc.") {
+			seen[name] = true
+		}
+	}
+	for _, mf := range b.Modules {
+		m := mf.Parsed
+		if m == nil {
+			var err error
+			if m, err = ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+				return nil, fmt.Errorf("%s: %w", mf.Path, err)
+			}
+		}
+		ast.WalkExprs(m, func(e *ast.Expr) bool {
+			if e.IsCall() {
+				note(e.Operator())
+			}
+			return false
+		})
+		ast.WalkTerms(m, func(t *ast.Term) bool {
+			if c, ok := t.Value.(ast.Call); ok && len(c) > 0 {
+				if r, ok := c[0].Value.(ast.Ref); ok {
+					note(r)
+				}
+			}
+			return false
+		})
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }
