@@ -16,7 +16,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-const serveSynopsis = `serve [--addr 127.0.0.1:8181] [--resolver R] [--static-groups] [--log-level L] [--decision-logs]
+const serveSynopsis = `serve [--addr 127.0.0.1:8181] [--resolver R] [--static-groups] [--log-format json|text] [--log-level L] [--decision-logs]
         [--verification-key FILE [--verification-key-id ID] [--signing-alg ALG] [--scope S]]
         (SOURCE... | --bundle FILE)`
 
@@ -51,10 +51,11 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 // serveOptions are serve's flags.
 type serveOptions struct {
-	addr, resolver, bundle               string
-	keyFile, keyID, alg, scope, logLevel string
-	static, decisionLogs                 bool
-	interval                             time.Duration
+	addr, resolver, bundle     string
+	keyFile, keyID, alg, scope string
+	log                        logOptions
+	static, decisionLogs       bool
+	interval                   time.Duration
 }
 
 func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
@@ -66,7 +67,7 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	fs.StringVar(&o.keyID, "verification-key-id", translate.DefaultKeyID, "id of the verification key, as the signature names it")
 	fs.StringVar(&o.alg, "signing-alg", "", "signature algorithm (RS256, ES256, HS256, ...); default: inferred from the key")
 	fs.StringVar(&o.scope, "scope", "", "scope the signature must carry")
-	fs.StringVar(&o.logLevel, "log-level", "info", "level of the logs: debug, info, warn or error")
+	logFlags(fs, &o.log)
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes; 0 disables reloading")
 }
@@ -96,10 +97,8 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	case o.interval < 0:
 		return usageErr(cmd, "--reload-interval %s: want 0 or more", o.interval)
 	}
-	switch o.logLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return usageErr(cmd, "--log-level %q: want debug, info, warn or error", o.logLevel)
+	if code := o.log.check(cmd); code != exitOK {
+		return code
 	}
 	// The server re-reads its files by name: standard input is kept in a
 	// temporary file for the life of the server.
@@ -114,7 +113,7 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	defer cleanup()
 	cfg := serve.NewConfig().WithAddr(o.addr).WithResolver(o.resolver).WithStaticGroups(o.static).
-		WithLogLevel(o.logLevel).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr)
+		WithLogLevel(o.log.level).WithLogFormat(o.log.format).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr)
 	if o.bundle != "" {
 		cfg = cfg.WithBundle(paths[0])
 	} else {

@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -58,6 +57,7 @@ type webhookOptions struct {
 	addr, certFile, keyFile, sans, caOut, engine, kind string
 	selfSigned                                         bool
 	interval                                           time.Duration
+	log                                                logOptions
 }
 
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
@@ -70,6 +70,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine: native, rego, wasm or opa-wasm")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
 	kindFlag(fs, &o.kind)
+	logFlags(fs, &o.log)
 }
 
 func newWebhookCommand() *cobra.Command {
@@ -103,6 +104,9 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	default:
 		return usageErr(cmd, "unknown --engine %q (want native, rego, wasm or opa-wasm)", o.engine)
 	}
+	if code := o.log.check(cmd); code != exitOK {
+		return code
+	}
 	// The webhook re-reads its sources by name: standard input is kept in
 	// a temporary file for the life of the server.
 	srcs, cleanup, err := spoolStdin(srcs)
@@ -127,7 +131,12 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 
-	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))
+	logger, err := o.log.logger(stderr)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger)
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -36,10 +37,13 @@ import (
 	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/runtime"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/logs"
+	"github.com/aclc-dev/aclc/pkg/opsmetrics"
 	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -68,6 +72,7 @@ type Config struct {
 	static       bool
 	verification *bundle.VerificationConfig
 	logLevel     string
+	logFormat    string
 	decisionLogs bool
 	interval     time.Duration
 	logOutput    io.Writer
@@ -107,6 +112,9 @@ func (c Config) WithVerification(vc *bundle.VerificationConfig) Config {
 // or error.
 func (c Config) WithLogLevel(level string) Config { c.logLevel = level; return c }
 
+// WithLogFormat sets the format of the logs: json (OPA's) or text.
+func (c Config) WithLogFormat(format string) Config { c.logFormat = format; return c }
+
 // WithDecisionLogs writes every decision to the log, as OPA's
 // decision_logs.console does.
 func (c Config) WithDecisionLogs(on bool) Config { c.decisionLogs = on; return c }
@@ -132,6 +140,7 @@ type Server struct {
 	groups   atomic.Pointer[builtins.Cache]
 	reloads  atomic.Int64
 	failures atomic.Int64
+	metrics  *opsmetrics.Metrics
 }
 
 // New loads the bundle and prepares OPA's runtime; nothing listens until
@@ -147,12 +156,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	case cfg.static && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: static groups are chosen when the bundle is built, not when it is served", ErrConfig)
 	}
-	level, err := parseLevel(cfg.logLevel)
+	level, err := logs.ParseLevel(cfg.logLevel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	handler, err := logs.NewHandler(cfg.logOutput, cfg.logFormat)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	opabuiltins.Register()
-	s := &Server{cfg: cfg, logger: newLogger(cfg.logOutput, level)}
+	s := &Server{cfg: cfg, logger: logs.OPA(handler, level)}
 	watch := append([]string(nil), cfg.sources...)
 	if cfg.bundlePath != "" {
 		watch = append(watch, cfg.bundlePath)
@@ -172,7 +185,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	params.Addrs = &[]string{cfg.addr}
 	params.AddrSetByUser = true
 	params.Logger = s.logger
-	params.ConsoleLogger = newLogger(cfg.logOutput, logging.Info)
+	// OPA's decision logs, through the same handler.
+	params.ConsoleLogger = logs.OPA(handler, slog.LevelInfo)
 	params.Logging.Level = cfg.logLevel
 	params.Output = io.Discard
 	params.GracefulShutdownPeriod = 5
@@ -182,9 +196,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
+	// aclc's metrics on OPA's registry: one scrape of /metrics shows both,
+	// and the Go and process collectors only once.
+	reg := s.rt.Manager.PrometheusRegister()
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	if s.metrics, err = opsmetrics.New(reg, "serve"); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
+			s.instrument(next, w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
 		})
 	})
 	// Initialised here so the bundle is in the store before the first
@@ -351,6 +374,7 @@ func (s *Server) reload(ctx context.Context) error {
 	}
 	if err != nil {
 		s.failures.Add(1)
+		s.metrics.ReloadFailed(err)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
 		return err
@@ -360,6 +384,7 @@ func (s *Server) reload(ctx context.Context) error {
 	s.groups.Store(engine.NewGroupCache(groups))
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
+	s.metrics.Reloaded()
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
 	return nil
 }
