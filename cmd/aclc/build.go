@@ -146,7 +146,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if len(builtins) > 0 {
 		// Stock OPA refuses the bundle at load ("undefined function"):
 		// say so now, not when it is deployed.
-		errorf(stderr, "build: warning: %s calls aclc's builtins %s: stock opa run and opa eval refuse it (undefined function); serve it with aclc serve, or build with --portable for a bundle stock OPA runs", o.out, strings.Join(builtins, ", "))
+		errorf(stderr, "build: warning: %s calls %s: stock OPA refuses it (undefined function); serve it with aclc serve, or build with --portable", o.out, strings.Join(builtins, ", "))
 	}
 	return exitOK
 }

@@ -104,3 +104,25 @@ func TestServeLogFormats(t *testing.T) {
 		t.Errorf("--log-format xml: exit %d, %s", code, stderr)
 	}
 }
+
+// --kind reaches every command that reads sources, serve included: a VOV
+// file forced to be read as YuniKorn queues is refused.
+func TestKindOnEverySourceCommand(t *testing.T) {
+	vovFile := "../../examples/vov/acls.yaml"
+	for _, args := range [][]string{
+		{"build", "-o", "-", vovFile},
+		{"check", vovFile},
+		{"eval", "--engine", "native", "-e", "vov/acl/decision", vovFile},
+		{"report", vovFile},
+		{"serve", "--addr", "127.0.0.1:0", vovFile},
+		{"webhook", "--self-signed", "--addr", "127.0.0.1:0", vovFile},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			withKind := append([]string{args[0], "--kind", "yunikorn-queues"}, args[1:]...)
+			code, stdout, stderr := runCLI(t, "{}", withKind...)
+			if code != exitError || !strings.Contains(stdout+stderr, "not a YuniKorn configuration") {
+				t.Errorf("exit %d: %s %s", code, stdout, stderr)
+			}
+		})
+	}
+}

@@ -51,11 +51,11 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 // serveOptions are serve's flags.
 type serveOptions struct {
-	addr, resolver, bundle     string
-	keyFile, keyID, alg, scope string
-	log                        logOptions
-	static, decisionLogs       bool
-	interval                   time.Duration
+	addr, resolver, bundle, kind string
+	keyFile, keyID, alg, scope   string
+	log                          logOptions
+	static, decisionLogs         bool
+	interval                     time.Duration
 }
 
 func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
@@ -68,6 +68,7 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	fs.StringVar(&o.alg, "signing-alg", "", "signature algorithm (RS256, ES256, HS256, ...); default: inferred from the key")
 	fs.StringVar(&o.scope, "scope", "", "scope the signature must carry")
 	logFlags(fs, &o.log)
+	kindFlag(fs, &o.kind)
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes; 0 disables reloading")
 }
@@ -92,6 +93,8 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "--verification-key checks a signed --bundle; sources are not signed")
 	case o.keyFile == "" && (set("verification-key-id") || set("signing-alg") || set("scope")):
 		return usageErr(cmd, "--verification-key-id, --signing-alg and --scope go with --verification-key")
+	case o.kind != "" && o.bundle != "":
+		return usageErr(cmd, "--kind says how to read SOURCE files; a bundle is built already")
 	case o.static && o.bundle != "":
 		return usageErr(cmd, "--static-groups is chosen when the bundle is built: aclc build --static-groups")
 	case o.interval < 0:
@@ -117,7 +120,7 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.bundle != "" {
 		cfg = cfg.WithBundle(paths[0])
 	} else {
-		cfg = cfg.WithSources(paths...)
+		cfg = cfg.WithSources(paths...).WithKind(translate.Kind(o.kind))
 	}
 	if o.keyFile != "" {
 		vc, err := translate.Verification{KeyFile: o.keyFile, Algorithm: o.alg, KeyID: o.keyID, Scope: o.scope}.VerificationConfig()

@@ -67,6 +67,7 @@ var ErrConfig = errors.New("invalid serve configuration")
 type Config struct {
 	addr         string
 	sources      []string
+	kind         translate.Kind
 	bundlePath   string
 	resolver     string
 	static       bool
@@ -92,6 +93,9 @@ func (c Config) WithSources(paths ...string) Config {
 	c.sources = append([]string(nil), paths...)
 	return c
 }
+
+// WithKind forces the kind of the sources instead of detecting it.
+func (c Config) WithKind(kind translate.Kind) Config { c.kind = kind; return c }
 
 // WithBundle serves this bundle file (or directory) instead of sources.
 func (c Config) WithBundle(path string) Config { c.bundlePath = path; return c }
@@ -280,7 +284,7 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if s.cfg.bundlePath != "" {
 		return s.loadBundle()
 	}
-	src, err := translate.LoadSources(s.cfg.sources, translate.KindAuto)
+	src, err := translate.LoadSources(s.cfg.sources, s.cfg.kind)
 	if err != nil {
 		return nil, "", none, err
 	}
