@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,7 @@ func TestLongFlagsWithOneDash(t *testing.T) {
 		t.Error(err)
 	}
 	// Not rewritten after --: a SOURCE may start with a dash.
-	if got := longFlagsWithOneDash(newRootCommand(), []string{"build", "--", "-output"}); got[2] != "-output" {
+	if got := longFlagsWithOneDash(newRootCommand(io.Discard, io.Discard), []string{"build", "--", "-output"}); got[2] != "-output" {
 		t.Errorf("after --: %q", got)
 	}
 }

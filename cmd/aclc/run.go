@@ -43,9 +43,19 @@ const rootExamples = `  aclc check examples/yunikorn/acl-doc.yaml
   echo '{"queue":"root.test","action":"submit","user":"sue"}' | aclc eval -e yunikorn/queues/decision -b queues.tar.gz
   aclc completion bash > /etc/bash_completion.d/aclc`
 
+const completionExamples = `  source <(aclc completion bash)                  # this shell
+  aclc completion bash > /etc/bash_completion.d/aclc
+  aclc completion zsh > "${fpath[1]}/_aclc"
+  aclc completion fish > ~/.config/fish/completions/aclc.fish
+  aclc completion powershell | Out-String | Invoke-Expression
+
+Commands, flags, engines, targets, kinds and output formats complete, and
+--entrypoint offers the decisions of the SOURCE or --bundle already on the
+line.`
+
 // newRootCommand assembles the command tree. Each command builds its own
 // flags in one function, so that a flag family is added with one call.
-func newRootCommand() *cobra.Command {
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "aclc <command> [flags] [SOURCE...]",
 		Short:         "compile YuniKorn and VOV access rules into OPA bundles",
@@ -80,6 +90,19 @@ func newRootCommand() *cobra.Command {
 		newVovaclCommand(),
 		newVersionCommand(),
 	)
+	// The completion command writes where the root writes when it is
+	// made: the writers are set first.
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = completionExamples
+			for _, sh := range c.Commands() {
+				sh.Example = "  aclc completion " + sh.Name() + " > aclc." + sh.Name()
+			}
+		}
+	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageFault{cmd, err} })
 	return root
 }
@@ -94,9 +117,7 @@ func (u usageFault) Error() string { return u.err.Error() }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	resetStdin()
-	root := newRootCommand()
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root := newRootCommand(stdout, stderr)
 	root.SetIn(stdin)
 	root.SetArgs(longFlagsWithOneDash(root, args))
 	cmd, err := root.ExecuteC()
