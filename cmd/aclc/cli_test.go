@@ -72,6 +72,16 @@ func TestVersionNamesTheEmbeddedRuntimes(t *testing.T) {
 	}
 }
 
+// A binary built from a git checkout names its commit, its time and
+// whether the tree was modified.
+func TestVersionWithVCSStamp(t *testing.T) {
+	v := buildVersion{Version: "v1.2.3", Commit: "0123abcd", Time: "2026-11-25T17:00:00Z", Modified: true, Go: "go1.26.8", OPA: "v1.22.0", Wazero: "v1.12.0"}
+	want := "aclc v1.2.3\ncommit: 0123abcd (modified)\ncommit time: 2026-11-25T17:00:00Z\ngo: go1.26.8\nopa: v1.22.0\nwazero: v1.12.0\n"
+	if got := v.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // Go's flag package took -name for --name; scripts written for it, and
 // vovacl's VOV-style options, keep working.
 func TestLongFlagsWithOneDash(t *testing.T) {

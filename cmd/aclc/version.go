@@ -57,8 +57,10 @@ func readBuildVersion() buildVersion {
 // aclcVersion is the module version alone, for bundle manifests.
 func aclcVersion() string { return readBuildVersion().Version }
 
-func versionString() string {
-	v := readBuildVersion()
+func versionString() string { return readBuildVersion().String() }
+
+// String renders the version as aclc version prints it.
+func (v buildVersion) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "aclc %s\n", v.Version)
 	if v.Commit != "" {
@@ -69,7 +71,7 @@ func versionString() string {
 		fmt.Fprintf(&b, "commit: %s%s\n", v.Commit, mod)
 	}
 	if v.Time != "" {
-		fmt.Fprintf(&b, "built from a commit of: %s\n", v.Time)
+		fmt.Fprintf(&b, "commit time: %s\n", v.Time)
 	}
 	fmt.Fprintf(&b, "go: %s\n", v.Go)
 	fmt.Fprintf(&b, "opa: %s\n", orUnknown(v.OPA))
