@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -213,23 +215,49 @@ func WriteBundle(w io.Writer, b *bundle.Bundle) error {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory, so a failed build never leaves a half-written file behind.
+// directory, renamed into place, so a failed build never leaves a
+// half-written file behind. A new file is 0644, as opa build writes
+// bundles; a replaced file keeps its mode. Errors name the path, and a
+// missing directory is said to be one.
 func WriteFileAtomic(path string, data []byte) error {
+	fail := func(err error) error { return fmt.Errorf("cannot write %s: %w", path, err) }
 	dir := filepath.Dir(path)
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	case err != nil:
+		return fail(err)
+	case !st.IsDir():
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("cannot write %s: it is a directory", path)
+		}
+		mode = st.Mode().Perm()
+	}
 	f, err := os.CreateTemp(dir, ".aclc-*")
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return err
+		return fail(err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fail(err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 // BundleBytes renders b in memory.
