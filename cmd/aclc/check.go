@@ -24,6 +24,12 @@ const checkExamples = `  aclc check examples/yunikorn/org.yaml
   aclc check /etc/yunikorn/config     # a ConfigMap mounted as a directory
   aclc check vov-acl.yaml             # a VOV ACL source (top-level vov: key)
   aclc check --resolver ldap=./ldap-secret queues.yaml   # usergroupresolver type ldap, its secret in a directory
+  aclc check -o json --fail-on warning queues.yaml       # in CI: every finding as data, warnings fail
+  aclc check --ignore dropped-name queues.yaml           # accept one kind of trap everywhere
+  kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc check -
+
+A warning is silenced in one place with a comment on its line or the line
+above:  submitacl: system:serviceaccount:ci:runner  # aclc:ignore dropped-name
 
 The SOURCEs together are one configuration, as for aclc build: YuniKorn's two
 ConfigMaps (yunikorn-defaults, then yunikorn-configs) are flattened key by key.
