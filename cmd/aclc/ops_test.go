@@ -126,3 +126,15 @@ func TestKindOnEverySourceCommand(t *testing.T) {
 		})
 	}
 }
+
+// The servers read a SOURCE "-" from standard input, kept in a file for
+// their life.
+func TestServeFromStandardInput(t *testing.T) {
+	old := stdin
+	stdin = strings.NewReader(serveQueues)
+	t.Cleanup(func() { stdin = old })
+	url, _ := startServe(t, "--log-level", "error", "-")
+	if got := decide(t, url, "yunikorn/queues/decision", `{"queue":"root.test","action":"admin","user":"sue"}`); got["allow"] != true {
+		t.Errorf("sue administers root.test: %v", got)
+	}
+}

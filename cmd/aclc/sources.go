@@ -131,7 +131,7 @@ func spoolStdin(paths []string) ([]string, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := filepath.Join(dir, "stdin.yaml")
+	p := filepath.Join(dir, "stdin")
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
