@@ -96,6 +96,38 @@ func TestReportAsIsVerbatim(t *testing.T) {
 	if len(seen) != len(want) {
 		t.Errorf("users %v, want %v", seen, want)
 	}
+	// A group given before any --as belongs to every --as.
+	_, stdout, _ = runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as-group", "ops", "--as", "ann", "--as", "bob", "--as-group", "dev", seedConfig)
+	rep = queueReport{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range rep.Decisions {
+		if want := map[string]string{"ann": "ops", "bob": "ops,dev"}[d.User]; strings.Join(d.Groups, ",") != want {
+			t.Errorf("%s: groups %v, want %s", d.User, d.Groups, want)
+		}
+	}
+}
+
+// A VOV report in JSON has the objects' ACLs and a decision per user and
+// object, the OS groups given by --as-group.
+func TestReportVOVJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as", "pat@elko", "--as-group", "eng", "../../examples/vov/acls.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep vovReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Objects) == 0 || len(rep.Decisions) != len(rep.Objects) {
+		t.Fatalf("%d objects, %d decisions", len(rep.Objects), len(rep.Decisions))
+	}
+	for _, d := range rep.Decisions {
+		if d.User != "pat" || d.Host != "elko" || strings.Join(d.OSGroups, ",") != "eng" || d.Role == "" {
+			t.Errorf("decision %+v", d)
+		}
+	}
 }
 
 // report -o json and -o yaml carry the same report; the tables fit
