@@ -121,6 +121,13 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "unknown --output %q (want table, wide, json or yaml)", o.output)
 	}
 	as := o.as.resolved()
+	for _, p := range as {
+		// --as used to read user:group,group; scripts written for that
+		// now ask for a user of that name.
+		if u, g, ok := strings.Cut(p.User, ":"); ok && !strings.HasPrefix(p.User, "system:") && len(p.Groups) == 0 {
+			errorf(stderr, "report: note: --as %q is one user, taken verbatim; for user %s in groups %s write --as %s --as-group %s", p.User, u, g, u, strings.ReplaceAll(g, ",", " --as-group "))
+		}
+	}
 	if o.place && len(as) == 0 {
 		return usageErr(cmd, "--place needs at least one --as user")
 	}

@@ -96,6 +96,14 @@ func TestReportAsIsVerbatim(t *testing.T) {
 	if len(seen) != len(want) {
 		t.Errorf("users %v, want %v", seen, want)
 	}
+	// The old user:groups form is named, with the new spelling.
+	_, _, stderr = runCLI(t, "", "report", "--engine", "native", "--as", "john:dev,test", seedConfig)
+	if !strings.Contains(stderr, `--as "john:dev,test" is one user`) || !strings.Contains(stderr, "--as john --as-group dev --as-group test") {
+		t.Errorf("no note on the old form: %q", stderr)
+	}
+	if _, _, stderr = runCLI(t, "", "report", "--engine", "native", "--as", "system:serviceaccount:ci:runner", seedConfig); stderr != "" {
+		t.Errorf("a service account is no old form: %q", stderr)
+	}
 	// A group given before any --as belongs to every --as.
 	_, stdout, _ = runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as-group", "ops", "--as", "ann", "--as", "bob", "--as-group", "dev", seedConfig)
 	rep = queueReport{}
