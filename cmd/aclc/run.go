@@ -95,7 +95,11 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
 	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Example = "  aclc help build\n  aclc build --help     # the same"
+		}
 		if c.Name() == "completion" {
 			c.Example = completionExamples
 			for _, sh := range c.Commands() {
