@@ -53,6 +53,9 @@ Commands, flags, engines, targets, kinds and output formats complete, and
 --entrypoint offers the decisions of the SOURCE or --bundle already on the
 line.`
 
+// cobra's template functions are process-wide: registered once.
+func init() { cobra.AddTemplateFunc("terminalWidth", terminalWidth) }
+
 // newRootCommand assembles the command tree. Each command builds its own
 // flags in one function, so that a flag family is added with one call.
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -73,12 +76,10 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	// Flag descriptions wrapped to the terminal, as the tables are.
-	cobra.AddTemplateFunc("terminalWidth", terminalWidth)
 	root.SetUsageTemplate(strings.NewReplacer(
 		".LocalFlags.FlagUsages", "(.LocalFlags.FlagUsagesWrapped terminalWidth)",
 		".InheritedFlags.FlagUsages", "(.InheritedFlags.FlagUsagesWrapped terminalWidth)",
 	).Replace(root.UsageTemplate()))
-	root.CompletionOptions.HiddenDefaultCmd = false
 	root.AddCommand(
 		newBuildCommand(),
 		newEvalCommand(),
@@ -194,7 +195,8 @@ func errorf(stderr io.Writer, format string, a ...any) {
 	fmt.Fprintln(stderr, "aclc: "+strings.TrimRight(msg, "\n"))
 }
 
-// commandSpec is what every command declares besides its flags.
+// newCommand makes a command whose run function returns an exit status;
+// the caller adds its flags.
 func newCommand(use, short, example string, runFn func(cmd *cobra.Command, args []string) int) *cobra.Command {
 	return &cobra.Command{
 		Use:                   use,
