@@ -36,6 +36,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/runtime"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
@@ -71,6 +72,17 @@ type Config struct {
 	decisionLogs bool
 	interval     time.Duration
 	logOutput    io.Writer
+	feed         Feed
+}
+
+// Feed supplies sources that are not files, such as a cluster's
+// ConfigMaps and Namespaces.
+type Feed interface {
+	// Load returns the sources as they are now.
+	Load() (*translate.Sources, error)
+	// Run calls changed whenever the sources may have changed, until ctx
+	// is done; interval is the server's reload interval.
+	Run(ctx context.Context, interval time.Duration, changed func() error)
 }
 
 // NewConfig returns the defaults: DefaultAddr, log level info, the logs on
@@ -87,6 +99,10 @@ func (c Config) WithSources(paths ...string) Config {
 	c.sources = append([]string(nil), paths...)
 	return c
 }
+
+// WithFeed serves the bundle built from the feed's sources, rebuilt when
+// the feed reports a change, instead of source files.
+func (c Config) WithFeed(f Feed) Config { c.feed = f; return c }
 
 // WithBundle serves this bundle file (or directory) instead of sources.
 func (c Config) WithBundle(path string) Config { c.bundlePath = path; return c }
@@ -132,14 +148,18 @@ type Server struct {
 	groups   atomic.Pointer[builtins.Cache]
 	reloads  atomic.Int64
 	failures atomic.Int64
+	// lastErr is the error of the last reload when it failed, else nil.
+	lastErr atomic.Pointer[string]
 }
 
 // New loads the bundle and prepares OPA's runtime; nothing listens until
 // Serve. A source or bundle that does not load is an error here.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	switch {
-	case len(cfg.sources) == 0 && cfg.bundlePath == "":
+	case len(cfg.sources) == 0 && cfg.bundlePath == "" && cfg.feed == nil:
 		return nil, fmt.Errorf("%w: no source files and no bundle", ErrConfig)
+	case cfg.feed != nil && (len(cfg.sources) > 0 || cfg.bundlePath != ""):
+		return nil, fmt.Errorf("%w: a feed and files: give one or the other", ErrConfig)
 	case len(cfg.sources) > 0 && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: source files and a bundle: give one or the other", ErrConfig)
 	case cfg.verification != nil && cfg.bundlePath == "":
@@ -180,6 +200,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		params.ConfigOverrides = []string{"decision_logs.console=true"}
 	}
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
+		return nil, fmt.Errorf("opa runtime: %w", err)
+	}
+	s.rt.Manager.ExtraRoute("/readyz", "v1/readyz", s.serveReadyz)
+	if err := s.registerMetrics(); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
@@ -228,6 +252,9 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 	tick.Stop()
 	if s.cfg.interval > 0 {
 		go s.watch.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		if s.cfg.feed != nil {
+			go s.cfg.feed.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		}
 	}
 	err := <-errc
 	if err != nil {
@@ -257,7 +284,13 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if s.cfg.bundlePath != "" {
 		return s.loadBundle()
 	}
-	src, err := translate.LoadSources(s.cfg.sources, translate.KindAuto)
+	var src *translate.Sources
+	var err error
+	if s.cfg.feed != nil {
+		src, err = s.cfg.feed.Load()
+	} else {
+		src, err = translate.LoadSources(s.cfg.sources, translate.KindAuto)
+	}
 	if err != nil {
 		return nil, "", none, err
 	}
@@ -343,6 +376,7 @@ func (s *Server) reload(ctx context.Context) error {
 	old := s.Revision()
 	b, rev, groups, err := s.load()
 	if err == nil && rev == old {
+		s.lastErr.Store(nil)
 		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
 		return nil
 	}
@@ -351,6 +385,8 @@ func (s *Server) reload(ctx context.Context) error {
 	}
 	if err != nil {
 		s.failures.Add(1)
+		msg := err.Error()
+		s.lastErr.Store(&msg)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
 		return err
@@ -360,6 +396,48 @@ func (s *Server) reload(ctx context.Context) error {
 	s.groups.Store(engine.NewGroupCache(groups))
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
+	s.lastErr.Store(nil)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
+	return nil
+}
+
+// serveReadyz answers 200 while a bundle is in service, saying when the
+// last reload failed and the last good bundle is what is served, as the
+// webhook's /readyz does.
+func (s *Server) serveReadyz(w http.ResponseWriter, r *http.Request) {
+	msg := "ok\n"
+	if p := s.lastErr.Load(); p != nil {
+		msg = "ok; serving the last good bundle: the last reload failed: " + *p + "\n"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, msg)
+	}
+}
+
+// registerMetrics adds the reload counters to OPA's /metrics.
+func (s *Server) registerMetrics() error {
+	reg := s.rt.Manager.PrometheusRegister()
+	if reg == nil {
+		return nil
+	}
+	for _, c := range []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "aclc_serve_reloads_total",
+			Help: "Changes of the sources built and put in service."}, func() float64 { return float64(s.reloads.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "aclc_serve_reload_failures_total",
+			Help: "Changes of the sources that did not build; the last good bundle stayed in service."}, func() float64 { return float64(s.failures.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "aclc_serve_last_reload_failed",
+			Help: "1 when the last change of the sources did not build."}, func() float64 {
+			if s.lastErr.Load() != nil {
+				return 1
+			}
+			return 0
+		}),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
