@@ -31,17 +31,21 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "aclc check SOURCE...", checkExamples, stderr)
 	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
 	resolver := fs.String("resolver", "", "the group `resolver` to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
+	cl := registerClusterFlags(fs)
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
 	}
-	if len(srcs) == 0 {
+	if err := cl.check(fs, "", ""); err != nil {
+		errorf(stderr, "check: %v", err)
+		return exitUsage
+	}
+	if len(srcs) == 0 && !cl.enabled {
 		errorf(stderr, "check: no SOURCE given")
 		fs.Usage()
 		return exitUsage
 	}
-	names := strings.Join(srcs, ", ")
-	s, err := translate.LoadSources(srcs, translate.Kind(*kind))
+	s, names, err := cl.loadOnce(srcs, translate.Kind(*kind))
 	if err != nil {
 		fmt.Fprintln(stdout, err)
 		if c := translate.Consequence(err); c != "" {

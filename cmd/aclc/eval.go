@@ -33,21 +33,26 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	inputPath := fs.String("input", "-", "input `file` (JSON), or - for standard input")
 	jsonl := fs.Bool("jsonl", false, "read one JSON input per line and write one compact decision per line")
 	bundlePath := fs.String("bundle", "", "evaluate this bundle `file` instead of building SOURCE")
+	cl := registerClusterFlags(fs)
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
+	}
+	if err := cl.check(fs, *bundlePath, *engineName); err != nil {
+		errorf(stderr, "eval: %v", err)
+		return exitUsage
 	}
 	if *ep == "" {
 		errorf(stderr, "eval: --entrypoint is required")
 		fs.Usage()
 		return exitUsage
 	}
-	if (len(srcs) == 0) == (*bundlePath == "") && *engineName != engine.HTTP {
+	if (len(srcs) == 0) == (*bundlePath == "") && *engineName != engine.HTTP && !cl.enabled {
 		errorf(stderr, "eval: give either SOURCE files or --bundle")
 		return exitUsage
 	}
 	ctx := context.Background()
-	eng, err := openEngine(ctx, *engineName, *url, srcs, *bundlePath, *resolver)
+	eng, err := cl.openEngine(ctx, *engineName, *url, srcs, *bundlePath, *resolver)
 	if err != nil {
 		errorf(stderr, "eval: %v", err)
 		if errors.Is(err, errUsage) {

@@ -60,6 +60,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "info", "`level` of the logs: debug, info, warn or error")
 	decisionLogs := fs.Bool("decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
 	interval := fs.Duration("reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes (`duration`); 0 disables reloading")
+	cl := registerClusterFlags(fs)
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -69,10 +70,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := cl.check(fs, *bundlePath, ""); err != nil {
+		return usageErr("%v", err)
+	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
-	case len(srcs) == 0 && *bundlePath == "":
+	case len(srcs) == 0 && *bundlePath == "" && !cl.enabled:
 		return usageErr("give SOURCE files or --bundle FILE")
 	case len(srcs) > 0 && *bundlePath != "":
 		return usageErr("give SOURCE files or --bundle FILE, not both")
@@ -91,12 +95,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
 
+	ctx, stop := serveContext()
+	defer stop()
 	cfg := serve.NewConfig().WithAddr(*addr).WithResolver(*resolver).WithStaticGroups(*static).
 		WithLogLevel(*logLevel).WithDecisionLogs(*decisionLogs).WithReloadInterval(*interval).WithLogOutput(stderr)
 	if *bundlePath != "" {
 		cfg = cfg.WithBundle(*bundlePath)
-	} else {
-		cfg = cfg.WithSources(srcs...)
+	} else if cfg, err = cl.serveSources(ctx, cfg, srcs); err != nil {
+		errorf(stderr, "serve: %v", err)
+		return exitError
 	}
 	if *keyFile != "" {
 		vc, err := translate.Verification{KeyFile: *keyFile, Algorithm: *alg, KeyID: *keyID, Scope: *scope}.VerificationConfig()
@@ -107,8 +114,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		cfg = cfg.WithVerification(vc)
 	}
 
-	ctx, stop := serveContext()
-	defer stop()
 	srv, err := serve.New(ctx, cfg)
 	if err != nil {
 		errorf(stderr, "serve: %v", err)

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
-	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
@@ -65,6 +64,7 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 	caOut := fs.String("ca-out", "", "with --self-signed, write the CA certificate (PEM) to this `file`: clients trust it, 'manifests --ca-file' takes it")
 	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm or opa-wasm")
 	interval := fs.Duration("reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes (`duration`); 0 disables reloading")
+	cl := registerClusterFlags(fs)
 	srcs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseStatus(err)
@@ -74,9 +74,12 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := cl.check(fs, "", *engineName); err != nil {
+		return usageErr("%v", err)
+	}
 	tlsFiles := *certFile != "" || *keyFile != ""
 	switch {
-	case len(srcs) == 0:
+	case len(srcs) == 0 && !cl.enabled:
 		return usageErr("no SOURCE given: name the file(s) with the admission settings")
 	case tlsFiles && *selfSigned:
 		return usageErr("give either --tls-cert and --tls-key, or --self-signed, not both")
@@ -95,17 +98,23 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		return usageErr("unknown --engine %q (want native, rego, wasm or opa-wasm)", *engineName)
 	}
 
+	ctx, stop := webhookContext()
+	defer stop()
 	// Taken before the first load, so that a change during it is seen.
-	watcher := reload.New(srcs)
+	feed, err := cl.feed(ctx, srcs, translate.KindAuto, true)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
-	s, err := translate.LoadSources(srcs, translate.KindAuto)
+	s, err := feed.Load()
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
 	if s.Admission == nil {
-		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", strings.Join(srcs, ", "))
+		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
 		return exitError
 	}
 
@@ -132,9 +141,7 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		cfg = cfg.WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
 	}
 
-	ctx, stop := webhookContext()
-	defer stop()
-	eng, err := openEngine(ctx, *engineName, "", srcs, "", "")
+	eng, err := engineOn(ctx, *engineName, s, "")
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		if errors.Is(err, errUsage) {
@@ -158,8 +165,8 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 	if *interval > 0 {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
-		go watcher.Run(ctx, *interval, func() error {
-			next, err := openWebhookEngine(ctx, *engineName, srcs)
+		go feed.Run(ctx, *interval, func() error {
+			next, err := openWebhookEngine(ctx, *engineName, feed)
 			srv.Reloaded(next, err)
 			return err
 		})
@@ -174,15 +181,15 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 
 // openWebhookEngine loads the sources again and opens an engine on them,
 // refusing a source set without YuniKorn configuration as at start.
-func openWebhookEngine(ctx context.Context, name string, srcs []string) (engine.Engine, error) {
-	s, err := translate.LoadSources(srcs, translate.KindAuto)
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engine.Engine, error) {
+	s, err := feed.Load()
 	if err != nil {
 		return nil, err
 	}
 	if s.Admission == nil {
-		return nil, fmt.Errorf("no YuniKorn configuration in %s", strings.Join(srcs, ", "))
+		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
-	return openEngine(ctx, name, "", srcs, "", "")
+	return engineOn(ctx, name, s, "")
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,
