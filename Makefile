@@ -205,8 +205,15 @@ KUBE_APISERVER         := bin/kube-apiserver-$(KUBE_APISERVER_VERSION)/kube-apis
 cluster-bins: $(ETCD) $(KUBE_APISERVER)
 $(ETCD):
 	cd tests/cluster/build/etcd && $(GO) build -trimpath -o $(CURDIR)/$@ .
+# The version is stamped as kubernetes' own build does, so that /version and
+# --version say which release this is.
+KUBE_VERSION_PKG := k8s.io/component-base/version
+KUBE_LDFLAGS     := -X $(KUBE_VERSION_PKG).gitVersion=$(KUBE_APISERVER_VERSION) \
+  -X $(KUBE_VERSION_PKG).gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(KUBE_APISERVER_VERSION)))) \
+  -X $(KUBE_VERSION_PKG).gitMinor=$(word 2,$(subst ., ,$(KUBE_APISERVER_VERSION))) \
+  -X $(KUBE_VERSION_PKG).gitTreeState=clean
 $(KUBE_APISERVER):
-	cd tests/cluster/build/kube-apiserver && $(GO) build -trimpath -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-apiserver
+	cd tests/cluster/build/kube-apiserver && $(GO) build -trimpath -ldflags '$(KUBE_LDFLAGS)' -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-apiserver
 
 # aclc against a real API server: etcd and kube-apiserver on loopback with
 # generated certificates, token users and RBAC; the webhook registered by

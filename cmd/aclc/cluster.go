@@ -50,14 +50,20 @@ func (c *clusterFlags) check(fs *flag.FlagSet, bundlePath, engineName string) er
 	c.given = nil
 	fs.Visit(func(f *flag.Flag) {
 		for _, n := range clusterFlagNames {
-			if f.Name == n {
+			switch {
+			case f.Name != n:
+			case len(n) == 1:
+				c.given = append(c.given, "-"+n)
+			default:
 				c.given = append(c.given, "--"+n)
 			}
 		}
 	})
 	switch {
-	case !c.enabled && len(c.given) > 0:
-		return fmt.Errorf("%s go(es) with --from-cluster", strings.Join(c.given, ", "))
+	case !c.enabled && len(c.given) == 1:
+		return fmt.Errorf("%s goes with --from-cluster", c.given[0])
+	case !c.enabled && len(c.given) > 1:
+		return fmt.Errorf("%s go with --from-cluster", strings.Join(c.given, ", "))
 	case !c.enabled:
 		return nil
 	case bundlePath != "":

@@ -40,9 +40,10 @@ func TestFromClusterRefusals(t *testing.T) {
 		code int
 		want string // in standard error or output
 	}{
-		{"cluster flags need --from-cluster", []string{"check", "--namespace", "x", seedConfig}, exitUsage, "--namespace go(es) with --from-cluster"},
-		{"the short namespace flag too", []string{"eval", "-n", "x", "--entrypoint", "e", seedConfig}, exitUsage, "--n go(es) with --from-cluster"},
-		{"--kubeconfig needs --from-cluster on serve", []string{"serve", "--kubeconfig", kc, seedConfig}, exitUsage, "--kubeconfig go(es) with --from-cluster"},
+		{"cluster flags need --from-cluster", []string{"check", "--namespace", "x", seedConfig}, exitUsage, "--namespace goes with --from-cluster"},
+		{"the short namespace flag too", []string{"eval", "-n", "x", "--entrypoint", "e", seedConfig}, exitUsage, "-n goes with --from-cluster"},
+		{"several cluster flags are named together", []string{"check", "--context", "c", "--cluster-timeout", "1s", seedConfig}, exitUsage, "--cluster-timeout, --context go with --from-cluster"},
+		{"--kubeconfig needs --from-cluster on serve", []string{"serve", "--kubeconfig", kc, seedConfig}, exitUsage, "--kubeconfig goes with --from-cluster"},
 		{"a bundle is built already", []string{"eval", "--from-cluster", "--entrypoint", "e", "--bundle", "b.tar.gz"}, exitUsage, "a --bundle is built already"},
 		{"a bundle is built already for serve", []string{"serve", "--from-cluster", "--bundle", "b.tar.gz"}, exitUsage, "a --bundle is built already"},
 		{"the http engine has its own configuration", []string{"eval", "--from-cluster", "--engine", "http", "--url", "http://127.0.0.1:1", "--entrypoint", "e"}, exitUsage, "--engine http"},
