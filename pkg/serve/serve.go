@@ -435,7 +435,9 @@ func (s *Server) registerMetrics() error {
 			return 0
 		}),
 	} {
-		if err := reg.Register(c); err != nil {
+		// Counters of the same name already there count the same reloads.
+		var dup prometheus.AlreadyRegisteredError
+		if err := reg.Register(c); err != nil && !errors.As(err, &dup) {
 			return err
 		}
 	}
