@@ -22,12 +22,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -80,7 +82,8 @@ func TestCluster(t *testing.T) {
 	setUp(t, ctx, adm)
 
 	dir := t.TempDir()
-	kcACLC := s.kubeconfig(t, aclcU)
+	kcACLC, who := aclcIdentity(t, ctx, s, adm, os.Getenv("ACLC_HELM"))
+	t.Logf("aclc reads the configuration as %s", who)
 	whPort, servePort := freePort(t), freePort(t)
 	caOut := filepath.Join(dir, "webhook-ca.pem")
 	webhookProc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
@@ -301,7 +304,8 @@ func TestCluster(t *testing.T) {
 			t.Skip("ACLC_HELM is not set (make helm builds it): the chart's manifests are not checked")
 		}
 		for _, sets := range [][]string{nil, {"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}} {
-			dryRunChart(t, ctx, s, helm, sets)
+			n := len(applyChart(t, ctx, s, helm, "dry", sets, true))
+			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", sets, n)
 		}
 	})
 
@@ -326,9 +330,8 @@ func TestCluster(t *testing.T) {
 	t.Logf("whole run %s", time.Since(began).Round(time.Millisecond))
 }
 
-// setUp makes the namespaces, YuniKorn's ConfigMap, and the RBAC: the
-// chart's for aclc (get, list, watch on the two ConfigMaps by name, and on
-// Namespaces), and pod rights in team-a for alice and bob.
+// setUp makes the namespaces, YuniKorn's ConfigMap, and pod rights in
+// team-a for alice and bob.
 func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	t.Helper()
 	for _, ns := range []string{yunikornNS, teamNS} {
@@ -340,43 +343,47 @@ func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	if _, err := c.CoreV1().ConfigMaps(yunikornNS).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	pods := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: teamNS},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create", "update", "patch"}}}}
+	bind(t, ctx, c, pods, nil, alice.name, bob.name)
+}
+
+// grantRead gives a user the chart's rules: get, list and watch on the two
+// ConfigMaps by name, and on Namespaces.
+func grantRead(t *testing.T, ctx context.Context, c kubernetes.Interface, name string) {
+	t.Helper()
 	read := []string{"get", "list", "watch"}
-	objs := []struct {
-		role    *rbacv1.Role
-		cluster *rbacv1.ClusterRole
-		subject string
-	}{
-		{role: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "aclc-yunikorn-config", Namespace: yunikornNS},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"yunikorn-defaults", "yunikorn-configs"}, Verbs: read}}}, subject: aclcU.name},
-		{cluster: &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "aclc-namespaces"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: read}}}, subject: aclcU.name},
-		{role: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: teamNS},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create", "update", "patch"}}}}},
+	bind(t, ctx, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "e2e-aclc-reads-yunikorn-config", Namespace: yunikornNS},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"yunikorn-defaults", "yunikorn-configs"}, Verbs: read}}}, nil, name)
+	bind(t, ctx, c, nil, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-aclc-reads-namespaces"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: read}}}, name)
+}
+
+// bind creates a Role or a ClusterRole and binds the users to it.
+func bind(t *testing.T, ctx context.Context, c kubernetes.Interface, role *rbacv1.Role, cluster *rbacv1.ClusterRole, users ...string) {
+	t.Helper()
+	var subjects []rbacv1.Subject
+	for _, u := range users {
+		subjects = append(subjects, rbacv1.Subject{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: u})
 	}
-	for _, o := range objs {
-		subjects := []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: o.subject}}
-		if o.subject == "" {
-			subjects = []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: alice.name}, {Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: bob.name}}
-		}
-		if o.role != nil {
-			if _, err := c.RbacV1().Roles(o.role.Namespace).Create(ctx, o.role, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: o.role.Name, Namespace: o.role.Namespace},
-				RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: o.role.Name}, Subjects: subjects}
-			if _, err := c.RbacV1().RoleBindings(o.role.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if _, err := c.RbacV1().ClusterRoles().Create(ctx, o.cluster, metav1.CreateOptions{}); err != nil {
+	if role != nil {
+		if _, err := c.RbacV1().Roles(role.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: o.cluster.Name},
-			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: o.cluster.Name}, Subjects: subjects}
-		if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: role.Namespace},
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, Subjects: subjects}
+		if _, err := c.RbacV1().RoleBindings(role.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		return
+	}
+	if _, err := c.RbacV1().ClusterRoles().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: cluster.Name},
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: cluster.Name}, Subjects: subjects}
+	if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -556,12 +563,13 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// dryRunChart renders the chart with helm and creates every manifest
-// with a server-side dry-run, strict field validation on: what the API
-// server would store, or its reason not to.
-func dryRunChart(t *testing.T, ctx context.Context, s *apiServer, helm string, sets []string) {
+// applyChart renders the chart as release with the --set values and
+// creates the manifests of the given kinds (all when none), strict field
+// validation on, for real or as a server-side dry-run: what the API server
+// would store, or its reason not to. It returns the objects created.
+func applyChart(t *testing.T, ctx context.Context, s *apiServer, helm, release string, sets []string, dryRun bool, kinds ...string) []*unstructured.Unstructured {
 	t.Helper()
-	args := []string{"template", "aclc", "../../charts/aclc", "--namespace", yunikornNS, "--kube-version", "1.33.0"}
+	args := []string{"template", release, "../../charts/aclc", "--namespace", yunikornNS, "--kube-version", "1.33.0"}
 	for _, v := range sets {
 		args = append(args, "--set", v)
 	}
@@ -575,7 +583,11 @@ func dryRunChart(t *testing.T, ctx context.Context, s *apiServer, helm string, s
 		t.Fatal(err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))
-	n := 0
+	opts := metav1.CreateOptions{FieldValidation: "Strict"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	var created []*unstructured.Unstructured
 	for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(out), -1) {
 		var obj map[string]any
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
@@ -586,6 +598,9 @@ func dryRunChart(t *testing.T, ctx context.Context, s *apiServer, helm string, s
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
+		if len(kinds) > 0 && !slices.Contains(kinds, gvk.Kind) {
+			continue
+		}
 		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
 			t.Errorf("%s %s: %v", gvk.Kind, u.GetName(), err)
@@ -595,15 +610,44 @@ func dryRunChart(t *testing.T, ctx context.Context, s *apiServer, helm string, s
 		if m.Scope.Name() == "namespace" {
 			ri = dc.Resource(m.Resource).Namespace(yunikornNS)
 		}
-		_, err = ri.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-		if err != nil {
+		if _, err = ri.Create(ctx, u, opts); err != nil {
 			t.Errorf("%v: %s %s refused: %v", sets, gvk.Kind, u.GetName(), err)
 			continue
 		}
-		n++
+		created = append(created, u)
 	}
-	if n == 0 {
+	if len(created) == 0 {
 		t.Errorf("%v: no manifest rendered", sets)
 	}
-	t.Logf("chart %v: %d manifests accepted by a server-side dry-run", sets, n)
+	return created
+}
+
+// aclcIdentity is who aclc reads the configuration as. With helm, the
+// chart's own ServiceAccount and RBAC (yunikorn.fromCluster) are created
+// and aclc runs with a token of that ServiceAccount, so that the chart's
+// rules are the ones tried; without, a token user gets the same rules.
+func aclcIdentity(t *testing.T, ctx context.Context, s *apiServer, c kubernetes.Interface, helm string) (kubeconfig, who string) {
+	t.Helper()
+	if helm == "" {
+		grantRead(t, ctx, c, aclcU.name)
+		return s.kubeconfig(t, aclcU), "token user aclc with RBAC like the chart's"
+	}
+	objs := applyChart(t, ctx, s, helm, "aclc", []string{"yunikorn.fromCluster=true"}, false,
+		"ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")
+	sa := ""
+	for _, o := range objs {
+		if o.GetKind() == "ServiceAccount" {
+			sa = o.GetName()
+		}
+	}
+	if sa == "" {
+		t.Fatal("the chart renders no ServiceAccount")
+	}
+	exp := int64(3600)
+	tok, err := c.CoreV1().ServiceAccounts(yunikornNS).CreateToken(ctx, sa,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.kubeconfig(t, user{name: "sa-" + sa, token: tok.Status.Token}), "the chart's ServiceAccount " + yunikornNS + "/" + sa + " and RBAC"
 }
