@@ -265,6 +265,11 @@ func TestCluster(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn: ok") {
 			t.Errorf("check --from-cluster: exit %d:\n%s", code, out)
 		}
+		// VOV sources may come beside the cluster's configuration.
+		code, out = run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC, "../../examples/vov/acls.yaml")
+		if code != 0 || !strings.Contains(out, "in namespace yunikorn and ../../examples/vov/acls.yaml: ok") {
+			t.Errorf("check --from-cluster with a VOV source: exit %d:\n%s", code, out)
+		}
 		code, out = run(t, `{"queue":"root.test","action":"submit","user":"alice"}`, aclc, "eval", "--from-cluster",
 			"--kubeconfig", kcACLC, "--engine", "native", "--entrypoint", "yunikorn/queues/decision")
 		if code != 0 || !strings.Contains(out, `"allow": true`) {
