@@ -40,6 +40,7 @@ Check separate configurations with one command each.
 type checkOptions struct {
 	kind, resolver, output, failOn string
 	ignore                         []string
+	cluster                        *clusterFlags
 }
 
 func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
@@ -47,6 +48,7 @@ func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
 	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (file:line:column: severity: code: message), json or yaml")
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
+	o.cluster = registerClusterFlags(fs)
 	fs.StringSliceVar(&o.ignore, "ignore", nil, "leave out the warnings with this code (repeatable, or comma-separated); a '# aclc:ignore CODE' comment on the line or the line above does the same for one place")
 }
 
@@ -112,7 +114,10 @@ type checkResult struct {
 
 func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if len(srcs) == 0 {
+	if err := o.cluster.check(cmd.Flags(), "", ""); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	if len(srcs) == 0 && !o.cluster.enabled {
 		return usageErr(cmd, "no SOURCE given")
 	}
 	if !slices.Contains(checkFormats, o.output) {
@@ -128,8 +133,17 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 			shown[i] = stdinName
 		}
 	}
+	names := strings.Join(shown, ", ")
+	var s *translate.Sources
+	var err error
+	if o.cluster.enabled {
+		s, names, err = o.cluster.loadOnce(srcs, translate.Kind(o.kind))
+		shown = []string{names}
+	} else {
+		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
+	}
 	loc := newLocator()
-	diags := o.diagnose(srcs, strings.Join(shown, ", "), loc)
+	diags := o.diagnose(s, err, names, loc)
 	res := checkResult{Diagnostics: []checkDiagnostic{}, Summary: checkSummary{Files: shown}}
 	for _, d := range diags {
 		if d.Severity == severityWarning && (slices.Contains(o.ignore, d.Code) || loc.ignored(d)) {
@@ -175,11 +189,10 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	return exitOK
 }
 
-// diagnose loads the sources and collects every error and warning, each
-// located as precisely as its origin allows. An error stops the checks
-// that need what failed to load.
-func (o *checkOptions) diagnose(srcs []string, names string, loc *locator) []checkDiagnostic {
-	s, err := readSourceFiles(srcs, translate.Kind(o.kind))
+// diagnose collects every error and warning of the loaded sources (or
+// their load error), each located as precisely as its origin allows. An
+// error stops the checks that need what failed to load.
+func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, loc *locator) []checkDiagnostic {
 	if err != nil {
 		return []checkDiagnostic{loc.errorDiagnostic(names, codeInvalidSource, err.Error(), translate.Consequence(err))}
 	}

@@ -39,6 +39,7 @@ decision allows.
 type evalOptions struct {
 	engine, url, entrypoint, resolver, input, bundle, kind string
 	jsonl, fail, failDefined                               bool
+	cluster                                                *clusterFlags
 }
 
 var engineNames = []string{engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm, engine.HTTP}
@@ -54,6 +55,7 @@ func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
 	fs.BoolVar(&o.fail, "fail", false, "exit 1 when a decision denies or is undefined")
 	fs.BoolVar(&o.failDefined, "fail-defined", false, "exit 1 when a decision allows")
 	kindFlag(fs, &o.kind)
+	o.cluster = registerClusterFlags(fs)
 }
 
 func newEvalCommand() *cobra.Command {
@@ -67,6 +69,9 @@ func newEvalCommand() *cobra.Command {
 
 func (o *evalOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), o.bundle, o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
 	switch {
 	case o.entrypoint == "":
 		return usageErr(cmd, "--entrypoint is required")
@@ -79,21 +84,14 @@ func (o *evalOptions) run(cmd *cobra.Command, srcs []string) int {
 	if name == "" && o.url != "" {
 		name = engine.HTTP
 	}
-	if (len(srcs) == 0) == (o.bundle == "") && name != engine.HTTP {
+	if (len(srcs) == 0) == (o.bundle == "") && name != engine.HTTP && !o.cluster.enabled {
 		return usageErr(cmd, "give either SOURCE files or --bundle")
 	}
 	ctx := context.Background()
-	from, err := openFrom(srcs, o.bundle, translate.Kind(o.kind), o.resolver, name)
+	eng, err := o.cluster.openEngine(ctx, name, o.url, srcs, o.bundle, translate.Kind(o.kind), o.resolver)
 	if err == nil {
-		if name == "" {
-			name = from.defaultEngine()
-		}
-		var eng engine.Engine
-		eng, err = openEngine(ctx, name, o.url, from, o.resolver)
-		if err == nil {
-			defer eng.Close(ctx)
-			return o.eval(ctx, eng, stdout, stderr)
-		}
+		defer eng.Close(ctx)
+		return o.eval(ctx, eng, stdout, stderr)
 	}
 	if errors.Is(err, errUsage) {
 		return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))

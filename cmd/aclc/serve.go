@@ -56,6 +56,7 @@ type serveOptions struct {
 	log                          logOptions
 	static, decisionLogs         bool
 	interval                     time.Duration
+	cluster                      *clusterFlags
 }
 
 func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
@@ -71,6 +72,7 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	kindFlag(fs, &o.kind)
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes; 0 disables reloading")
+	o.cluster = registerClusterFlags(fs)
 }
 
 func newServeCommand() *cobra.Command {
@@ -84,8 +86,11 @@ func newServeCommand() *cobra.Command {
 func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	set := func(name string) bool { return cmd.Flags().Changed(name) }
+	if err := o.cluster.check(cmd.Flags(), o.bundle, ""); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
 	switch {
-	case len(srcs) == 0 && o.bundle == "":
+	case len(srcs) == 0 && o.bundle == "" && !o.cluster.enabled:
 		return usageErr(cmd, "give SOURCE files or --bundle FILE")
 	case len(srcs) > 0 && o.bundle != "":
 		return usageErr(cmd, "give SOURCE files or --bundle FILE, not both")
@@ -115,12 +120,15 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 	defer cleanup()
+	ctx, stop := serveContext()
+	defer stop()
 	cfg := serve.NewConfig().WithAddr(o.addr).WithResolver(o.resolver).WithStaticGroups(o.static).
 		WithLogLevel(o.log.level).WithLogFormat(o.log.format).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr)
 	if o.bundle != "" {
 		cfg = cfg.WithBundle(paths[0])
-	} else {
-		cfg = cfg.WithSources(paths...).WithKind(translate.Kind(o.kind))
+	} else if cfg, err = o.cluster.serveSources(ctx, cfg, paths, translate.Kind(o.kind)); err != nil {
+		errorf(stderr, "serve: %v", err)
+		return exitError
 	}
 	if o.keyFile != "" {
 		vc, err := translate.Verification{KeyFile: o.keyFile, Algorithm: o.alg, KeyID: o.keyID, Scope: o.scope}.VerificationConfig()
@@ -131,8 +139,6 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 		cfg = cfg.WithVerification(vc)
 	}
 
-	ctx, stop := serveContext()
-	defer stop()
 	srv, err := serve.New(ctx, cfg)
 	if err != nil {
 		errorf(stderr, "serve: %v", err)

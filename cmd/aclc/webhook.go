@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
-	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
@@ -58,6 +57,7 @@ type webhookOptions struct {
 	selfSigned                                         bool
 	interval                                           time.Duration
 	log                                                logOptions
+	cluster                                            *clusterFlags
 }
 
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
@@ -71,6 +71,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
+	o.cluster = registerClusterFlags(fs)
 }
 
 func newWebhookCommand() *cobra.Command {
@@ -84,9 +85,12 @@ func newWebhookCommand() *cobra.Command {
 
 func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), "", o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
 	tlsFiles := o.certFile != "" || o.keyFile != ""
 	switch {
-	case len(srcs) == 0:
+	case len(srcs) == 0 && !o.cluster.enabled:
 		return usageErr(cmd, "no SOURCE given: name the file(s) with the admission settings")
 	case tlsFiles && o.selfSigned:
 		return usageErr(cmd, "give either --tls-cert and --tls-key, or --self-signed, not both")
@@ -117,17 +121,23 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	defer cleanup()
 	kind := translate.Kind(o.kind)
 
+	ctx, stop := webhookContext()
+	defer stop()
 	// Taken before the first load, so that a change during it is seen.
-	watcher := reload.New(srcs)
+	feed, err := o.cluster.feed(ctx, srcs, kind, true)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
-	s, err := loadSources(srcs, kind, "", false)
+	s, err := feed.Load()
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
 	if s.Admission == nil {
-		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", strings.Join(srcs, ", "))
+		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
 		return exitError
 	}
 
@@ -159,9 +169,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		cfg = cfg.WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
 	}
 
-	ctx, stop := webhookContext()
-	defer stop()
-	eng, err := openEngine(ctx, o.engine, "", engineSource{sources: s}, "")
+	eng, err := engineOn(ctx, o.engine, s, "")
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
@@ -182,8 +190,8 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.interval > 0 {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
-		go watcher.Run(ctx, o.interval, func() error {
-			next, err := openWebhookEngine(ctx, o.engine, srcs, kind)
+		go feed.Run(ctx, o.interval, func() error {
+			next, err := openWebhookEngine(ctx, o.engine, feed)
 			srv.Reloaded(next, err)
 			return err
 		})
@@ -198,15 +206,15 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 
 // openWebhookEngine loads the sources again and opens an engine on them,
 // refusing a source set without YuniKorn configuration as at start.
-func openWebhookEngine(ctx context.Context, name string, srcs []string, kind translate.Kind) (engine.Engine, error) {
-	s, err := loadSources(srcs, kind, "", false)
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engine.Engine, error) {
+	s, err := feed.Load()
 	if err != nil {
 		return nil, err
 	}
 	if s.Admission == nil {
-		return nil, fmt.Errorf("no YuniKorn configuration in %s", strings.Join(srcs, ", "))
+		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
-	return openEngine(ctx, name, "", engineSource{sources: s}, "")
+	return engineOn(ctx, name, s, "")
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,

@@ -113,6 +113,13 @@ func (m *Metrics) Reloaded() {
 	m.lastErr.Store(nil)
 }
 
+// Unchanged records a change of the sources that gives the configuration
+// in service again: a failure before it is over, and nothing is reloaded.
+func (m *Metrics) Unchanged() {
+	m.lastReloadFailed.Set(0)
+	m.lastErr.Store(nil)
+}
+
 // ReloadFailed records a change of the sources that did not load.
 func (m *Metrics) ReloadFailed(err error) {
 	m.reloadFailures.Inc()

@@ -77,6 +77,17 @@ type Config struct {
 	decisionLogs bool
 	interval     time.Duration
 	logOutput    io.Writer
+	feed         Feed
+}
+
+// Feed supplies sources that are not files, such as a cluster's
+// ConfigMaps and Namespaces.
+type Feed interface {
+	// Load returns the sources as they are now.
+	Load() (*translate.Sources, error)
+	// Run calls changed whenever the sources may have changed, until ctx
+	// is done; interval is the server's reload interval.
+	Run(ctx context.Context, interval time.Duration, changed func() error)
 }
 
 // NewConfig returns the defaults: DefaultAddr, log level info, the logs on
@@ -96,6 +107,10 @@ func (c Config) WithSources(paths ...string) Config {
 
 // WithKind forces the kind of the sources instead of detecting it.
 func (c Config) WithKind(kind translate.Kind) Config { c.kind = kind; return c }
+
+// WithFeed serves the bundle built from the feed's sources, rebuilt when
+// the feed reports a change, instead of source files.
+func (c Config) WithFeed(f Feed) Config { c.feed = f; return c }
 
 // WithBundle serves this bundle file (or directory) instead of sources.
 func (c Config) WithBundle(path string) Config { c.bundlePath = path; return c }
@@ -145,14 +160,18 @@ type Server struct {
 	reloads  atomic.Int64
 	failures atomic.Int64
 	metrics  *opsmetrics.Metrics
+	// lastErr is the error of the last reload when it failed, else nil.
+	lastErr atomic.Pointer[string]
 }
 
 // New loads the bundle and prepares OPA's runtime; nothing listens until
 // Serve. A source or bundle that does not load is an error here.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	switch {
-	case len(cfg.sources) == 0 && cfg.bundlePath == "":
+	case len(cfg.sources) == 0 && cfg.bundlePath == "" && cfg.feed == nil:
 		return nil, fmt.Errorf("%w: no source files and no bundle", ErrConfig)
+	case cfg.feed != nil && (len(cfg.sources) > 0 || cfg.bundlePath != ""):
+		return nil, fmt.Errorf("%w: a feed and files: give one or the other", ErrConfig)
 	case len(cfg.sources) > 0 && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: source files and a bundle: give one or the other", ErrConfig)
 	case cfg.verification != nil && cfg.bundlePath == "":
@@ -200,13 +219,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
-	// aclc's metrics on OPA's registry: one scrape of /metrics shows both,
-	// and the Go and process collectors only once.
-	reg := s.rt.Manager.PrometheusRegister()
-	if reg == nil {
-		reg = prometheus.NewRegistry()
-	}
-	if s.metrics, err = opsmetrics.New(reg, "serve"); err != nil {
+	s.rt.Manager.ExtraRoute("/readyz", "v1/readyz", s.serveReadyz)
+	if err := s.registerMetrics(); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
@@ -255,6 +269,9 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 	tick.Stop()
 	if s.cfg.interval > 0 {
 		go s.watch.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		if s.cfg.feed != nil {
+			go s.cfg.feed.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		}
 	}
 	err := <-errc
 	if err != nil {
@@ -284,7 +301,13 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if s.cfg.bundlePath != "" {
 		return s.loadBundle()
 	}
-	src, err := translate.LoadSources(s.cfg.sources, s.cfg.kind)
+	var src *translate.Sources
+	var err error
+	if s.cfg.feed != nil {
+		src, err = s.cfg.feed.Load()
+	} else {
+		src, err = translate.LoadSources(s.cfg.sources, s.cfg.kind)
+	}
 	if err != nil {
 		return nil, "", none, err
 	}
@@ -370,6 +393,8 @@ func (s *Server) reload(ctx context.Context) error {
 	old := s.Revision()
 	b, rev, groups, err := s.load()
 	if err == nil && rev == old {
+		s.metrics.Unchanged()
+		s.lastErr.Store(nil)
 		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
 		return nil
 	}
@@ -379,6 +404,8 @@ func (s *Server) reload(ctx context.Context) error {
 	if err != nil {
 		s.failures.Add(1)
 		s.metrics.ReloadFailed(err)
+		msg := err.Error()
+		s.lastErr.Store(&msg)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
 		return err
@@ -389,6 +416,43 @@ func (s *Server) reload(ctx context.Context) error {
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
 	s.metrics.Reloaded()
+	s.lastErr.Store(nil)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
+	return nil
+}
+
+// serveReadyz answers 200 while a bundle is in service, saying when the
+// last reload failed and the last good bundle is what is served, as the
+// webhook's /readyz does.
+func (s *Server) serveReadyz(w http.ResponseWriter, r *http.Request) {
+	msg := "ok\n"
+	if p := s.lastErr.Load(); p != nil {
+		msg = "ok; serving the last good bundle: the last reload failed: " + *p + "\n"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, msg)
+	}
+}
+
+// registerMetrics puts aclc's metrics on OPA's registry: one scrape of
+// /metrics shows both, and the Go and process collectors only once. When
+// metrics of these names are there already (registered first by another
+// server of this process), the server counts aside and leaves them be.
+func (s *Server) registerMetrics() error {
+	reg := s.rt.Manager.PrometheusRegister()
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := opsmetrics.New(reg, "serve")
+	var dup prometheus.AlreadyRegisteredError
+	if errors.As(err, &dup) {
+		m, err = opsmetrics.New(prometheus.NewRegistry(), "serve")
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics = m
 	return nil
 }
