@@ -355,6 +355,7 @@ func TestChart(t *testing.T) {
 		{name: "validating, Fail, kube-system left out", sets: []string{"webhook.type=validating", "webhook.failurePolicy=Fail", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
 		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
 		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, noQueue: true},
+		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -504,6 +505,8 @@ func TestChartRefuses(t *testing.T) {
 		{"webhook.failurePolicy=Retry", "webhook.failurePolicy"},
 		{"webhook.timeoutSeconds=31", "webhook.timeoutSeconds"},
 		{"certificates.provider=vault", "certificates.provider"},
+		// aclc --from-cluster reads the names YuniKorn reads.
+		{"yunikorn.fromCluster=true,yunikorn.configsConfigMap=mine", "yunikorn.fromCluster"},
 		// A misspelt key would otherwise be ignored silently.
 		{"webhook.failurepolicy=Fail", "failurepolicy"},
 		{"webhook.queue.enabled=yes", "webhook.queue.enabled"},
@@ -619,6 +622,22 @@ func checkPod(t *testing.T, dep *appsv1.Deployment, container string) {
 	// aclc tells YuniKorn's two ConfigMaps apart by their directory
 	// names, and flattens configs over defaults in that order.
 	want := []string{"/etc/aclc/yunikorn-defaults", "/etc/aclc/yunikorn-configs"}
+	if slices.Contains(c.Args, "--from-cluster") {
+		// Read from the API server in the release namespace, with the
+		// ServiceAccount's token, and nothing mounted for it.
+		want = nil
+		if !slices.Contains(c.Args, "--namespace="+namespace) {
+			t.Errorf("%s: args %v: want --namespace=%s with --from-cluster", dep.Name, c.Args, namespace)
+		}
+		if pod.AutomountServiceAccountToken == nil || !*pod.AutomountServiceAccountToken {
+			t.Errorf("%s: --from-cluster without the ServiceAccount token", dep.Name)
+		}
+		for _, v := range pod.Volumes {
+			if v.ConfigMap != nil {
+				t.Errorf("%s: --from-cluster and ConfigMap volume %s", dep.Name, v.Name)
+			}
+		}
+	}
 	if !slices.Equal(sources, want) {
 		t.Errorf("%s: sources %v, want %v", dep.Name, sources, want)
 	}
@@ -721,7 +740,9 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 	for _, rb := range r.roleBindings {
 		if role := r.roles[rb.RoleRef.Name]; role != nil && bound(rb.Subjects) {
 			for _, rule := range role.Rules {
-				if slices.Contains(rule.Resources, "configmaps") && slices.Contains(rule.Verbs, "get") {
+				// --from-cluster lists and watches each by field selector.
+				if slices.Contains(rule.Resources, "configmaps") && slices.Contains(rule.Verbs, "get") &&
+					slices.Contains(rule.Verbs, "list") && slices.Contains(rule.Verbs, "watch") {
 					cms = append(cms, rule.ResourceNames...)
 				}
 				for _, v := range rule.Verbs {
@@ -740,7 +761,8 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 	for _, b := range r.clusterRoleBinds {
 		if cr := r.clusterRoles[b.RoleRef.Name]; cr != nil && bound(b.Subjects) {
 			for _, rule := range cr.Rules {
-				if slices.Equal(rule.Resources, []string{"namespaces"}) && slices.Contains(rule.Verbs, "get") {
+				if slices.Equal(rule.Resources, []string{"namespaces"}) && slices.Contains(rule.Verbs, "get") &&
+					slices.Contains(rule.Verbs, "list") && slices.Contains(rule.Verbs, "watch") {
 					namespaces = true
 				} else {
 					t.Errorf("ClusterRole %s grants %v on %v", cr.Name, rule.Verbs, rule.Resources)

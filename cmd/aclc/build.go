@@ -3,16 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
-  aclc build --target wasm -o queues-wasm.tar.gz examples/yunikorn/org.yaml
+  aclc build -t wasm -o queues-wasm.tar.gz examples/yunikorn/org.yaml
   aclc build --resolver file=groups.yaml --static-groups -o stock-opa.tar.gz examples/yunikorn/org.yaml
   opa run --server queues.tar.gz      # a plain rego bundle loads in stock OPA
   aclc build --portable -o stock.tar.gz examples/admission/configmap-with-queues.yaml
@@ -20,60 +24,69 @@ const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.y
   opa run --server --verification-key public.pem --verification-key-id prod --bundle signed.tar.gz
   aclc build --target gatekeeper -o user-info.yaml examples/admission/configmap.yaml
   kubectl apply -f user-info.yaml     # the ConstraintTemplate, then the Constraint
+  kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc build -o - - | tar tzf -
 `
 
-func runBuild(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("build", "aclc build [--target rego|wasm|gatekeeper] [-o OUT] [--resolver R] [--static-groups | --portable] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] SOURCE...", buildExamples, stderr)
-	target := fs.String("target", "rego", "bundle `kind`: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) or gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML)")
-	out := fs.String("o", "", "output `file` (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output)")
-	resolver := fs.String("resolver", "", resolverUsage)
-	static := fs.Bool("static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA (admission decoding in plain Rego too, as with --portable)")
-	portable := fs.Bool("portable", false, "use no aclc builtin at all, so stock OPA runs the bundle: --static-groups, and admission decoding in plain Rego (denial texts for malformed objects are then approximate)")
-	signingKey := fs.String("signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, `file`")
-	signingAlg := fs.String("signing-alg", "", "signature `algorithm`: RS256, ES256, HS256, ...; default: inferred from the key")
-	signingKeyID := fs.String("signing-key-id", translate.DefaultKeyID, "key `id` the signature names (opa run --verification-key-id)")
-	claimsFile := fs.String("claims-file", "", "JSON `file` of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
-	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
+// buildOptions are build's flags.
+type buildOptions struct {
+	target, out, resolver, kind                      string
+	static, portable                                 bool
+	signingKey, signingAlg, signingKeyID, claimsFile string
+}
+
+var buildTargets = []string{"rego", "wasm", "gatekeeper"}
+
+func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
+	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) or gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML)")
+	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output)")
+	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	fs.BoolVar(&o.static, "static-groups", false, "compile the resolver's answers into the bundle (none, test, file), so it needs no custom builtin and runs on stock OPA (admission decoding in plain Rego too, as with --portable)")
+	fs.BoolVar(&o.portable, "portable", false, "use no aclc builtin at all, so stock OPA runs the bundle: --static-groups, and admission decoding in plain Rego (denial texts for malformed objects are then approximate)")
+	fs.StringVar(&o.signingKey, "signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, file")
+	fs.StringVar(&o.signingAlg, "signing-alg", "", "signature algorithm: RS256, ES256, HS256, ...; default: inferred from the key")
+	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
+	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
+	kindFlag(fs, &o.kind)
+}
+
+func newBuildCommand() *cobra.Command {
+	o := &buildOptions{}
+	cmd := newCommand("build [-t rego|wasm|gatekeeper] [-o OUT] [--resolver R] [--static-groups | --portable] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] SOURCE...",
+		"compile sources into an OPA bundle", buildExamples, o.run)
+	buildFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(srcs) == 0 {
-		errorf(stderr, "build: no SOURCE given")
-		fs.Usage()
-		return exitUsage
+		return usageErr(cmd, "no SOURCE given")
 	}
-	if *signingKey == "" && (*signingAlg != "" || *claimsFile != "" || *signingKeyID != translate.DefaultKeyID) {
-		errorf(stderr, "build: --signing-alg, --signing-key-id and --claims-file go with --signing-key")
-		return exitUsage
+	if o.signingKey == "" && (o.signingAlg != "" || o.claimsFile != "" || o.signingKeyID != translate.DefaultKeyID) {
+		return usageErr(cmd, "--signing-alg, --signing-key-id and --claims-file go with --signing-key")
 	}
-	s, err := loadSources(srcs, translate.Kind(*kind), *resolver, *static || *portable)
+	if !slices.Contains(buildTargets, o.target) {
+		return usageErr(cmd, "unknown --target %q (want rego, wasm or gatekeeper)", o.target)
+	}
+	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, o.static || o.portable)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if *out == "" {
-		*out = "bundle.tar.gz"
-		if *target == "gatekeeper" {
-			*out = "gatekeeper.yaml"
+	if o.out == "" {
+		o.out = "bundle.tar.gz"
+		if o.target == "gatekeeper" {
+			o.out = "gatekeeper.yaml"
 		}
 	}
 	// A static build promises a bundle stock OPA runs: the admission part
 	// that every YuniKorn configuration carries must not need aclc's
 	// decoding builtins either.
-	s.Portable = *portable || *static
-	sign := func(b *bundle.Bundle) error {
-		if *signingKey == "" {
-			return nil
-		}
-		return translate.SignBundle(b, translate.Signing{KeyFile: *signingKey, Algorithm: *signingAlg, KeyID: *signingKeyID, ClaimsFile: *claimsFile})
-	}
-	var data []byte
-	switch *target {
-	case "gatekeeper":
-		if *signingKey != "" {
-			errorf(stderr, "build: --signing-key signs OPA bundles; a Gatekeeper template is not one")
-			return exitUsage
+	s.Portable = o.portable || o.static
+	if o.target == "gatekeeper" {
+		if o.signingKey != "" {
+			return usageErr(cmd, "--signing-key signs OPA bundles; a Gatekeeper template is not one")
 		}
 		// Gatekeeper has no aclc builtins: the portable decoding module.
 		s.Portable = true
@@ -82,57 +95,130 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 			errorf(stderr, "build: %v", err)
 			return exitError
 		}
-		if *out == "-" {
-			_, _ = stdout.Write(manifests)
-			return exitOK
-		}
-		if err := translate.WriteFileAtomic(*out, manifests); err != nil {
-			errorf(stderr, "build: write %s: %v", *out, err)
+		if err := writeOutput(o.out, manifests, stdout); err != nil {
+			errorf(stderr, "%v", err)
 			return exitError
 		}
-		fmt.Fprintf(stdout, "wrote %s (Gatekeeper ConstraintTemplate %s and Constraint %s/%s, %d bytes)\n", *out, translate.GatekeeperTemplateName, translate.GatekeeperKind, translate.GatekeeperConstraint, len(manifests))
+		if o.out != "-" {
+			fmt.Fprintf(stdout, "wrote %s (Gatekeeper ConstraintTemplate %s and Constraint %s/%s, %d bytes)\n", o.out, translate.GatekeeperTemplateName, translate.GatekeeperKind, translate.GatekeeperConstraint, len(manifests))
+		}
 		return exitOK
-	case "rego", "wasm":
-		var b *bundle.Bundle
-		var err error
-		if *target == "wasm" {
-			b, err = translate.WasmBundle(context.Background(), s)
-		} else {
-			b, err = translate.RegoBundle(s)
-		}
-		if err == nil {
-			err = sign(b)
-		}
-		if err == nil {
-			data, err = translate.BundleBytes(b)
-		}
-		if err != nil {
-			errorf(stderr, "build: %v", err)
-			return exitError
-		}
-	default:
-		errorf(stderr, "build: unknown --target %q (want rego, wasm or gatekeeper)", *target)
-		return exitUsage
 	}
-	if err := translate.WriteFileAtomic(*out, data); err != nil {
-		errorf(stderr, "build: write %s: %v", *out, err)
+	var b *bundle.Bundle
+	if o.target == "wasm" {
+		b, err = translate.WasmBundle(context.Background(), s)
+	} else {
+		b, err = translate.RegoBundle(s)
+	}
+	var builtins []string
+	if err == nil {
+		builtins, err = annotateBundle(b, s, o.target, srcs)
+	}
+	if err == nil && o.signingKey != "" {
+		err = translate.SignBundle(b, translate.Signing{KeyFile: o.signingKey, Algorithm: o.signingAlg, KeyID: o.signingKeyID, ClaimsFile: o.claimsFile})
+	}
+	var data []byte
+	if err == nil {
+		data, err = translate.BundleBytes(b)
+	}
+	if err != nil {
+		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	var needs []string
-	if s.Groups().NeedsHostBuiltin() {
-		needs = append(needs, "aclc.user_groups")
-	}
-	if s.Admission != nil && !s.Portable {
-		needs = append(needs, "aclc's admission decoding builtins")
+	if err := writeOutput(o.out, data, stdout); err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
 	}
 	builtin := "no custom builtins"
-	if len(needs) > 0 {
-		builtin = "needs " + strings.Join(needs, " and ")
+	if len(builtins) > 0 {
+		builtin = "needs " + strings.Join(builtins, ", ")
 	}
 	signed := ""
-	if *signingKey != "" {
-		signed = ", signed with key id " + *signingKeyID
+	if o.signingKey != "" {
+		signed = ", signed with key id " + o.signingKeyID
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s%s)\n", *out, *target, len(data), s.Entrypoints(), s.Groups(), builtin, signed)
+	// With -o - the bundle is standard output: the summary goes to stderr.
+	summary := stdout
+	if o.out == "-" {
+		summary = stderr
+	}
+	fmt.Fprintf(summary, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s%s)\n", o.out, o.target, len(data), s.Entrypoints(), s.Groups(), builtin, signed)
+	if len(builtins) > 0 {
+		// Stock OPA refuses the bundle at load ("undefined function"):
+		// say so now, not when it is deployed.
+		errorf(stderr, "build: warning: %s calls %s: stock OPA refuses it (undefined function); serve it with aclc serve, or build with --portable", o.out, strings.Join(builtins, ", "))
+	}
 	return exitOK
+}
+
+// annotateBundle writes into the manifest's metadata what the bundle is:
+// the aclc that built it, the aclc builtins its modules call, its
+// decisions and its sources. It returns the builtins.
+func annotateBundle(b *bundle.Bundle, s *translate.Sources, target string, srcs []string) ([]string, error) {
+	builtins, err := calledBuiltins(b)
+	if err != nil {
+		return nil, err
+	}
+	sources := make([]string, len(srcs))
+	for i, p := range srcs {
+		sources[i] = p
+		if p == "-" {
+			sources[i] = stdinName
+		}
+	}
+	if b.Manifest.Metadata == nil {
+		b.Manifest.Metadata = map[string]any{}
+	}
+	b.Manifest.Metadata["aclc"] = map[string]any{
+		"version":   aclcVersion(),
+		"target":    target,
+		"builtins":  toAny(builtins),
+		"decisions": toAny(s.Entrypoints()),
+		"sources":   toAny(sources),
+	}
+	return builtins, nil
+}
+
+// toAny makes a list a bundle manifest round-trips through JSON unchanged.
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// calledBuiltins lists, sorted, the aclc builtins the bundle's Rego calls:
+// what a runtime must provide, read from the modules themselves.
+func calledBuiltins(b *bundle.Bundle) ([]string, error) {
+	seen := map[string]bool{}
+	note := func(op ast.Ref) {
+		if name := op.String(); strings.HasPrefix(name, "aclc.") {
+			seen[name] = true
+		}
+	}
+	for _, mf := range b.Modules {
+		m := mf.Parsed
+		if m == nil {
+			var err error
+			if m, err = ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
+				return nil, fmt.Errorf("%s: %w", mf.Path, err)
+			}
+		}
+		ast.WalkExprs(m, func(e *ast.Expr) bool {
+			if e.IsCall() {
+				note(e.Operator())
+			}
+			return false
+		})
+		ast.WalkTerms(m, func(t *ast.Term) bool {
+			if c, ok := t.Value.(ast.Call); ok && len(c) > 0 {
+				if r, ok := c[0].Value.(ast.Ref); ok {
+					note(r)
+				}
+			}
+			return false
+		})
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }

@@ -2,7 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 )
@@ -11,21 +12,19 @@ const capabilitiesExamples = `  aclc capabilities > aclc-capabilities.json
   opa build --capabilities aclc-capabilities.json -b bundle/   # stock opa compiles policies that call aclc's builtins
 `
 
-func runCapabilities(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("capabilities", "aclc capabilities", capabilitiesExamples, stderr)
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
-	if len(rest) != 0 {
-		errorf(stderr, "capabilities: takes no arguments")
-		return exitUsage
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(opabuiltins.Capabilities()); err != nil {
-		errorf(stderr, "capabilities: %v", err)
-		return exitError
-	}
-	return exitOK
+func newCapabilitiesCommand() *cobra.Command {
+	cmd := newCommand("capabilities", "print OPA capabilities JSON including aclc's builtins", capabilitiesExamples,
+		func(cmd *cobra.Command, args []string) int {
+			if len(args) != 0 {
+				return usageErr(cmd, "takes no arguments")
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(opabuiltins.Capabilities()); err != nil {
+				errorf(cmd.ErrOrStderr(), "capabilities: %v", err)
+				return exitError
+			}
+			return exitOK
+		})
+	return cmd
 }

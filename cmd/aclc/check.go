@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
@@ -21,81 +24,219 @@ const checkExamples = `  aclc check examples/yunikorn/org.yaml
   aclc check /etc/yunikorn/config     # a ConfigMap mounted as a directory
   aclc check vov-acl.yaml             # a VOV ACL source (top-level vov: key)
   aclc check --resolver ldap=./ldap-secret queues.yaml   # usergroupresolver type ldap, its secret in a directory
+  aclc check -o json --fail-on warning queues.yaml       # in CI: every finding as data, warnings fail
+  aclc check --ignore dropped-name queues.yaml           # accept one kind of trap everywhere
+  kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc check -
+
+A warning is silenced in one place with a comment on its line or the line
+above:  submitacl: system:serviceaccount:ci:runner  # aclc:ignore dropped-name
 
 The SOURCEs together are one configuration, as for aclc build: YuniKorn's two
 ConfigMaps (yunikorn-defaults, then yunikorn-configs) are flattened key by key.
 Check separate configurations with one command each.
 `
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", "aclc check SOURCE...", checkExamples, stderr)
-	kind := fs.String("kind", "", "force the source `kind` instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
-	resolver := fs.String("resolver", "", "the group `resolver` to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
-	if len(srcs) == 0 {
-		errorf(stderr, "check: no SOURCE given")
-		fs.Usage()
-		return exitUsage
-	}
-	names := strings.Join(srcs, ", ")
-	s, err := translate.LoadSources(srcs, translate.Kind(*kind))
-	if err != nil {
-		fmt.Fprintln(stdout, err)
-		if c := translate.Consequence(err); c != "" {
-			fmt.Fprintln(stdout, c)
+// checkOptions are check's flags.
+type checkOptions struct {
+	kind, resolver, output, failOn string
+	ignore                         []string
+	cluster                        *clusterFlags
+}
+
+func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
+	kindFlag(fs, &o.kind)
+	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (file:line:column: severity: code: message), json or yaml")
+	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
+	o.cluster = registerClusterFlags(fs)
+	fs.StringSliceVar(&o.ignore, "ignore", nil, "leave out the warnings with this code (repeatable, or comma-separated); a '# aclc:ignore CODE' comment on the line or the line above does the same for one place")
+}
+
+func newCheckCommand() *cobra.Command {
+	o := &checkOptions{}
+	cmd := newCommand("check [-o text|json|yaml] [--fail-on error|warning] [--ignore CODE]... SOURCE...", "validate sources and warn about YuniKorn's and VOV's traps", checkExamples, o.run)
+	checkFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+// Severities of check's diagnostics.
+const (
+	severityError   = "error"
+	severityWarning = "warning"
+)
+
+// Codes of the errors, which the sources' own diagnostics do not carry.
+const (
+	codeInvalidSource = "invalid-source"
+	codeRefused       = "refused-by-yunikorn"
+	codeLDAPInvalid   = "ldap-invalid"
+)
+
+// checkDiagnostic is one finding of aclc check, located in its source.
+type checkDiagnostic struct {
+	File        string `json:"file"`
+	Line        int    `json:"line,omitempty"`
+	Column      int    `json:"column,omitempty"`
+	Code        string `json:"code"`
+	Severity    string `json:"severity"`
+	Message     string `json:"message"`
+	Consequence string `json:"consequence,omitempty"`
+}
+
+func (d checkDiagnostic) String() string {
+	loc := d.File
+	if d.Line > 0 {
+		loc += ":" + strconv.Itoa(d.Line)
+		if d.Column > 0 {
+			loc += ":" + strconv.Itoa(d.Column)
 		}
-		return exitError
 	}
-	if s.Queues != nil {
-		if refusals := yunikorn.Refusals(s.Queues); len(refusals) > 0 {
-			for _, r := range refusals {
-				fmt.Fprintln(stdout, r)
-				fmt.Fprintln(stdout, r.Consequence)
+	if d.Severity == severityError {
+		return loc + ": error: " + d.Message
+	}
+	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, d.Message)
+}
+
+// checkSummary counts what check found.
+type checkSummary struct {
+	Files    []string `json:"files"`
+	Errors   int      `json:"errors"`
+	Warnings int      `json:"warnings"`
+	Ignored  int      `json:"ignored"`
+	OK       bool     `json:"ok"`
+}
+
+type checkResult struct {
+	Diagnostics []checkDiagnostic `json:"diagnostics"`
+	Summary     checkSummary      `json:"summary"`
+}
+
+func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), "", ""); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	if len(srcs) == 0 && !o.cluster.enabled {
+		return usageErr(cmd, "no SOURCE given")
+	}
+	if !slices.Contains(checkFormats, o.output) {
+		return usageErr(cmd, "unknown --output %q (want text, json or yaml)", o.output)
+	}
+	if o.failOn != severityError && o.failOn != severityWarning {
+		return usageErr(cmd, "--fail-on %q: want error or warning", o.failOn)
+	}
+	shown := make([]string, len(srcs))
+	for i, p := range srcs {
+		shown[i] = p
+		if p == "-" {
+			shown[i] = stdinName
+		}
+	}
+	names := strings.Join(shown, ", ")
+	var s *translate.Sources
+	var err error
+	if o.cluster.enabled {
+		s, names, err = o.cluster.loadOnce(srcs, translate.Kind(o.kind))
+		shown = []string{names}
+	} else {
+		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
+	}
+	loc := newLocator()
+	diags := o.diagnose(s, err, names, loc)
+	res := checkResult{Diagnostics: []checkDiagnostic{}, Summary: checkSummary{Files: shown}}
+	for _, d := range diags {
+		if d.Severity == severityWarning && (slices.Contains(o.ignore, d.Code) || loc.ignored(d)) {
+			res.Summary.Ignored++
+			continue
+		}
+		if d.Severity == severityError {
+			res.Summary.Errors++
+		} else {
+			res.Summary.Warnings++
+		}
+		res.Diagnostics = append(res.Diagnostics, d)
+	}
+	res.Summary.OK = res.Summary.Errors == 0 && (o.failOn == severityError || res.Summary.Warnings == 0)
+	switch o.output {
+	case "text":
+		for _, d := range res.Diagnostics {
+			fmt.Fprintln(stdout, d)
+			if d.Severity == severityError && d.Consequence != "" {
+				fmt.Fprintln(stdout, d.Consequence)
 			}
+		}
+		if res.Summary.Errors == 0 {
+			ignored := ""
+			if res.Summary.Ignored > 0 {
+				ignored = fmt.Sprintf(", %d ignored", res.Summary.Ignored)
+			}
+			verdict := "ok"
+			if !res.Summary.OK {
+				verdict = "failed (--fail-on warning)"
+			}
+			fmt.Fprintf(stdout, "%s: %s (%d warnings%s)\n", strings.Join(shown, ", "), verdict, res.Summary.Warnings, ignored)
+		}
+	default:
+		if err := writeStructured(stdout, o.output, res); err != nil {
+			errorf(stderr, "check: %v", err)
 			return exitError
 		}
 	}
-	var diags []source.Diagnostic
-	diags = append(diags, s.Diagnostics...)
+	if !res.Summary.OK {
+		return exitError
+	}
+	return exitOK
+}
+
+// diagnose collects every error and warning of the loaded sources (or
+// their load error), each located as precisely as its origin allows. An
+// error stops the checks that need what failed to load.
+func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, loc *locator) []checkDiagnostic {
+	if err != nil {
+		return []checkDiagnostic{loc.errorDiagnostic(names, codeInvalidSource, err.Error(), translate.Consequence(err))}
+	}
+	var out []checkDiagnostic
 	if s.Queues != nil {
-		diags = append(diags, yunikorn.Diagnose(s.Queues)...)
+		if refusals := yunikorn.Refusals(s.Queues); len(refusals) > 0 {
+			for _, r := range refusals {
+				out = append(out, loc.locate(checkDiagnostic{File: r.File, Line: r.Line, Code: codeRefused, Severity: severityError, Message: r.Msg, Consequence: r.Consequence}))
+			}
+			return out
+		}
 	}
-	for _, d := range diags {
-		fmt.Fprintln(stdout, d)
+	var warnings []source.Diagnostic
+	warnings = append(warnings, s.Diagnostics...)
+	if s.Queues != nil {
+		warnings = append(warnings, yunikorn.Diagnose(s.Queues)...)
 	}
-	warnings := len(diags)
+	for _, d := range warnings {
+		out = append(out, loc.warning(d))
+	}
 	// YuniKorn's default admission settings are no author's mistake: warn
 	// about them only when the configuration sets some.
 	if s.Admission != nil && s.Layout != nil && slices.ContainsFunc(s.Layout.Keys(), func(k string) bool {
 		return strings.HasPrefix(k, "admissionController.")
 	}) {
 		for _, d := range s.Admission.Diagnose() {
-			fmt.Fprintf(stdout, "%s: warning: %s: %s\n", s.AdmissionFile, d.Code, d.Msg)
-			warnings++
+			out = append(out, loc.admissionWarning(s.AdmissionFile, s.Files, d.Code, d.Msg))
 		}
 	}
 	if s.VOV != nil {
 		for _, d := range vov.Diagnose(s.VOV) {
-			fmt.Fprintln(stdout, d)
-			warnings++
+			out = append(out, loc.warning(d))
 		}
 	}
-	if dir, ok := ldapDir(s, *resolver); ok {
+	if dir, ok := ldapDir(s, o.resolver); ok {
 		ds, err := diagnoseLDAP(names, dir)
 		for _, d := range ds {
-			fmt.Fprintln(stdout, d)
-			warnings++
+			out = append(out, loc.warning(d))
 		}
 		if err != nil {
-			fmt.Fprintf(stdout, "%s: error: %v\n", names, err)
-			return exitError
+			out = append(out, checkDiagnostic{File: names, Code: codeLDAPInvalid, Severity: severityError, Message: err.Error()})
 		}
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d warnings)\n", names, warnings)
-	return exitOK
+	return out
 }
 
 // ldapDir is the LDAP secret directory to check for src: the --resolver

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -18,57 +21,99 @@ import (
 )
 
 const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue"}' |
-    aclc eval --engine native --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml
-  aclc eval --engine rego --entrypoint yunikorn/queues/decision --input in.json examples/yunikorn/org.yaml
-  aclc eval --jsonl --entrypoint yunikorn/queues/decision --bundle queues.tar.gz < inputs.jsonl
-  aclc eval --engine http --url http://127.0.0.1:8181 --entrypoint yunikorn/queues/decision --input in.json
+    aclc eval --engine native -e yunikorn/queues/decision examples/yunikorn/acl-doc.yaml
+  aclc eval --engine rego -e yunikorn/queues/decision -i in.json examples/yunikorn/org.yaml
+  aclc eval --jsonl -e yunikorn/queues/decision -b queues.tar.gz < inputs.jsonl
+  aclc eval --engine http --url http://127.0.0.1:8181 -e yunikorn/queues/decision -i in.json
+  # in a script: exit 1 unless sue may submit
+  aclc eval --fail -e yunikorn/queues/decision -i in.json examples/yunikorn/acl-doc.yaml
+
+--engine defaults to the bundle's kind with --bundle (wasm when it holds
+policy.wasm, else rego), to http with --url, else to wasm. --fail exits 1
+when a decision denies (allow, or an admission review's response.allowed, is
+false) or is undefined, as opa eval --fail; --fail-defined exits 1 when a
+decision allows.
 `
 
-func runEval(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("eval", "aclc eval [--engine native|rego|wasm|opa-wasm|http] [--url URL] --entrypoint E [--resolver R] [--input FILE|-] [--jsonl] (SOURCE... | --bundle FILE)", evalExamples, stderr)
-	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm, opa-wasm or http")
-	url := fs.String("url", "", "base `URL` of an OPA-compatible server (engine http)")
-	ep := fs.String("entrypoint", "", "decision `entrypoint`, e.g. yunikorn/queues/decision")
-	resolver := fs.String("resolver", "", resolverUsage)
-	inputPath := fs.String("input", "-", "input `file` (JSON), or - for standard input")
-	jsonl := fs.Bool("jsonl", false, "read one JSON input per line and write one compact decision per line")
-	bundlePath := fs.String("bundle", "", "evaluate this bundle `file` instead of building SOURCE")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
+// evalOptions are eval's flags.
+type evalOptions struct {
+	engine, url, entrypoint, resolver, input, bundle, kind string
+	jsonl, fail, failDefined                               bool
+	cluster                                                *clusterFlags
+}
+
+var engineNames = []string{engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm, engine.HTTP}
+
+func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
+	fs.StringVar(&o.engine, "engine", "", "engine: native, rego, wasm, opa-wasm or http (default: follows --bundle, else wasm)")
+	fs.StringVar(&o.url, "url", "", "base URL of an OPA-compatible server (engine http)")
+	fs.StringVarP(&o.entrypoint, "entrypoint", "e", "", "decision entrypoint, e.g. yunikorn/queues/decision")
+	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	fs.StringVarP(&o.input, "input", "i", "-", "input file (JSON), or - for standard input")
+	fs.BoolVar(&o.jsonl, "jsonl", false, "read one JSON input per line and write one compact decision per line")
+	fs.StringVarP(&o.bundle, "bundle", "b", "", "evaluate this bundle file (- for standard input) instead of building SOURCE")
+	fs.BoolVar(&o.fail, "fail", false, "exit 1 when a decision denies or is undefined")
+	fs.BoolVar(&o.failDefined, "fail-defined", false, "exit 1 when a decision allows")
+	kindFlag(fs, &o.kind)
+	o.cluster = registerClusterFlags(fs)
+}
+
+func newEvalCommand() *cobra.Command {
+	o := &evalOptions{}
+	cmd := newCommand("eval [--engine native|rego|wasm|opa-wasm|http] [--url URL] -e E [--resolver R] [-i FILE|-] [--jsonl] [--fail | --fail-defined] (SOURCE... | -b FILE)",
+		"evaluate a decision on one of the engines", evalExamples, o.run)
+	evalFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *evalOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), o.bundle, o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
 	}
-	if *ep == "" {
-		errorf(stderr, "eval: --entrypoint is required")
-		fs.Usage()
-		return exitUsage
+	switch {
+	case o.entrypoint == "":
+		return usageErr(cmd, "--entrypoint is required")
+	case o.fail && o.failDefined:
+		return usageErr(cmd, "give --fail or --fail-defined, not both")
+	case o.input == "-" && (o.bundle == "-" || slices.Contains(srcs, "-")):
+		return usageErr(cmd, "standard input is read once: give --input FILE when the SOURCE or --bundle is -")
 	}
-	if (len(srcs) == 0) == (*bundlePath == "") && *engineName != engine.HTTP {
-		errorf(stderr, "eval: give either SOURCE files or --bundle")
-		return exitUsage
+	name := o.engine
+	if name == "" && o.url != "" {
+		name = engine.HTTP
+	}
+	if (len(srcs) == 0) == (o.bundle == "") && name != engine.HTTP && !o.cluster.enabled {
+		return usageErr(cmd, "give either SOURCE files or --bundle")
 	}
 	ctx := context.Background()
-	eng, err := openEngine(ctx, *engineName, *url, srcs, *bundlePath, *resolver)
+	eng, err := o.cluster.openEngine(ctx, name, o.url, srcs, o.bundle, translate.Kind(o.kind), o.resolver)
+	if err == nil {
+		defer eng.Close(ctx)
+		return o.eval(ctx, eng, stdout, stderr)
+	}
+	if errors.Is(err, errUsage) {
+		return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	}
+	errorf(stderr, "eval: %v", err)
+	return exitError
+}
+
+func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stderr io.Writer) int {
+	in, err := openInput(o.input)
 	if err != nil {
 		errorf(stderr, "eval: %v", err)
-		if errors.Is(err, errUsage) {
-			return exitUsage
-		}
 		return exitError
 	}
-	defer eng.Close(ctx)
-
-	var in io.Reader = stdin
-	if *inputPath != "-" {
-		f, err := os.Open(*inputPath)
-		if err != nil {
-			errorf(stderr, "eval: %v", err)
-			return exitError
+	defer in.Close()
+	verdicts := verdictCount{}
+	if o.jsonl {
+		code := evalLines(ctx, eng, o.entrypoint, in, stdout, stderr, &verdicts)
+		if code == exitOK {
+			code = o.failStatus(verdicts)
 		}
-		defer f.Close()
-		in = f
-	}
-	if *jsonl {
-		return evalLines(ctx, eng, *ep, in, stdout, stderr)
+		return code
 	}
 	raw, err := io.ReadAll(in)
 	if err != nil {
@@ -79,7 +124,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "eval: input is not valid JSON")
 		return exitError
 	}
-	out, err := eng.Eval(ctx, *ep, raw)
+	out, err := eng.Eval(ctx, o.entrypoint, raw)
 	if err != nil {
 		errorf(stderr, "eval: %v", err)
 		if errors.Is(err, engine.ErrUnknownEntrypoint) {
@@ -87,12 +132,61 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
+	verdicts.add(out)
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, canonicalJSON(out), "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(out)
 	}
 	fmt.Fprintln(stdout, pretty.String())
+	return o.failStatus(verdicts)
+}
+
+// verdictCount tallies decisions for --fail and --fail-defined.
+type verdictCount struct{ allowed, denied int }
+
+// add counts a decision: it allows when its allow (or an admission
+// review's response.allowed) is true; an undefined decision, or one
+// without such a field that is null, denies.
+func (v *verdictCount) add(out []byte) {
+	if decisionAllows(out) {
+		v.allowed++
+	} else {
+		v.denied++
+	}
+}
+
+func decisionAllows(out []byte) bool {
+	var d struct {
+		Allow    *bool `json:"allow"`
+		Response *struct {
+			Allowed bool `json:"allowed"`
+		} `json:"response"`
+	}
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == "{}" {
+		return false
+	}
+	if json.Unmarshal(trimmed, &d) != nil {
+		// Not an object: a defined value of another kind.
+		return true
+	}
+	switch {
+	case d.Allow != nil:
+		return *d.Allow
+	case d.Response != nil:
+		return d.Response.Allowed
+	}
+	return true
+}
+
+func (o *evalOptions) failStatus(v verdictCount) int {
+	switch {
+	case o.fail && v.denied > 0:
+		return exitError
+	case o.failDefined && v.allowed > 0:
+		return exitError
+	}
 	return exitOK
 }
 
@@ -118,7 +212,7 @@ func canonicalJSON(out []byte) []byte {
 
 // evalLines answers one decision per input line, in order; a bad line gets
 // {"error": ...} and the rest go on.
-func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, stdout, stderr io.Writer) int {
+func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, stdout, stderr io.Writer, verdicts *verdictCount) int {
 	status := exitOK
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -142,6 +236,8 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 			status = exitError
 			b, _ := json.Marshal(map[string]string{"error": err.Error()})
 			out = b
+		} else {
+			verdicts.add(out)
 		}
 		w.Write(canonicalJSON(out))
 		w.WriteByte('\n')
@@ -155,19 +251,57 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 
 var errUsage = errors.New("usage")
 
-// openEngine builds the named engine from sources or a bundle file.
-func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath, resolver string) (engine.Engine, error) {
+// engineSource is what an engine is opened on: loaded sources, or a
+// bundle read from a file.
+type engineSource struct {
+	sources    *translate.Sources
+	bundle     *bundle.Bundle
+	bundleName string
+}
+
+// defaultEngine follows the bundle: wasm when it holds policy.wasm, rego
+// when it is plain Rego; sources default to wasm.
+func (f engineSource) defaultEngine() string {
+	if f.bundle != nil && len(f.bundle.WasmModules) == 0 {
+		return engine.Rego
+	}
+	return engine.Wasm
+}
+
+// openFrom loads the SOURCE files or the --bundle file an engine is
+// opened on; the http engine needs neither.
+func openFrom(srcs []string, bundlePath string, kind translate.Kind, resolver, engineName string) (engineSource, error) {
+	switch {
+	case engineName == engine.HTTP:
+		if len(srcs) > 0 || bundlePath != "" {
+			return engineSource{}, fmt.Errorf("%w: --engine http asks the server at --url; it takes no SOURCE or --bundle", errUsage)
+		}
+		return engineSource{}, nil
+	case bundlePath != "":
+		if engineName == engine.Native {
+			return engineSource{}, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
+		}
+		b, err := readBundleFile(bundlePath)
+		name := bundlePath
+		if bundlePath == "-" {
+			name = stdinName
+		}
+		return engineSource{bundle: b, bundleName: name}, err
+	}
+	s, err := loadSources(srcs, kind, resolver, false)
+	return engineSource{sources: s}, err
+}
+
+// openEngine builds the named engine on loaded sources or a bundle.
+func openEngine(ctx context.Context, name, url string, from engineSource, resolver string) (engine.Engine, error) {
 	switch name {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
 		if url != "" {
 			return nil, fmt.Errorf("%w: --url goes with --engine http", errUsage)
 		}
 	case engine.HTTP:
-		switch {
-		case url == "":
+		if url == "" {
 			return nil, fmt.Errorf("%w: --engine http needs --url, e.g. http://127.0.0.1:8181", errUsage)
-		case len(srcs) > 0 || bundlePath != "":
-			return nil, fmt.Errorf("%w: --engine http asks the server at --url; it takes no SOURCE or --bundle", errUsage)
 		}
 		e, err := engine.NewHTTP(url)
 		if err != nil {
@@ -177,22 +311,16 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 	default:
 		return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm, opa-wasm or http)", errUsage, name)
 	}
-	var s *translate.Sources
-	var b *bundle.Bundle
+	s, b := from.sources, from.bundle
 	var g translate.GroupResolution
 	var err error
-	if bundlePath != "" {
+	if b != nil {
 		if name == engine.Native {
 			return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
-		}
-		if b, err = translate.ReadBundle(bundlePath); err != nil {
-			return nil, err
 		}
 		if g, err = translate.BundleGroupResolution(b.Data, resolver); err != nil {
 			return nil, err
 		}
-	} else if s, err = loadSources(srcs, translate.KindAuto, resolver, false); err != nil {
-		return nil, err
 	} else {
 		g = s.Groups()
 	}
@@ -216,7 +344,7 @@ func openEngine(ctx context.Context, name, url string, srcs []string, bundlePath
 		}
 	}
 	if len(b.WasmModules) == 0 {
-		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm", bundlePath)
+		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm, or evaluate it with --engine rego", from.bundleName)
 	}
 	if name == engine.OPAWasm {
 		return engine.NewOPAWasm(ctx, b, cache)

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/engine"
@@ -14,100 +18,324 @@ import (
 )
 
 const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
-  aclc report --as sue --as john:dev --as bob:test --engine rego examples/yunikorn/acl-doc.yaml
-  aclc report --as sue:admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
-  aclc report --as joe@reno --as pat@elko --as john@john_pc:eng examples/vov/acls.yaml
-  aclc report --place --as alice:dev --namespace team-a examples/yunikorn/default-config.yaml
+  aclc report --as sue --as john --as-group dev --as bob --as-group test --engine rego examples/yunikorn/acl-doc.yaml
+  aclc report --as system:serviceaccount:team-a:builder examples/yunikorn/org.yaml
+  aclc report -o json --as sue --as-group admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
+  aclc report --as joe@reno --as pat@elko --as john@john_pc --as-group eng examples/vov/acls.yaml
+  aclc report --place --as alice --as-group dev -n team-a examples/yunikorn/default-config.yaml
+
+--as names a user verbatim, as kubectl's --as does; each --as-group adds a
+group to the --as before it (before any --as: to every --as). A user without
+groups has them resolved, as YuniKorn does. On a VOV source the user may be
+user@host, and the groups are OS groups.
 `
 
-// principalFlag collects --as user[:group,group] values.
-type principalFlag []string
+// principal is one --as user and the --as-group values that follow it.
+type principal struct {
+	User   string   `json:"user"`
+	Groups []string `json:"groups,omitempty"`
+}
 
-func (p *principalFlag) String() string     { return strings.Join(*p, " ") }
-func (p *principalFlag) Set(v string) error { *p = append(*p, v); return nil }
+// principals collects --as and --as-group in command-line order: a group
+// belongs to the user named before it; groups given before any --as
+// belong to every user.
+type principals struct {
+	list   []principal
+	shared []string
+}
 
-func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", "aclc report [--engine E] [--as USER[:GROUP,...]]... SOURCE...\n       aclc report [--engine E] [--as USER[@HOST][:OSGROUP,...]]... VOV-SOURCE", reportExamples, stderr)
-	engineName := fs.String("engine", engine.Wasm, "`engine` that decides the --as rows: native, rego, wasm or opa-wasm")
-	resolver := fs.String("resolver", "", resolverUsage)
-	var as principalFlag
-	fs.Var(&as, "as", "decide for this `principal` on every queue (user[:group,...]) or every VOV object (user[@host][:osgroup,...]); repeatable")
-	place := fs.Bool("place", false, "with --as: where YuniKorn places an application of each principal (yunikorn/queues/placement), per --namespace and --queue")
-	var namespaces, queues principalFlag
-	fs.Var(&namespaces, "namespace", "with --place: the application's namespace tag (default: default); repeatable")
-	fs.Var(&queues, "queue", "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
+func (p *principals) resolved() []principal {
+	out := make([]principal, len(p.list))
+	for i, x := range p.list {
+		out[i] = principal{User: x.User, Groups: append(append([]string(nil), p.shared...), x.Groups...)}
 	}
+	return out
+}
+
+type asFlag struct{ p *principals }
+
+func (f asFlag) String() string { return "" }
+func (f asFlag) Type() string   { return "user" }
+func (f asFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty user name")
+	}
+	f.p.list = append(f.p.list, principal{User: v})
+	return nil
+}
+
+type asGroupFlag struct{ p *principals }
+
+func (f asGroupFlag) String() string { return "" }
+func (f asGroupFlag) Type() string   { return "group" }
+func (f asGroupFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty group name")
+	}
+	if n := len(f.p.list); n > 0 {
+		f.p.list[n-1].Groups = append(f.p.list[n-1].Groups, v)
+	} else {
+		f.p.shared = append(f.p.shared, v)
+	}
+	return nil
+}
+
+// reportOptions are report's flags.
+type reportOptions struct {
+	engine, resolver, kind, output string
+	as                             principals
+	place                          bool
+	namespaces, queues             []string
+}
+
+var reportFormats = []string{"table", "wide", "json", "yaml"}
+var checkFormats = []string{"text", "json", "yaml"}
+
+func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
+	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine that decides the --as rows: native, rego, wasm or opa-wasm")
+	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	fs.Var(asFlag{&o.as}, "as", "decide for this user on every queue or VOV object (user@host for VOV), taken verbatim; repeatable")
+	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (OS group for VOV); repeatable")
+	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --namespace and --queue")
+	fs.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "with --place: the application's namespace tag (default: default); repeatable")
+	fs.StringArrayVar(&o.queues, "queue", nil, "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
+	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, wide (with the reasons), json or yaml")
+	kindFlag(fs, &o.kind)
+}
+
+func newReportCommand() *cobra.Command {
+	o := &reportOptions{}
+	cmd := newCommand("report [--engine E] [--as USER [--as-group GROUP]...]... [-o table|wide|json|yaml] SOURCE...",
+		"print who may submit to and administer each queue, or do what on each VOV object, and why", reportExamples, o.run)
+	reportFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(srcs) == 0 {
-		errorf(stderr, "report: no SOURCE given")
-		fs.Usage()
-		return exitUsage
+		return usageErr(cmd, "no SOURCE given")
 	}
-	s, err := loadSources(srcs, translate.KindAuto, *resolver, false)
+	if !slices.Contains(reportFormats, o.output) {
+		return usageErr(cmd, "unknown --output %q (want table, wide, json or yaml)", o.output)
+	}
+	as := o.as.resolved()
+	for _, p := range as {
+		// --as used to read user:group,group; scripts written for that
+		// now ask for a user of that name.
+		if u, g, ok := strings.Cut(p.User, ":"); ok && !strings.HasPrefix(p.User, "system:") && len(p.Groups) == 0 {
+			errorf(stderr, "report: note: --as %q is one user, taken verbatim; for user %s in groups %s write --as %s --as-group %s", p.User, u, g, u, strings.ReplaceAll(g, ",", " --as-group "))
+		}
+	}
+	if o.place && len(as) == 0 {
+		return usageErr(cmd, "--place needs at least one --as user")
+	}
+	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 	if s.VOV != nil {
-		return reportVOV(context.Background(), w, stderr, s.VOV, as, *engineName, srcs, *resolver)
-	}
-	if s.Queues == nil {
-		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", strings.Join(srcs, ", "))
-		return exitError
-	}
-	for _, p := range s.Queues.Partitions {
-		fmt.Fprintf(w, "partition %s\nQUEUE\tMAY SUBMIT\tMAY ADMINISTER\n", p.Name)
-		for _, q := range p.Queues() {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", q.Path, whoMay(q, true), whoMay(q, false))
-		}
-		fmt.Fprintln(w)
-	}
-	w.Flush()
-	if len(as) == 0 {
-		if *place {
-			errorf(stderr, "report: --place needs at least one --as principal")
-			return exitUsage
-		}
-		return exitOK
-	}
-	ctx := context.Background()
-	eng, err := openEngine(ctx, *engineName, "", srcs, "", *resolver)
-	if err != nil {
-		errorf(stderr, "report: %v", err)
-		return exitError
-	}
-	defer eng.Close(ctx)
-	if *place {
-		return reportPlacement(ctx, w, stderr, eng, s.Queues, as, namespaces, queues)
-	}
-	fmt.Fprintf(w, "decisions by the %s engine\nUSER\tGROUPS\tQUEUE\tSUBMIT\tADMIN\tWHY (submit)\n", eng.Name())
-	for _, spec := range as {
-		user, groups, _ := strings.Cut(spec, ":")
-		var gs []string
-		if groups != "" {
-			gs = strings.Split(groups, ",")
-		}
-		for _, p := range s.Queues.Partitions {
-			for _, q := range p.Queues() {
-				sub, err1 := decideOn(ctx, eng, p.Name, q.Path, "submit", user, gs)
-				adm, err2 := decideOn(ctx, eng, p.Name, q.Path, "admin", user, gs)
-				if err1 != nil || err2 != nil {
-					errorf(stderr, "report: %v %v", err1, err2)
-					return exitError
-				}
-				shown := "(resolved)"
-				if len(gs) > 0 {
-					shown = strings.Join(gs, ",")
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", user, shown, qualified(p.Name, q.Path), verdict(sub.Allow), verdict(adm.Allow), sub.Reason)
+		for _, a := range as {
+			if _, err := parseVOVPrincipal(a); err != nil {
+				return usageErr(cmd, "%v", err)
 			}
 		}
 	}
-	w.Flush()
+	ctx := context.Background()
+	var eng engine.Engine
+	if len(as) > 0 && (s.VOV != nil || s.Queues != nil) {
+		if eng, err = openEngine(ctx, o.engine, "", engineSource{sources: s}, o.resolver); err != nil {
+			if errors.Is(err, errUsage) {
+				return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+			}
+			errorf(stderr, "report: %v", err)
+			return exitError
+		}
+		defer eng.Close(ctx)
+	}
+	var rep any
+	var tables []*table
+	switch {
+	case s.VOV != nil:
+		r, err := reportVOV(ctx, eng, s.VOV, as)
+		if err != nil {
+			errorf(stderr, "report: %v", err)
+			return exitError
+		}
+		rep, tables = r, r.tables(o.output == "wide")
+	case s.Queues != nil:
+		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, o.namespaces, o.queues)
+		if err != nil {
+			errorf(stderr, "report: %v", err)
+			return exitError
+		}
+		rep, tables = r, r.tables(o.output == "wide")
+	default:
+		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", strings.Join(srcs, ", "))
+		return exitError
+	}
+	if o.output == "json" || o.output == "yaml" {
+		if err := writeStructured(stdout, o.output, rep); err != nil {
+			errorf(stderr, "report: %v", err)
+			return exitError
+		}
+		return exitOK
+	}
+	width := terminalWidth()
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		t.render(stdout, width)
+	}
 	return exitOK
+}
+
+// queueReport is what report says about a YuniKorn configuration.
+type queueReport struct {
+	Partitions []partitionGrants `json:"partitions"`
+	Engine     string            `json:"engine,omitempty"`
+	Decisions  []queueDecision   `json:"decisions,omitempty"`
+	Placements []placementRow    `json:"placements,omitempty"`
+}
+
+type partitionGrants struct {
+	Name   string        `json:"name"`
+	Queues []queueGrants `json:"queues"`
+}
+
+// queueGrants lists who may submit to and administer a queue, each with
+// the ACL that admits them, as "ACL (submitacl of root.a)".
+type queueGrants struct {
+	Queue         string   `json:"queue"`
+	MaySubmit     []string `json:"maySubmit"`
+	MayAdminister []string `json:"mayAdminister"`
+}
+
+type queueDecision struct {
+	User         string   `json:"user"`
+	Groups       []string `json:"groups"` // null: resolved
+	Partition    string   `json:"partition"`
+	Queue        string   `json:"queue"`
+	Submit       bool     `json:"submit"`
+	Admin        bool     `json:"admin"`
+	SubmitReason string   `json:"submitReason"`
+	AdminReason  string   `json:"adminReason"`
+}
+
+type placementRow struct {
+	User       string   `json:"user"`
+	Groups     []string `json:"groups"`
+	Namespace  string   `json:"namespace"`
+	QueueNamed string   `json:"queueNamed"`
+	yunikorn.Placement
+}
+
+func reportQueues(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, place bool, namespaces, queues []string) (*queueReport, error) {
+	r := &queueReport{}
+	for _, p := range tree.Partitions {
+		pg := partitionGrants{Name: p.Name}
+		for _, q := range p.Queues() {
+			pg.Queues = append(pg.Queues, queueGrants{Queue: q.Path, MaySubmit: whoMay(q, true), MayAdminister: whoMay(q, false)})
+		}
+		r.Partitions = append(r.Partitions, pg)
+	}
+	if len(as) == 0 {
+		return r, nil
+	}
+	r.Engine = eng.Name()
+	if place {
+		rows, err := reportPlacement(ctx, eng, tree, as, namespaces, queues)
+		r.Placements = rows
+		return r, err
+	}
+	for _, pr := range as {
+		for _, p := range tree.Partitions {
+			for _, q := range p.Queues() {
+				sub, err := decideOn(ctx, eng, p.Name, q.Path, "submit", pr.User, pr.Groups)
+				if err != nil {
+					return nil, err
+				}
+				adm, err := decideOn(ctx, eng, p.Name, q.Path, "admin", pr.User, pr.Groups)
+				if err != nil {
+					return nil, err
+				}
+				r.Decisions = append(r.Decisions, queueDecision{
+					User: pr.User, Groups: pr.Groups, Partition: p.Name, Queue: q.Path,
+					Submit: sub.Allow, Admin: adm.Allow, SubmitReason: sub.Reason, AdminReason: adm.Reason,
+				})
+			}
+		}
+	}
+	return r, nil
+}
+
+func (r *queueReport) tables(wide bool) []*table {
+	var out []*table
+	for _, p := range r.Partitions {
+		t := &table{title: "partition " + p.Name, header: []string{"QUEUE", "MAY SUBMIT", "MAY ADMINISTER"}, wrap: []bool{false, true, true}}
+		for _, q := range p.Queues {
+			t.add(q.Queue, strings.Join(q.MaySubmit, "; "), strings.Join(q.MayAdminister, "; "))
+		}
+		out = append(out, t)
+	}
+	if len(r.Decisions) > 0 {
+		t := &table{title: "decisions by the " + r.Engine + " engine", header: []string{"USER", "GROUPS", "QUEUE", "SUBMIT", "ADMIN", "WHY (submit)"}, wrap: []bool{false, true, false, false, false, true}}
+		if wide {
+			t.header = append(t.header, "WHY (admin)")
+			t.wrap = append(t.wrap, true)
+		}
+		for _, d := range r.Decisions {
+			cells := []string{d.User, groupsShown(d.Groups), qualified(d.Partition, d.Queue), verdict(d.Submit), verdict(d.Admin), d.SubmitReason}
+			if wide {
+				cells = append(cells, d.AdminReason)
+			}
+			t.add(cells...)
+		}
+		out = append(out, t)
+	}
+	if len(r.Placements) > 0 {
+		t := &table{title: "placements by the " + r.Engine + " engine (partition default)", header: []string{"USER", "GROUPS", "NAMESPACE", "QUEUE NAMED", "PLACED IN", "RULE", "WHY"}, wrap: []bool{false, true, false, false, false, false, true}}
+		if wide {
+			t.header = append(t.header, "CREATED")
+			t.wrap = append(t.wrap, false)
+		}
+		for _, d := range r.Placements {
+			placed, rule, why := d.Queue, d.Rule, d.Reason
+			switch {
+			case d.Panic != "":
+				placed, rule, why = "(scheduler crash)", "-", why+" => "+d.Panic
+			case !d.Allow && d.Message != "":
+				placed, rule, why = "(rejected)", "-", why+" => "+strings.ReplaceAll(d.Message, "\n", " ")
+			case !d.Allow:
+				placed, rule = "(rejected)", "-"
+			}
+			named := d.QueueNamed
+			if named == "" {
+				named = "(none)"
+			}
+			cells := []string{d.User, groupsShown(d.Groups), d.Namespace, named, placed, rule, why}
+			if wide {
+				created := "-"
+				if d.Created != nil {
+					created = strconv.FormatBool(*d.Created)
+				}
+				cells = append(cells, created)
+			}
+			t.add(cells...)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func groupsShown(gs []string) string {
+	if len(gs) == 0 {
+		return "(resolved)"
+	}
+	return strings.Join(gs, ",")
 }
 
 func qualified(partition, path string) string {
@@ -136,9 +364,9 @@ func decideOn(ctx context.Context, eng engine.Engine, partition, queue, action, 
 
 // whoMay lists the principals the queue's chain admits, with the ACL that
 // admits each; submit counts submit and admin ACLs, admin only admin ACLs.
-func whoMay(q *yunikorn.Queue, submit bool) string {
+func whoMay(q *yunikorn.Queue, submit bool) []string {
 	if submit && q.Recovery {
-		return "nobody (recovery queue)"
+		return []string{"nobody (recovery queue)"}
 	}
 	var parts []string
 	for n := q; n != nil; n = n.Parent {
@@ -159,15 +387,15 @@ func whoMay(q *yunikorn.Queue, submit bool) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "nobody"
+		return []string{"nobody"}
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
-// reportPlacement prints, per principal, namespace and requested queue,
+// reportPlacement decides, per user, namespace and requested queue,
 // where YuniKorn places the application in the default partition (the only
 // one the Kubernetes shim submits to), or why it rejects it.
-func reportPlacement(ctx context.Context, w *tabwriter.Writer, stderr io.Writer, eng engine.Engine, tree *yunikorn.QueueTree, as, namespaces, queues []string) int {
+func reportPlacement(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, namespaces, queues []string) ([]placementRow, error) {
 	if len(namespaces) == 0 {
 		namespaces = []string{"default"}
 	}
@@ -181,21 +409,12 @@ func reportPlacement(ctx context.Context, w *tabwriter.Writer, stderr io.Writer,
 			}
 		}
 	}
-	fmt.Fprintf(w, "placements by the %s engine (partition default)\nUSER\tGROUPS\tNAMESPACE\tQUEUE NAMED\tPLACED IN\tRULE\tWHY\n", eng.Name())
-	for _, spec := range as {
-		user, groups, _ := strings.Cut(spec, ":")
-		var gs []string
-		if groups != "" {
-			gs = strings.Split(groups, ",")
-		}
-		shown := "(resolved)"
-		if len(gs) > 0 {
-			shown = strings.Join(gs, ",")
-		}
+	var rows []placementRow
+	for _, pr := range as {
 		for _, ns := range namespaces {
 			for _, q := range queues {
 				in, _ := json.Marshal(yunikorn.PlacementInput{Application: yunikorn.Application{
-					ID: "report", Queue: q, User: user, Groups: gs, Tags: map[string]string{"namespace": ns},
+					ID: "report", Queue: q, User: pr.User, Groups: pr.Groups, Tags: map[string]string{"namespace": ns},
 				}})
 				out, err := eng.Eval(ctx, translate.EntrypointYuniKornPlacement, in)
 				var d yunikorn.Placement
@@ -203,26 +422,11 @@ func reportPlacement(ctx context.Context, w *tabwriter.Writer, stderr io.Writer,
 					err = json.Unmarshal(out, &d)
 				}
 				if err != nil {
-					errorf(stderr, "report: %v", err)
-					return exitError
+					return nil, err
 				}
-				placed, rule, why := d.Queue, d.Rule, d.Reason
-				switch {
-				case d.Panic != "":
-					placed, rule, why = "(scheduler crash)", "-", why+" => "+d.Panic
-				case !d.Allow && d.Message != "":
-					placed, rule, why = "(rejected)", "-", why+" => "+strings.ReplaceAll(d.Message, "\n", " ")
-				case !d.Allow:
-					placed, rule = "(rejected)", "-"
-				}
-				named := q
-				if named == "" {
-					named = "(none)"
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", user, shown, ns, named, placed, rule, why)
+				rows = append(rows, placementRow{User: pr.User, Groups: pr.Groups, Namespace: ns, QueueNamed: q, Placement: d})
 			}
 		}
 	}
-	w.Flush()
-	return exitOK
+	return rows, nil
 }

@@ -4,37 +4,30 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// vovPrincipal is a --as value for a VOV source: user[@host][:osgroup,...].
+// vovPrincipal is a --as value for a VOV source: user[@host], with the
+// --as-group values as OS groups.
 type vovPrincipal struct {
 	user, host string
 	osgroups   []string // nil: resolved as the source says
 }
 
-func parseVOVPrincipal(s string) (vovPrincipal, error) {
-	var p vovPrincipal
-	who, groups, hasGroups := strings.Cut(s, ":")
-	p.user, p.host, _ = strings.Cut(who, "@")
-	if p.user == "" {
-		return p, fmt.Errorf("--as %q: want user[@host][:osgroup,...]", s)
+func parseVOVPrincipal(p principal) (vovPrincipal, error) {
+	var v vovPrincipal
+	v.user, v.host, _ = strings.Cut(p.User, "@")
+	if v.user == "" {
+		return v, fmt.Errorf("--as %q: want user[@host]", p.User)
 	}
-	if hasGroups {
-		p.osgroups = []string{}
-		for _, g := range strings.Split(groups, ",") {
-			if g != "" {
-				p.osgroups = append(p.osgroups, g)
-			}
-		}
+	if len(p.Groups) > 0 {
+		v.osgroups = p.Groups
 	}
-	return p, nil
+	return v, nil
 }
 
 func (p vovPrincipal) String() string {
@@ -45,58 +38,106 @@ func (p vovPrincipal) String() string {
 	return s
 }
 
-// reportVOV prints every object's ACL as vovacl -show does and, for each
-// --as principal, what the engine says they may do on each object.
-func reportVOV(ctx context.Context, w *tabwriter.Writer, stderr io.Writer, spec *vov.Spec, as []string, engineName string, srcs []string, resolver string) int {
-	fmt.Fprintf(w, "VOV project %s (owner %s, server host %s)\n", orNone(spec.Project), spec.Owner, orNone(spec.Host))
+// vovReport is what report says about a VOV source.
+type vovReport struct {
+	Project   string        `json:"project"`
+	Owner     string        `json:"owner"`
+	Host      string        `json:"host"`
+	Objects   []vovObject   `json:"objects"`
+	Engine    string        `json:"engine,omitempty"`
+	Decisions []vovDecision `json:"decisions,omitempty"`
+}
+
+type vovObject struct {
+	Type       string   `json:"type"`
+	Address    string   `json:"address"`
+	Other      string   `json:"other,omitempty"`
+	Owner      string   `json:"owner"`
+	DefaultACL bool     `json:"defaultACL"`
+	ACL        []string `json:"acl"`
+}
+
+type vovDecision struct {
+	User     string   `json:"user"`
+	Host     string   `json:"host,omitempty"`
+	OSGroups []string `json:"osgroups"` // null: resolved
+	Object   string   `json:"object"`
+	vov.Decision
+}
+
+// reportVOV lists every object's ACL as vovacl -show does and, for each
+// --as user, what the engine says they may do on each object.
+func reportVOV(ctx context.Context, eng engine.Engine, spec *vov.Spec, as []principal) (*vovReport, error) {
+	r := &vovReport{Project: spec.Project, Owner: spec.Owner, Host: spec.Host}
 	for _, o := range spec.Objects {
-		def := ""
-		if o.DefaultACL {
-			def = ", default ACL"
-		}
-		fmt.Fprintf(w, "%s %q (%sowner %s%s)\n", o.Type, o.Address(), otherKey(o), o.Owner, def)
+		ob := vovObject{Type: string(o.Type), Address: o.Address(), Other: strings.TrimSuffix(otherKey(o), ", "), Owner: o.Owner, DefaultACL: o.DefaultACL, ACL: []string{}}
 		for i, e := range o.ACL {
-			fmt.Fprintf(w, "  %s\n", vov.FormatEntry(i+1, e))
+			ob.ACL = append(ob.ACL, vov.FormatEntry(i+1, e))
 		}
+		r.Objects = append(r.Objects, ob)
 	}
-	fmt.Fprintln(w)
-	if err := w.Flush(); err != nil || len(as) == 0 {
-		return exitOK
+	if len(as) == 0 {
+		return r, nil
 	}
 	var principals []vovPrincipal
 	for _, a := range as {
 		p, err := parseVOVPrincipal(a)
 		if err != nil {
-			errorf(stderr, "report: %v", err)
-			return exitUsage
+			return nil, err
 		}
 		principals = append(principals, p)
 	}
-	eng, err := openEngine(ctx, engineName, "", srcs, "", resolver)
-	if err != nil {
-		errorf(stderr, "report: %v", err)
-		return exitError
-	}
-	defer eng.Close(ctx)
-	fmt.Fprintf(w, "who may do what, decided by the %s engine\nUSER\tROLE\tOBJECT\tCAPABILITIES\tWHY (VIEW)\n", eng.Name())
+	r.Engine = eng.Name()
 	for _, p := range principals {
 		for _, o := range spec.Objects {
 			d, err := decideVOV(ctx, eng, o.Address(), p)
 			if err != nil {
-				errorf(stderr, "report: %v", err)
-				return exitError
+				return nil, err
 			}
+			r.Decisions = append(r.Decisions, vovDecision{User: p.user, Host: p.host, OSGroups: p.osgroups, Object: o.Address(), Decision: d})
+		}
+	}
+	return r, nil
+}
+
+func (r *vovReport) tables(wide bool) []*table {
+	// The ACLs as vovacl -show prints them, under each object.
+	head := &table{title: fmt.Sprintf("VOV project %s (owner %s, server host %s)", orNone(r.Project), r.Owner, orNone(r.Host))}
+	for _, o := range r.Objects {
+		other, def := "", ""
+		if o.Other != "" {
+			other = o.Other + ", "
+		}
+		if o.DefaultACL {
+			def = ", default ACL"
+		}
+		head.lines = append(head.lines, fmt.Sprintf("%s %q (%sowner %s%s)", o.Type, o.Address, other, o.Owner, def))
+		for _, e := range o.ACL {
+			head.lines = append(head.lines, "  "+e)
+		}
+	}
+	out := []*table{head}
+	if len(r.Decisions) > 0 {
+		t := &table{title: "who may do what, decided by the " + r.Engine + " engine", header: []string{"USER", "ROLE", "OBJECT", "CAPABILITIES", "WHY (VIEW)"}, wrap: []bool{false, false, false, true, true}}
+		if wide {
+			t.header = append(t.header, "OS GROUPS")
+			t.wrap = append(t.wrap, true)
+		}
+		for _, d := range r.Decisions {
 			caps := "nothing"
 			if len(d.Capabilities) > 0 {
 				caps = strings.Join(d.Capabilities, " ")
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", p, d.Role, o.Address(), caps, d.Reason)
+			who := vovPrincipal{user: d.User, host: d.Host}.String()
+			cells := []string{who, d.Role, d.Object, caps, d.Reason}
+			if wide {
+				cells = append(cells, groupsShown(d.OSGroups))
+			}
+			t.add(cells...)
 		}
+		out = append(out, t)
 	}
-	if err := w.Flush(); err != nil {
-		return exitError
-	}
-	return exitOK
+	return out
 }
 
 // otherKey names the object's second address, when it has one: a job's

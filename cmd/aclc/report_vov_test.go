@@ -11,6 +11,7 @@ import (
 // owner); OWNER (the project owner); SERVER and UNDEF entries, which match
 // nobody.
 func TestReportVOVObjectsAndAgents(t *testing.T) {
+	t.Setenv("COLUMNS", "1000")
 	path := writeFile(t, "acls.yaml", `vov: {owner: cadmin, host: vovhost}
 objects:
   - type: file
@@ -71,9 +72,9 @@ objects:
 	}
 	out := stdout + stderr
 	for _, want := range []string{
-		`acls.yaml:3: warning: owner-is-project-owner: set "Theirs": ACL 1 OWNER (the default ACL) matches the project owner cadmin only, no longer the object's owner joe`,
-		`acls.yaml:8: warning: owner-is-project-owner: job "7": ACL 1 OWNER matches the project owner cadmin only, no longer the object's owner joe`,
-		`acls.yaml:14: warning: agent-never-matches: file "/p/x.v": ACL 1 UNDEF never matches`,
+		`acls.yaml:3:5: warning: owner-is-project-owner: set "Theirs": ACL 1 OWNER (the default ACL) matches the project owner cadmin only, no longer the object's owner joe`,
+		`acls.yaml:8:9: warning: owner-is-project-owner: job "7": ACL 1 OWNER matches the project owner cadmin only, no longer the object's owner joe`,
+		`acls.yaml:14:5: warning: agent-never-matches: file "/p/x.v": ACL 1 UNDEF never matches`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check lacks %q:\n%s", want, out)

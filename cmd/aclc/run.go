@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses of every command.
@@ -16,109 +18,193 @@ const (
 	exitUsage = 2
 )
 
-// stdin is read by --input -; tests replace it.
+// stdin is read by SOURCE -, --input - and --bundle -; tests replace it.
 var stdin io.Reader = os.Stdin
 
-type command struct {
-	name    string
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+// exitStatus carries a command's exit status out of cobra: a command that
+// has already said what went wrong returns it instead of an error.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// status turns a command's exit code into what RunE returns.
+func status(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitStatus(code)
 }
 
-func commands() []command {
-	return []command{
-		{"build", "compile sources into an OPA bundle", runBuild},
-		{"eval", "evaluate a decision on one of the engines", runEval},
-		{"check", "validate sources and warn about YuniKorn's and VOV's traps", runCheck},
-		{"report", "print who may submit to and administer each queue, or do what on each VOV object, and why", runReport},
-		{"capabilities", "print OPA capabilities JSON including aclc's builtins", runCapabilities},
-		{"serve", "serve decisions over OPA's REST API, reloading when the sources change", runServe},
-		{"webhook", "serve the admission decision to the Kubernetes API server over HTTPS", runWebhook},
-		{"vovacl", "show or edit a VOV object's ACL in a source file, as VOV's vovacl does", runVovacl},
+const rootLong = `aclc compiles YuniKorn queue ACLs, YuniKorn admission settings and VOV ACLs into OPA
+bundles (Rego, Wasm, Gatekeeper) and evaluates them.`
+
+const rootExamples = `  aclc check examples/yunikorn/acl-doc.yaml
+  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
+  echo '{"queue":"root.test","action":"submit","user":"sue"}' | aclc eval -e yunikorn/queues/decision -b queues.tar.gz
+  aclc completion bash > /etc/bash_completion.d/aclc`
+
+const completionExamples = `  source <(aclc completion bash)                  # this shell
+  aclc completion bash > /etc/bash_completion.d/aclc
+  aclc completion zsh > "${fpath[1]}/_aclc"
+  aclc completion fish > ~/.config/fish/completions/aclc.fish
+  aclc completion powershell | Out-String | Invoke-Expression
+
+Commands, flags, engines, targets, kinds and output formats complete, and
+--entrypoint offers the decisions of the SOURCE or --bundle already on the
+line.`
+
+// cobra's template functions are process-wide: registered once.
+func init() { cobra.AddTemplateFunc("terminalWidth", terminalWidth) }
+
+// newRootCommand assembles the command tree. Each command builds its own
+// flags in one function, so that a flag family is added with one call.
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "aclc <command> [flags] [SOURCE...]",
+		Short:         "compile YuniKorn and VOV access rules into OPA bundles",
+		Long:          rootLong,
+		Example:       rootExamples,
+		Version:       versionString(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// A bare "aclc" is a usage error: help on stderr, exit 2.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(cmd.ErrOrStderr())
+			_ = cmd.Help()
+			return exitStatus(exitUsage)
+		},
 	}
-}
-
-const usageHead = `aclc compiles YuniKorn queue ACLs, YuniKorn admission settings and VOV ACLs into OPA
-bundles (Rego, Wasm, Gatekeeper) and evaluates them.
-
-Usage:
-  aclc <command> [flags] [SOURCE...]
-
-Commands:
-`
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, usageHead)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(w, "\nRun 'aclc <command> -h' for a command's flags and examples.\n")
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		usage(stdout)
-		return exitOK
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+	root.SetVersionTemplate("{{.Version}}")
+	// Flag descriptions wrapped to the terminal, as the tables are.
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "(.LocalFlags.FlagUsagesWrapped terminalWidth)",
+		".InheritedFlags.FlagUsages", "(.InheritedFlags.FlagUsagesWrapped terminalWidth)",
+	).Replace(root.UsageTemplate()))
+	root.AddCommand(
+		newBuildCommand(),
+		newEvalCommand(),
+		newCheckCommand(),
+		newReportCommand(),
+		newCapabilitiesCommand(),
+		newServeCommand(),
+		newWebhookCommand(),
+		newVovaclCommand(),
+		newVersionCommand(),
+	)
+	// The completion command writes where the root writes when it is
+	// made: the writers are set first.
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Example = "  aclc help build\n  aclc build --help     # the same"
+		}
+		if c.Name() == "completion" {
+			c.Example = completionExamples
+			for _, sh := range c.Commands() {
+				sh.Example = "  aclc completion " + sh.Name() + " > aclc." + sh.Name()
+			}
 		}
 	}
-	fmt.Fprintf(stderr, "aclc: unknown command %q\n\n", args[0])
-	usage(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageFault{cmd, err} })
+	return root
+}
+
+// usageFault is a command line cobra or pflag refused.
+type usageFault struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (u usageFault) Error() string { return u.err.Error() }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	resetStdin()
+	root := newRootCommand(stdout, stderr)
+	root.SetIn(stdin)
+	root.SetArgs(longFlagsWithOneDash(root, args))
+	cmd, err := root.ExecuteC()
+	var st exitStatus
+	var uf usageFault
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &st):
+		return int(st)
+	case errors.As(err, &uf):
+		cmd = uf.cmd
+	}
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintf(stderr, "aclc: %s\nRun '%s --help' for usage.\n", firstLine(err.Error()), cmd.CommandPath())
 	return exitUsage
 }
 
-// newFlags returns a flag set whose -h output shows the command's usage
-// line and examples.
-func newFlags(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("aclc "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  %s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-		if examples != "" {
-			fmt.Fprintf(stderr, "\nExamples:\n%s", examples)
-		}
-	}
-	return fs
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments, as users of other CLIs expect.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+// longFlagsWithOneDash rewrites -name and -name=value into --name for the
+// long flags of the command on the line: Go's flag package took one dash,
+// and VOV's vovacl spells its options that way (-agent, -append).
+func longFlagsWithOneDash(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return args
 	}
+	if cmd.Name() == "vovacl" {
+		args = joinAgentArgs(args)
+	}
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && lookupFlag(cmd, name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
-// parseStatus maps a flag error to an exit status: -h is not an error.
-func parseStatus(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+func lookupFlag(cmd *cobra.Command, name string) *pflag.Flag {
+	if f := cmd.Flags().Lookup(name); f != nil {
+		return f
 	}
+	return cmd.InheritedFlags().Lookup(name)
+}
+
+// usageErr reports a command line the command refuses: what is wrong, and
+// where the usage is. It returns the usage exit status.
+func usageErr(cmd *cobra.Command, format string, a ...any) int {
+	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	fmt.Fprintf(cmd.ErrOrStderr(), "aclc: %s: %s\nRun '%s --help' for usage.\n", cmd.Name(), msg, cmd.CommandPath())
 	return exitUsage
 }
 
 func errorf(stderr io.Writer, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	fmt.Fprintln(stderr, "aclc: "+strings.TrimRight(msg, "\n"))
+}
+
+// newCommand makes a command whose run function returns an exit status;
+// the caller adds its flags.
+func newCommand(use, short, example string, runFn func(cmd *cobra.Command, args []string) int) *cobra.Command {
+	return &cobra.Command{
+		Use:                   use,
+		Short:                 short,
+		Example:               strings.TrimRight(example, "\n"),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return status(runFn(cmd, args))
+		},
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,13 +149,25 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 }
 
 func TestHelpForEveryCommand(t *testing.T) {
-	for _, c := range commands() {
-		t.Run(c.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, "", c.name, "-h")
-			if code != exitOK || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "Examples:") {
-				t.Errorf("%s -h: exit %d, %q", c.name, code, stderr)
-			}
-		})
+	var names [][]string
+	for _, c := range newRootCommand(io.Discard, io.Discard).Commands() {
+		names = append(names, []string{c.Name()})
+		for _, sub := range c.Commands() {
+			names = append(names, []string{c.Name(), sub.Name()})
+		}
+	}
+	if len(names) < 9 {
+		t.Fatalf("only %d commands: %v", len(names), names)
+	}
+	for _, name := range names {
+		for _, h := range []string{"-h", "--help"} {
+			t.Run(strings.Join(name, " ")+" "+h, func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, "", append(name, h)...)
+				if code != exitOK || stderr != "" || !strings.Contains(stdout, "Usage:") || !strings.Contains(stdout, "Examples:") {
+					t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+				}
+			})
+		}
 	}
 }
 
@@ -172,7 +185,8 @@ func TestCheckReportsTrapsAndErrors(t *testing.T) {
 }
 
 func TestReportShowsSeedTable(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--as", "john:dev", seedConfig)
+	t.Setenv("COLUMNS", "1000")
+	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--as", "john", "--as-group", "dev", seedConfig)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -184,8 +198,9 @@ func TestReportShowsSeedTable(t *testing.T) {
 }
 
 func TestReportPlace(t *testing.T) {
+	t.Setenv("COLUMNS", "1000")
 	for _, e := range []string{"native", "wasm"} {
-		code, stdout, stderr := runCLI(t, "", "report", "--engine", e, "--place", "--as", "john:dev", "--namespace", "team-a", "--namespace", "kube-system", "../../examples/yunikorn/default-config.yaml")
+		code, stdout, stderr := runCLI(t, "", "report", "--engine", e, "--place", "--as", "john", "--as-group", "dev", "-n", "team-a", "--namespace", "kube-system", "../../examples/yunikorn/default-config.yaml")
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", e, code, stderr)
 		}
@@ -197,7 +212,7 @@ func TestReportPlace(t *testing.T) {
 			}
 		}
 	}
-	code, stdout, _ := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "john:dev", "--queue", "root.product", seedConfig)
+	code, stdout, _ := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "john", "--as-group", "dev", "--queue", "root.product", seedConfig)
 	if code != exitOK || !strings.Contains(stdout, "(rejected)") || !strings.Contains(stdout, "user john may not submit to root.product") {
 		t.Errorf("a refused placement is not reported with its reason:\n%s", stdout)
 	}
@@ -310,6 +325,7 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 }
 
 func TestReportVOVWhoMayDoWhat(t *testing.T) {
+	t.Setenv("COLUMNS", "1000")
 	for _, eng := range []string{"native", "wasm"} {
 		code, out, errOut := runCLI(t, "", "report", "--engine", eng, "--as", "ann@reno", "--as", "pat@elko", "../../examples/vov/acls.yaml")
 		if code != exitOK {

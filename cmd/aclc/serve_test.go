@@ -227,7 +227,7 @@ func TestServeUsage(t *testing.T) {
 		{"static groups for a built bundle", []string{"--static-groups", "--bundle", "b.tar.gz"}, exitUsage, "aclc build --static-groups"},
 		{"an unknown log level", []string{"--log-level", "loud", src}, exitUsage, `--log-level "loud"`},
 		{"a negative reload interval", []string{"--reload-interval", "-1s", src}, exitUsage, "want 0 or more"},
-		{"an unknown flag", []string{"--nope", src}, exitUsage, "flag provided but not defined"},
+		{"an unknown flag", []string{"--nope", src}, exitUsage, "unknown flag: --nope"},
 		{"help", []string{"-h"}, exitOK, "--verification-key"},
 		{"a broken source is refused with its line", []string{writeFile(t, "bad.yaml", "partitions: [\n")}, exitError, "bad.yaml:"},
 		{"a missing bundle", []string{"--bundle", filepath.Join(t.TempDir(), "none.tar.gz")}, exitError, "none.tar.gz"},
@@ -239,8 +239,13 @@ func TestServeUsage(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr)
 			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q does not contain %q", stderr, tt.want)
+			// Help goes to stdout, every complaint to stderr.
+			got := stderr
+			if tt.code == exitOK {
+				got = stdout
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output %q does not contain %q", got, tt.want)
 			}
 			if strings.Contains(stdout, "listening") && tt.code != exitError {
 				t.Errorf("listened: %s", stdout)

@@ -1,13 +1,100 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
+
+// stdinName is how messages name a SOURCE, input or bundle read from "-".
+const stdinName = "<stdin>"
+
+// Standard input is read at most once per command line, however many
+// places name "-".
+var (
+	stdinData []byte
+	stdinErr  error
+	stdinRead bool
+)
+
+func resetStdin() { stdinData, stdinErr, stdinRead = nil, nil, false }
+
+func readStdin() ([]byte, error) {
+	if !stdinRead {
+		stdinRead = true
+		stdinData, stdinErr = io.ReadAll(io.LimitReader(stdin, translate.MaxSourceSize+1))
+		if stdinErr == nil && len(stdinData) > translate.MaxSourceSize {
+			stdinErr = fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", stdinName, translate.MaxSourceSize>>20)
+		}
+	}
+	return stdinData, stdinErr
+}
+
+// openInput opens a file to read, or standard input for "-".
+func openInput(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		b, err := readStdin()
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	return os.Open(path)
+}
+
+// readSourceFiles loads the SOURCE arguments; "-" is standard input.
+func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, error) {
+	if !slices.Contains(paths, "-") {
+		return translate.LoadSources(paths, kind)
+	}
+	inputs := make([]translate.Input, 0, len(paths))
+	for _, p := range paths {
+		if p == "-" {
+			b, err := readStdin()
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, translate.Input{Name: stdinName, Data: b})
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			inputs = append(inputs, translate.Input{Name: p, Dir: p})
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(f, translate.MaxSourceSize+1))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > translate.MaxSourceSize {
+			return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", p, translate.MaxSourceSize>>20)
+		}
+		inputs = append(inputs, translate.Input{Name: p, Data: b})
+	}
+	s := &translate.Sources{}
+	if err := s.AddInputs(inputs, kind); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // loadSources reads the sources and settles their group resolution; each
 // engine opened on them gets its own cache over that resolution.
 func loadSources(paths []string, kind translate.Kind, resolver string, static bool) (*translate.Sources, error) {
-	s, err := translate.LoadSources(paths, kind)
+	s, err := readSourceFiles(paths, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -17,4 +104,60 @@ func loadSources(paths []string, kind translate.Kind, resolver string, static bo
 	return s, nil
 }
 
-const resolverUsage = "group `resolver` for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
+// readBundleFile reads a bundle file, or standard input for "-".
+func readBundleFile(path string) (*bundle.Bundle, error) {
+	if path != "-" {
+		return translate.ReadBundle(path)
+	}
+	raw, err := readStdin()
+	if err != nil {
+		return nil, err
+	}
+	return translate.ParseBundle(stdinName, raw, nil)
+}
+
+// spoolStdin copies standard input to a file in a new temporary directory
+// for the servers, which read their sources by name; the caller removes
+// the directory.
+func spoolStdin(paths []string) ([]string, func(), error) {
+	if !slices.Contains(paths, "-") {
+		return paths, func() {}, nil
+	}
+	b, err := readStdin()
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "aclc-stdin-")
+	if err != nil {
+		return nil, nil, err
+	}
+	p := filepath.Join(dir, "stdin")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	out := slices.Clone(paths)
+	for i := range out {
+		if out[i] == "-" {
+			out[i] = p
+		}
+	}
+	return out, func() { os.RemoveAll(dir) }, nil
+}
+
+const resolverUsage = "group resolver for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
+
+// Source kinds, for --kind and its completion.
+var sourceKinds = []string{string(translate.KindYuniKornQueues), string(translate.KindYuniKornAdmission), string(translate.KindVOV)}
+
+// kindFlag adds --kind to a command that reads sources.
+func kindFlag(fs *pflag.FlagSet, kind *string) {
+	fs.StringVar(kind, "kind", "", "force the source kind instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
+}
+
+// fixedCompletion completes a flag from a fixed list.
+func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,18 +1,19 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 )
 
-const vovaclSynopsis = `aclc vovacl --spec FILE [-v [-v]] [-agent AGENT] [-actions "CAPS"] (-append|-set|-delete|-show|-reset)
-              [--as USER [--host HOST] [--osgroups G1,G2]] OBJECT`
+const vovaclSynopsis = `vovacl --spec FILE [-v [-v]] [-agent AGENT] [-actions "CAPS"] (-append|-set|-delete|-show|-reset)
+       [--as USER [--host HOST] [--osgroups G1,G2]] OBJECT`
 
 const vovaclExamples = `  # VOV's own examples, on a source file:
   aclc vovacl --spec acls.yaml -agent ADMIN -append -actions "VIEW RETRACE STOP FORGET" MySetName
@@ -95,17 +96,17 @@ func joinAgentArgs(args []string) []string {
 	return out
 }
 
-// verbosity counts -v flags: vovacl's "Increase verbosity", once per -v.
+// verbosity counts -v flags: vovacl's "Increase verbosity", once per -v;
+// -v=false resets it, as the flag package's boolean -v did.
 type verbosity int
 
-func (v *verbosity) String() string {
-	if v == nil {
-		return "0"
-	}
-	return strconv.Itoa(int(*v))
-}
-
+func (v *verbosity) String() string { return strconv.Itoa(int(*v)) }
+func (v *verbosity) Type() string   { return "count" }
 func (v *verbosity) Set(s string) error {
+	if s == "+1" {
+		*v++
+		return nil
+	}
 	on, err := strconv.ParseBool(s)
 	if err != nil {
 		return err
@@ -118,102 +119,104 @@ func (v *verbosity) Set(s string) error {
 	return nil
 }
 
-// IsBoolFlag lets -v stand alone, as a boolean flag does.
-func (v *verbosity) IsBoolFlag() bool { return true }
+// vovaclOptions are vovacl's flags.
+type vovaclOptions struct {
+	spec, agent, as, host, osgroups string
+	actions                         []string
+	ops                             map[string]*bool
+	verbose                         int
+}
 
-// listFlag collects a flag that may repeat.
-type listFlag []string
+// vovaclOps are vovacl's operations, in the order VOV's usage lists them.
+var vovaclOps = []struct{ name, usage string }{
+	{"append", "add the capabilities to the agent's entry"},
+	{"set", "replace the agent's capabilities"},
+	{"delete", "remove the capabilities from the agent's entry, or the entry without -actions"},
+	{"show", "print the object's ACL as vovacl -show does"},
+	{"reset", "write the default ACL"},
+}
 
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-func runVovacl(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("vovacl", vovaclSynopsis, vovaclExamples, stderr)
-	spec := fs.String("spec", "", "the VOV ACL source `FILE` to show or edit (required)")
-	agentArg := fs.String("agent", "", "the `AGENT` of the entry: \"USER name\", OWNER, ... (or KIND name as two arguments)")
-	var actions listFlag
-	fs.Var(&actions, "actions", "the `CAPS` of the entry, space- or comma-separated; may repeat")
-	ops := map[string]*bool{}
-	for _, op := range []struct{ name, usage string }{
-		{"append", "add the capabilities to the agent's entry"},
-		{"set", "replace the agent's capabilities"},
-		{"delete", "remove the capabilities from the agent's entry, or the entry without -actions"},
-		{"show", "print the object's ACL as vovacl -show does"},
-		{"reset", "write the default ACL"},
-	} {
-		ops[op.name] = fs.Bool(op.name, false, op.usage)
+func vovaclFlags(fs *pflag.FlagSet, o *vovaclOptions) {
+	fs.StringVar(&o.spec, "spec", "", "the VOV ACL source FILE to show or edit (required)")
+	fs.StringVar(&o.agent, "agent", "", "the AGENT of the entry: \"USER name\", OWNER, ... (or KIND name as two arguments)")
+	fs.StringArrayVar(&o.actions, "actions", nil, "the CAPS of the entry, space- or comma-separated; may repeat")
+	o.ops = map[string]*bool{}
+	for _, op := range vovaclOps {
+		o.ops[op.name] = fs.Bool(op.name, false, op.usage)
 	}
-	as := fs.String("as", "", "check the change as `USER`: DELEGATE is needed to edit, VIEW to show")
-	host := fs.String("host", "", "with --as: the `HOST` the user connects from")
-	osgroups := fs.String("osgroups", "", "with --as: the user's OS groups `G1,G2`, comma-separated (default: resolved by the source's resolver)")
-	var verbose verbosity
-	fs.Var(&verbose, "v", "increase verbosity: what was read, what changes and what was written, on stderr; repeat for the ACL before and the changed lines")
-	pos, err := parseInterleaved(fs, joinAgentArgs(args))
-	if err != nil {
-		return parseStatus(err)
-	}
+	fs.StringVar(&o.as, "as", "", "check the change as USER: DELEGATE is needed to edit, VIEW to show")
+	fs.StringVar(&o.host, "host", "", "with --as: the HOST the user connects from")
+	fs.StringVar(&o.osgroups, "osgroups", "", "with --as: the user's OS groups G1,G2, comma-separated (default: resolved by the source's resolver)")
+	fs.VarPF((*verbosity)(&o.verbose), "verbose", "v", "increase verbosity: what was read, what changes and what was written, on stderr; repeat for the ACL before and the changed lines").NoOptDefVal = "+1"
+}
+
+func newVovaclCommand() *cobra.Command {
+	o := &vovaclOptions{}
+	cmd := newCommand(vovaclSynopsis, "show or edit a VOV object's ACL in a source file, as VOV's vovacl does", vovaclExamples, o.run)
+	vovaclFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	usageErr := func(format string, a ...any) int {
-		errorf(stderr, "vovacl: "+format, a...)
-		fmt.Fprintf(stderr, "Run 'aclc vovacl -h' for usage.\n")
-		return exitUsage
-	}
+	cmd.Flags().Visit(func(f *pflag.Flag) { set[f.Name] = true })
 
 	var op string
 	for _, name := range []string{"append", "set", "delete", "show", "reset"} {
-		if *ops[name] {
+		if *o.ops[name] {
 			if op != "" {
-				return usageErr("give one operation, not -%s and -%s", op, name)
+				return usageErr(cmd, "give one operation, not -%s and -%s", op, name)
 			}
 			op = name
 		}
 	}
 	switch {
 	case op == "":
-		return usageErr("give one operation: -append, -set, -delete, -show or -reset")
-	case *spec == "":
-		return usageErr("--spec FILE is required")
+		return usageErr(cmd, "give one operation: -append, -set, -delete, -show or -reset")
+	case o.spec == "":
+		return usageErr(cmd, "--spec FILE is required")
 	case len(pos) == 0:
-		return usageErr("no OBJECT given")
+		return usageErr(cmd, "no OBJECT given")
 	case len(pos) > 1:
-		return usageErr("one OBJECT, got %d: %s", len(pos), strings.Join(pos, " "))
-	case *as == "" && (set["host"] || set["osgroups"]):
-		return usageErr("--host and --osgroups go with --as")
+		return usageErr(cmd, "one OBJECT, got %d: %s", len(pos), strings.Join(pos, " "))
+	case o.as == "" && (set["host"] || set["osgroups"]):
+		return usageErr(cmd, "--host and --osgroups go with --as")
 	}
 	object := pos[0]
 
 	var edit vov.Edit
 	switch op {
 	case "show", "reset":
-		if set["agent"] || len(actions) > 0 {
-			return usageErr("-%s takes no -agent and no -actions", op)
+		if set["agent"] || len(o.actions) > 0 {
+			return usageErr(cmd, "-%s takes no -agent and no -actions", op)
 		}
 		edit.Op = vov.OpReset // unused by -show
 	default:
 		if !set["agent"] {
-			return usageErr("-%s needs -agent", op)
+			return usageErr(cmd, "-%s needs -agent", op)
 		}
-		a, err := vov.ParseAgent(*agentArg)
+		a, err := vov.ParseAgent(o.agent)
 		if err != nil {
-			return usageErr("-agent %q: %v", *agentArg, strings.TrimPrefix(err.Error(), vov.ErrInvalidAgent.Error()+": "))
+			return usageErr(cmd, "-agent %q: %v", o.agent, strings.TrimPrefix(err.Error(), vov.ErrInvalidAgent.Error()+": "))
 		}
-		caps, named, err := vov.ParseCapabilityWords(vov.SplitCapabilities(strings.Join(actions, " ")))
+		caps, named, err := vov.ParseCapabilityWords(vov.SplitCapabilities(strings.Join(o.actions, " ")))
 		if err != nil {
-			return usageErr("-actions: %v", err)
+			return usageErr(cmd, "-actions: %v", err)
 		}
 		switch {
-		case len(caps) == 0 && len(actions) > 0:
+		case len(caps) == 0 && len(o.actions) > 0:
 			// An empty -actions on -delete would remove the whole entry.
-			return usageErr("-actions names no capability")
+			return usageErr(cmd, "-actions names no capability")
 		case len(caps) == 0 && op != "delete":
-			return usageErr("-%s needs -actions", op)
+			return usageErr(cmd, "-%s needs -actions", op)
 		}
 		edit = vov.Edit{Op: vov.EditOp(op), Agent: a, Capabilities: caps, Named: named}
 	}
 
 	logf := func(level int, format string, a ...any) {
-		if int(verbose) >= level {
+		if int(o.verbose) >= level {
 			fmt.Fprintf(stderr, "vovacl: "+format+"\n", a...)
 		}
 	}
@@ -221,59 +224,59 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		// Edits of one file run one after another, each from the last one
 		// written: without the lock, two editors both read the old text
 		// and the second write drops the first edit.
-		unlock, err := vov.LockForEdit(*spec)
+		unlock, err := vov.LockForEdit(o.spec)
 		if err != nil {
 			errorf(stderr, "vovacl: %v", err)
 			return exitError
 		}
 		defer unlock()
 	}
-	doc, err := vov.OpenDocument(*spec)
+	doc, err := vov.OpenDocument(o.spec)
 	if err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
 	}
-	logf(1, "read %s: %s", *spec, describeSource(doc.Spec))
-	o, err := doc.Object(object)
+	logf(1, "read %s: %s", o.spec, describeSource(doc.Spec))
+	obj, err := doc.Object(object)
 	if err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
 	}
-	logf(1, "%s", describeObject(o))
-	for _, l := range strings.Split(strings.TrimSuffix(vov.FormatACL(o.ACL), "\n"), "\n") {
+	logf(1, "%s", describeObject(obj))
+	for _, l := range strings.Split(strings.TrimSuffix(vov.FormatACL(obj.ACL), "\n"), "\n") {
 		if l != "" && op != "show" {
 			logf(2, "  before: %s", l)
 		}
 	}
-	if *as != "" {
+	if o.as != "" {
 		need := vov.CapDelegate
 		if op == "show" {
 			need = vov.CapView
 		}
-		in := vov.Input{Object: object, Action: string(need), User: *as, Host: *host}
+		in := vov.Input{Object: object, Action: string(need), User: o.as, Host: o.host}
 		if set["osgroups"] {
-			in.OSGroups = splitList(*osgroups)
+			in.OSGroups = splitList(o.osgroups)
 		}
 		d := doc.Spec.Decide(in)
 		if !d.Allow {
 			errorf(stderr, "vovacl: %s may not %s the ACL of %s %q: %s needed (%s)",
-				*as, map[bool]string{true: "see", false: "change"}[op == "show"], o.Type, o.Address(), need, d.Reason)
+				o.as, map[bool]string{true: "see", false: "change"}[op == "show"], obj.Type, obj.Address(), need, d.Reason)
 			return exitError
 		}
-		logf(1, "--as %s (role %s): %s", *as, d.Role, d.Reason)
+		logf(1, "--as %s (role %s): %s", o.as, d.Role, d.Reason)
 	}
 	if op == "show" {
-		fmt.Fprint(stdout, vov.FormatACL(o.ACL))
+		fmt.Fprint(stdout, vov.FormatACL(obj.ACL))
 		return exitOK
 	}
 	before := doc.Bytes()
 	res, err := doc.Apply(object, edit)
 	if err != nil {
-		errorf(stderr, "vovacl: %v; %s not changed", err, *spec)
+		errorf(stderr, "vovacl: %v; %s not changed", err, o.spec)
 		return exitError
 	}
-	if verbose > 0 {
-		for _, c := range aclChanges(doc.Spec, o, res.Object, edit) {
+	if o.verbose > 0 {
+		for _, c := range aclChanges(doc.Spec, obj, res.Object, edit) {
 			logf(1, "%s", c)
 		}
 	}
@@ -281,13 +284,13 @@ func runVovacl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, w)
 	}
 	if !res.Changed {
-		fmt.Fprintf(stderr, "aclc: vovacl: %s %q: the ACL already says that; %s not changed\n", o.Type, o.Address(), *spec)
+		fmt.Fprintf(stderr, "aclc: vovacl: %s %q: the ACL already says that; %s not changed\n", obj.Type, obj.Address(), o.spec)
 	} else if err := doc.Write(); err != nil {
 		errorf(stderr, "vovacl: %v", err)
 		return exitError
 	} else {
 		logf(1, "wrote %s (%d bytes, was %d): %s", doc.Path, len(res.Data), len(before), changedLines(before, res.Data))
-		if verbose > 1 {
+		if o.verbose > 1 {
 			for _, l := range lineDiff(before, res.Data) {
 				logf(2, "  %s", l)
 			}

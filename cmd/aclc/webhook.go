@@ -8,26 +8,25 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"text/template"
+	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
-	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
-const webhookSynopsis = `aclc webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] SOURCE...
-  aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]`
+const webhookSynopsis = `webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] SOURCE...`
 
 const webhookExamples = `  # Try it locally with a throw-away certificate:
   aclc webhook --self-signed --ca-out ca.pem examples/admission/configmap.yaml
@@ -52,79 +51,117 @@ var webhookContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-func runWebhook(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "manifests" {
-		return runWebhookManifests(args[1:], stdout, stderr)
+// webhookOptions are webhook's flags.
+type webhookOptions struct {
+	addr, certFile, keyFile, sans, caOut, engine, kind string
+	selfSigned                                         bool
+	interval                                           time.Duration
+	log                                                logOptions
+	cluster                                            *clusterFlags
+}
+
+func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
+	fs.StringVar(&o.addr, "addr", webhook.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
+	fs.StringVar(&o.certFile, "tls-cert", "", "PEM certificate (chain) file, re-read when it changes")
+	fs.StringVar(&o.keyFile, "tls-key", "", "PEM private key file")
+	fs.BoolVar(&o.selfSigned, "self-signed", false, "serve a throw-away CA-signed certificate made at start (local use)")
+	fs.StringVar(&o.sans, "san", "", "comma-separated extra host names or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
+	fs.StringVar(&o.caOut, "ca-out", "", "with --self-signed, write the CA certificate (PEM) to this file: clients trust it, 'manifests --ca-file' takes it")
+	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine: native, rego, wasm or opa-wasm")
+	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	kindFlag(fs, &o.kind)
+	logFlags(fs, &o.log)
+	o.cluster = registerClusterFlags(fs)
+}
+
+func newWebhookCommand() *cobra.Command {
+	o := &webhookOptions{}
+	cmd := newCommand(webhookSynopsis, "serve the admission decision to the Kubernetes API server over HTTPS", webhookExamples, o.run)
+	webhookFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	cmd.AddCommand(newWebhookManifestsCommand())
+	return cmd
+}
+
+func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), "", o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
 	}
-	fs := newFlags("webhook", webhookSynopsis, webhookExamples, stderr)
-	addr := fs.String("addr", webhook.DefaultAddr, "`address` to listen on, host:port (port 0 picks a free one)")
-	certFile := fs.String("tls-cert", "", "PEM certificate (chain) `file`, re-read when it changes")
-	keyFile := fs.String("tls-key", "", "PEM private key `file`")
-	selfSigned := fs.Bool("self-signed", false, "serve a throw-away CA-signed certificate made at start (local use)")
-	sans := fs.String("san", "", "comma-separated extra host `names` or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
-	caOut := fs.String("ca-out", "", "with --self-signed, write the CA certificate (PEM) to this `file`: clients trust it, 'manifests --ca-file' takes it")
-	engineName := fs.String("engine", engine.Wasm, "`engine`: native, rego, wasm or opa-wasm")
-	interval := fs.Duration("reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes (`duration`); 0 disables reloading")
-	srcs, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
-	usageErr := func(format string, a ...any) int {
-		errorf(stderr, "webhook: "+format, a...)
-		fs.Usage()
-		return exitUsage
-	}
-	tlsFiles := *certFile != "" || *keyFile != ""
+	tlsFiles := o.certFile != "" || o.keyFile != ""
 	switch {
-	case len(srcs) == 0:
-		return usageErr("no SOURCE given: name the file(s) with the admission settings")
-	case tlsFiles && *selfSigned:
-		return usageErr("give either --tls-cert and --tls-key, or --self-signed, not both")
-	case tlsFiles && (*certFile == "" || *keyFile == ""):
-		return usageErr("--tls-cert and --tls-key go together")
-	case !tlsFiles && !*selfSigned:
-		return usageErr("the API server calls webhooks over HTTPS only: give --tls-cert and --tls-key, or --self-signed")
-	case !*selfSigned && (*caOut != "" || *sans != ""):
-		return usageErr("--ca-out and --san go with --self-signed")
-	case *interval < 0:
-		return usageErr("--reload-interval %s: want 0 or more", *interval)
+	case len(srcs) == 0 && !o.cluster.enabled:
+		return usageErr(cmd, "no SOURCE given: name the file(s) with the admission settings")
+	case tlsFiles && o.selfSigned:
+		return usageErr(cmd, "give either --tls-cert and --tls-key, or --self-signed, not both")
+	case tlsFiles && (o.certFile == "" || o.keyFile == ""):
+		return usageErr(cmd, "--tls-cert and --tls-key go together")
+	case !tlsFiles && !o.selfSigned:
+		return usageErr(cmd, "the API server calls webhooks over HTTPS only: give --tls-cert and --tls-key, or --self-signed")
+	case !o.selfSigned && (o.caOut != "" || o.sans != ""):
+		return usageErr(cmd, "--ca-out and --san go with --self-signed")
+	case o.interval < 0:
+		return usageErr(cmd, "--reload-interval %s: want 0 or more", o.interval)
 	}
-	switch *engineName {
+	switch o.engine {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
 	default:
-		return usageErr("unknown --engine %q (want native, rego, wasm or opa-wasm)", *engineName)
+		return usageErr(cmd, "unknown --engine %q (want native, rego, wasm or opa-wasm)", o.engine)
 	}
+	if code := o.log.check(cmd); code != exitOK {
+		return code
+	}
+	// The webhook re-reads its sources by name: standard input is kept in
+	// a temporary file for the life of the server.
+	srcs, cleanup, err := spoolStdin(srcs)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
+	defer cleanup()
+	kind := translate.Kind(o.kind)
 
+	ctx, stop := webhookContext()
+	defer stop()
 	// Taken before the first load, so that a change during it is seen.
-	watcher := reload.New(srcs)
+	feed, err := o.cluster.feed(ctx, srcs, kind, true)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
-	s, err := translate.LoadSources(srcs, translate.KindAuto)
+	s, err := feed.Load()
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
 	if s.Admission == nil {
-		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", strings.Join(srcs, ", "))
+		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
 		return exitError
 	}
 
-	cfg := webhook.NewConfig().WithAddr(*addr).WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))
+	logger, err := o.log.logger(stderr)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger)
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
-		if _, err := tls.LoadX509KeyPair(*certFile, *keyFile); err != nil {
+		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
 			errorf(stderr, "webhook: load TLS key pair: %v", err)
 			return exitError
 		}
-		cfg = cfg.WithTLSFiles(*certFile, *keyFile)
+		cfg = cfg.WithTLSFiles(o.certFile, o.keyFile)
 	} else {
-		cert, caPEM, err := webhook.SelfSigned(selfSignedHosts(*addr, *sans))
+		cert, caPEM, err := webhook.SelfSigned(selfSignedHosts(o.addr, o.sans))
 		if err != nil {
 			errorf(stderr, "webhook: %v", err)
 			return exitError
 		}
-		if *caOut != "" {
-			if err := os.WriteFile(*caOut, caPEM, 0o644); err != nil {
+		if o.caOut != "" {
+			if err := os.WriteFile(o.caOut, caPEM, 0o644); err != nil {
 				errorf(stderr, "webhook: write CA: %v", err)
 				return exitError
 			}
@@ -132,34 +169,29 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 		cfg = cfg.WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
 	}
 
-	ctx, stop := webhookContext()
-	defer stop()
-	eng, err := openEngine(ctx, *engineName, "", srcs, "", "")
+	eng, err := engineOn(ctx, o.engine, s, "")
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
-		if errors.Is(err, errUsage) {
-			return exitUsage
-		}
 		return exitError
 	}
 	defer eng.Close(context.Background())
 
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", *addr)
+	ln, err := lc.Listen(ctx, "tcp", o.addr)
 	if err != nil {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile)
-	if *caOut != "" {
-		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", *caOut)
+	if o.caOut != "" {
+		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", o.caOut)
 	}
 	srv := webhook.New(eng, cfg)
-	if *interval > 0 {
+	if o.interval > 0 {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
-		go watcher.Run(ctx, *interval, func() error {
-			next, err := openWebhookEngine(ctx, *engineName, srcs)
+		go feed.Run(ctx, o.interval, func() error {
+			next, err := openWebhookEngine(ctx, o.engine, feed)
 			srv.Reloaded(next, err)
 			return err
 		})
@@ -174,15 +206,15 @@ func runWebhook(args []string, stdout, stderr io.Writer) int {
 
 // openWebhookEngine loads the sources again and opens an engine on them,
 // refusing a source set without YuniKorn configuration as at start.
-func openWebhookEngine(ctx context.Context, name string, srcs []string) (engine.Engine, error) {
-	s, err := translate.LoadSources(srcs, translate.KindAuto)
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engine.Engine, error) {
+	s, err := feed.Load()
 	if err != nil {
 		return nil, err
 	}
 	if s.Admission == nil {
-		return nil, fmt.Errorf("no YuniKorn configuration in %s", strings.Join(srcs, ", "))
+		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
-	return openEngine(ctx, name, "", srcs, "", "")
+	return engineOn(ctx, name, s, "")
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,
@@ -225,39 +257,48 @@ requester who may not set it. --type queue registers /validate-queue, YuniKorn's
 placement at admission; it goes with either of the others.
 `
 
-func runWebhookManifests(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("webhook manifests", "aclc webhook manifests [--service-name N] [--namespace NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]", manifestsExamples, stderr)
-	m := manifest{}
-	fs.StringVar(&m.Service, "service-name", "aclc-webhook", "`name` of the Service in front of 'aclc webhook'")
-	fs.StringVar(&m.Namespace, "namespace", "yunikorn", "`namespace` of that Service")
-	fs.IntVar(&m.Port, "port", 443, "`port` of that Service")
-	caFile := fs.String("ca-file", "", "PEM `file` of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
-	fs.StringVar(&m.FailurePolicy, "failure-policy", "Ignore", "what the API server does when the webhook cannot answer: Ignore (YuniKorn's) or Fail; see the comments in the output")
-	typ := fs.String("type", "mutating", "`type` of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added) or queue (/validate-queue: refuse pods YuniKorn would reject)")
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		return parseStatus(err)
-	}
-	usageErr := func(format string, a ...any) int {
-		errorf(stderr, "webhook manifests: "+format, a...)
-		fs.Usage()
-		return exitUsage
-	}
+// manifestsOptions are webhook manifests' flags.
+type manifestsOptions struct {
+	m           manifest
+	caFile, typ string
+}
+
+func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
+	fs.StringVar(&o.m.Service, "service-name", "aclc-webhook", "name of the Service in front of 'aclc webhook'")
+	fs.StringVarP(&o.m.Namespace, "namespace", "n", "yunikorn", "namespace of that Service")
+	fs.IntVar(&o.m.Port, "port", 443, "port of that Service")
+	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
+	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "Ignore", "what the API server does when the webhook cannot answer: Ignore (YuniKorn's) or Fail; see the comments in the output")
+	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added) or queue (/validate-queue: refuse pods YuniKorn would reject)")
+}
+
+func newWebhookManifestsCommand() *cobra.Command {
+	o := &manifestsOptions{}
+	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]",
+		"print the webhook configuration that registers 'aclc webhook' with the API server", manifestsExamples, o.run)
+	manifestsFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	return cmd
+}
+
+func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	m := o.m
 	if len(rest) > 0 {
-		return usageErr("unexpected arguments %q", rest)
+		return usageErr(cmd, "unexpected arguments %q", rest)
 	}
 	for _, v := range []struct{ flag, value string }{{"--service-name", m.Service}, {"--namespace", m.Namespace}} {
 		if errs := validation.IsDNS1123Label(v.value); len(errs) > 0 {
-			return usageErr("%s %q: %s", v.flag, v.value, strings.Join(errs, "; "))
+			return usageErr(cmd, "%s %q: %s", v.flag, v.value, strings.Join(errs, "; "))
 		}
 	}
 	if m.Port < 1 || m.Port > 65535 {
-		return usageErr("--port %d: want 1 to 65535", m.Port)
+		return usageErr(cmd, "--port %d: want 1 to 65535", m.Port)
 	}
 	if m.FailurePolicy != "Ignore" && m.FailurePolicy != "Fail" {
-		return usageErr("--failure-policy %q: want Ignore or Fail", m.FailurePolicy)
+		return usageErr(cmd, "--failure-policy %q: want Ignore or Fail", m.FailurePolicy)
 	}
-	switch *typ {
+	switch o.typ {
 	case "mutating":
 		m.Kind, m.Path, m.Prefix = "MutatingWebhookConfiguration", "/mutate", "mutate"
 	case "validating":
@@ -265,16 +306,16 @@ func runWebhookManifests(args []string, stdout, stderr io.Writer) int {
 	case "queue":
 		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-queue", "validate-queue"
 	default:
-		return usageErr("--type %q: want mutating, validating or queue", *typ)
+		return usageErr(cmd, "--type %q: want mutating, validating or queue", o.typ)
 	}
-	if *caFile != "" {
-		pemBytes, err := os.ReadFile(*caFile)
+	if o.caFile != "" {
+		pemBytes, err := os.ReadFile(o.caFile)
 		if err != nil {
 			errorf(stderr, "webhook manifests: %v", err)
 			return exitError
 		}
 		if err := checkCABundle(pemBytes); err != nil {
-			errorf(stderr, "webhook manifests: %s: %v", *caFile, err)
+			errorf(stderr, "webhook manifests: %s: %v", o.caFile, err)
 			return exitError
 		}
 		m.CABundle = base64.StdEncoding.EncodeToString(pemBytes)

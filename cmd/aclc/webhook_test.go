@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/aclc-dev/aclc/pkg/translate"
-
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -30,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/aclc-dev/aclc/pkg/opsmetrics/opsmetricstest"
+	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
@@ -75,7 +75,7 @@ func TestWebhookUsage(t *testing.T) {
 		{"--ca-out without --self-signed", []string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--ca-out", "ca.pem", settings}, exitUsage, "go with --self-signed"},
 		{"no source", []string{"--self-signed"}, exitUsage, "no SOURCE"},
 		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
-		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "flag provided but not defined"},
+		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "unknown flag: --nope"},
 		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
 		{"a source without YuniKorn configuration is refused, naming the file",
 			[]string{"--self-signed", "../../examples/vov/acls.yaml"}, exitError,
@@ -89,8 +89,13 @@ func TestWebhookUsage(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr)
 			}
-			if !strings.Contains(stderr, tt.want) {
-				t.Errorf("stderr %q does not contain %q", stderr, tt.want)
+			// Help goes to stdout, every complaint to stderr.
+			got := stderr
+			if tt.code == exitOK {
+				got = stdout
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output %q does not contain %q", got, tt.want)
 			}
 			if strings.Contains(stdout, "listening") {
 				t.Errorf("listened: %s", stdout)
@@ -267,6 +272,50 @@ func TestWebhookServes(t *testing.T) {
 	}
 	if !preset("cli-4") {
 		t.Error("a broken edit changed the decision: the last good settings must stay")
+	}
+	m, _, err := opsmetricstest.Parse(strings.NewReader(get("/metrics")))
+	if err != nil {
+		t.Fatalf("/metrics: %v", err)
+	}
+	for series, want := range map[string]float64{
+		"aclc_webhook_reloads_total":                                  1,
+		"aclc_webhook_reload_failures_total":                          1,
+		"aclc_webhook_last_reload_failed":                             1,
+		`aclc_webhook_decisions_total{allowed="true",path="/mutate"}`: 3,
+	} {
+		if got, ok := m[series]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", series, got, ok, want)
+		}
+	}
+	// cli-2 is denied, and cli-3 until the change is served.
+	if m[`aclc_webhook_decisions_total{allowed="false",path="/mutate"}`] < 1 {
+		t.Errorf("denials not counted: %v", m)
+	}
+	if m["go_goroutines"] <= 0 || m["aclc_webhook_last_reload_success_timestamp_seconds"] <= 0 {
+		t.Errorf("no Go runtime metrics or last good load time in the scrape")
+	}
+	// The logs are JSON lines, with one decision line per review.
+	reviews := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("a log line that is not JSON: %q", line)
+			continue
+		}
+		if rec["msg"] != "Decision Log" {
+			continue
+		}
+		uid, _ := rec["uid"].(string)
+		reviews[uid]++
+		if _, ok := rec["allowed"].(bool); !ok || rec["path"] != "/mutate" {
+			t.Errorf("decision line %q", line)
+		}
+		if d, ok := rec["duration_ms"].(float64); !ok || d < 0 {
+			t.Errorf("decision line without duration_ms: %q", line)
+		}
+	}
+	if reviews["cli-1"] != 1 || reviews["cli-2"] != 1 || reviews["cli-4"] != 1 || reviews["cli-3"] < 1 {
+		t.Errorf("decision lines by uid: %v", reviews)
 	}
 
 	cancel()

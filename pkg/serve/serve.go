@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -36,10 +37,13 @@ import (
 	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/runtime"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/logs"
+	"github.com/aclc-dev/aclc/pkg/opsmetrics"
 	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -63,14 +67,27 @@ var ErrConfig = errors.New("invalid serve configuration")
 type Config struct {
 	addr         string
 	sources      []string
+	kind         translate.Kind
 	bundlePath   string
 	resolver     string
 	static       bool
 	verification *bundle.VerificationConfig
 	logLevel     string
+	logFormat    string
 	decisionLogs bool
 	interval     time.Duration
 	logOutput    io.Writer
+	feed         Feed
+}
+
+// Feed supplies sources that are not files, such as a cluster's
+// ConfigMaps and Namespaces.
+type Feed interface {
+	// Load returns the sources as they are now.
+	Load() (*translate.Sources, error)
+	// Run calls changed whenever the sources may have changed, until ctx
+	// is done; interval is the server's reload interval.
+	Run(ctx context.Context, interval time.Duration, changed func() error)
 }
 
 // NewConfig returns the defaults: DefaultAddr, log level info, the logs on
@@ -87,6 +104,13 @@ func (c Config) WithSources(paths ...string) Config {
 	c.sources = append([]string(nil), paths...)
 	return c
 }
+
+// WithKind forces the kind of the sources instead of detecting it.
+func (c Config) WithKind(kind translate.Kind) Config { c.kind = kind; return c }
+
+// WithFeed serves the bundle built from the feed's sources, rebuilt when
+// the feed reports a change, instead of source files.
+func (c Config) WithFeed(f Feed) Config { c.feed = f; return c }
 
 // WithBundle serves this bundle file (or directory) instead of sources.
 func (c Config) WithBundle(path string) Config { c.bundlePath = path; return c }
@@ -106,6 +130,9 @@ func (c Config) WithVerification(vc *bundle.VerificationConfig) Config {
 // WithLogLevel sets the level of OPA's and aclc's logs: debug, info, warn
 // or error.
 func (c Config) WithLogLevel(level string) Config { c.logLevel = level; return c }
+
+// WithLogFormat sets the format of the logs: json (OPA's) or text.
+func (c Config) WithLogFormat(format string) Config { c.logFormat = format; return c }
 
 // WithDecisionLogs writes every decision to the log, as OPA's
 // decision_logs.console does.
@@ -132,14 +159,19 @@ type Server struct {
 	groups   atomic.Pointer[builtins.Cache]
 	reloads  atomic.Int64
 	failures atomic.Int64
+	metrics  *opsmetrics.Metrics
+	// lastErr is the error of the last reload when it failed, else nil.
+	lastErr atomic.Pointer[string]
 }
 
 // New loads the bundle and prepares OPA's runtime; nothing listens until
 // Serve. A source or bundle that does not load is an error here.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	switch {
-	case len(cfg.sources) == 0 && cfg.bundlePath == "":
+	case len(cfg.sources) == 0 && cfg.bundlePath == "" && cfg.feed == nil:
 		return nil, fmt.Errorf("%w: no source files and no bundle", ErrConfig)
+	case cfg.feed != nil && (len(cfg.sources) > 0 || cfg.bundlePath != ""):
+		return nil, fmt.Errorf("%w: a feed and files: give one or the other", ErrConfig)
 	case len(cfg.sources) > 0 && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: source files and a bundle: give one or the other", ErrConfig)
 	case cfg.verification != nil && cfg.bundlePath == "":
@@ -147,12 +179,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	case cfg.static && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: static groups are chosen when the bundle is built, not when it is served", ErrConfig)
 	}
-	level, err := parseLevel(cfg.logLevel)
+	level, err := logs.ParseLevel(cfg.logLevel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	handler, err := logs.NewHandler(cfg.logOutput, cfg.logFormat)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	opabuiltins.Register()
-	s := &Server{cfg: cfg, logger: newLogger(cfg.logOutput, level)}
+	s := &Server{cfg: cfg, logger: logs.OPA(handler, level)}
 	watch := append([]string(nil), cfg.sources...)
 	if cfg.bundlePath != "" {
 		watch = append(watch, cfg.bundlePath)
@@ -172,7 +208,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	params.Addrs = &[]string{cfg.addr}
 	params.AddrSetByUser = true
 	params.Logger = s.logger
-	params.ConsoleLogger = newLogger(cfg.logOutput, logging.Info)
+	// OPA's decision logs, through the same handler.
+	params.ConsoleLogger = logs.OPA(handler, slog.LevelInfo)
 	params.Logging.Level = cfg.logLevel
 	params.Output = io.Discard
 	params.GracefulShutdownPeriod = 5
@@ -182,9 +219,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
+	s.rt.Manager.ExtraRoute("/readyz", "v1/readyz", s.serveReadyz)
+	if err := s.registerMetrics(); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
+			s.instrument(next, w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
 		})
 	})
 	// Initialised here so the bundle is in the store before the first
@@ -228,6 +269,9 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 	tick.Stop()
 	if s.cfg.interval > 0 {
 		go s.watch.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		if s.cfg.feed != nil {
+			go s.cfg.feed.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
+		}
 	}
 	err := <-errc
 	if err != nil {
@@ -257,7 +301,13 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if s.cfg.bundlePath != "" {
 		return s.loadBundle()
 	}
-	src, err := translate.LoadSources(s.cfg.sources, translate.KindAuto)
+	var src *translate.Sources
+	var err error
+	if s.cfg.feed != nil {
+		src, err = s.cfg.feed.Load()
+	} else {
+		src, err = translate.LoadSources(s.cfg.sources, s.cfg.kind)
+	}
 	if err != nil {
 		return nil, "", none, err
 	}
@@ -343,6 +393,8 @@ func (s *Server) reload(ctx context.Context) error {
 	old := s.Revision()
 	b, rev, groups, err := s.load()
 	if err == nil && rev == old {
+		s.metrics.Unchanged()
+		s.lastErr.Store(nil)
 		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
 		return nil
 	}
@@ -351,6 +403,9 @@ func (s *Server) reload(ctx context.Context) error {
 	}
 	if err != nil {
 		s.failures.Add(1)
+		s.metrics.ReloadFailed(err)
+		msg := err.Error()
+		s.lastErr.Store(&msg)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
 		return err
@@ -360,6 +415,44 @@ func (s *Server) reload(ctx context.Context) error {
 	s.groups.Store(engine.NewGroupCache(groups))
 	s.revision.Store(&rev)
 	s.reloads.Add(1)
+	s.metrics.Reloaded()
+	s.lastErr.Store(nil)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
+	return nil
+}
+
+// serveReadyz answers 200 while a bundle is in service, saying when the
+// last reload failed and the last good bundle is what is served, as the
+// webhook's /readyz does.
+func (s *Server) serveReadyz(w http.ResponseWriter, r *http.Request) {
+	msg := "ok\n"
+	if p := s.lastErr.Load(); p != nil {
+		msg = "ok; serving the last good bundle: the last reload failed: " + *p + "\n"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, msg)
+	}
+}
+
+// registerMetrics puts aclc's metrics on OPA's registry: one scrape of
+// /metrics shows both, and the Go and process collectors only once. When
+// metrics of these names are there already (registered first by another
+// server of this process), the server counts aside and leaves them be.
+func (s *Server) registerMetrics() error {
+	reg := s.rt.Manager.PrometheusRegister()
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := opsmetrics.New(reg, "serve")
+	var dup prometheus.AlreadyRegisteredError
+	if errors.As(err, &dup) {
+		m, err = opsmetrics.New(prometheus.NewRegistry(), "serve")
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics = m
 	return nil
 }

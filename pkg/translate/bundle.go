@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,8 +24,9 @@ import (
 	"github.com/aclc-dev/aclc/schemas"
 )
 
-// Roots are the bundle roots aclc owns: its data under "aclc" and one
-// package tree per decision family.
+// Roots are the trees aclc's bundles may claim roots in: its data under
+// "aclc" and one package tree per decision family. A bundle claims only
+// the data documents and packages it holds (bundleRoots).
 var Roots = []string{"aclc", "vov", "yunikorn"}
 
 // SchemaSet returns aclc's JSON Schemas as an OPA schema set, so that the
@@ -66,18 +69,67 @@ func moduleSources(s *Sources) map[string]string {
 		delete(src, staticVOVGroups)
 		src["host/"+hostVOVGroups] = host[hostVOVGroups]
 	}
-	switch {
-	case s.Admission == nil:
-		for k := range src {
-			if strings.HasPrefix(k, "admission/") {
-				delete(src, k)
-			}
-		}
-	case !s.Portable:
+	if s.Admission != nil && !s.Portable {
 		delete(src, staticDecodeModule)
 		src["host/"+hostDecodeModule] = host[hostDecodeModule]
 	}
+	// Only the families the sources hold: a queue bundle carries no VOV
+	// policy, and the reverse.
+	for k := range src {
+		family, _, _ := strings.Cut(strings.TrimPrefix(k, "host/"), "/")
+		if !s.hasFamily(family) {
+			delete(src, k)
+		}
+	}
 	return src
+}
+
+// hasFamily reports whether the sources hold the decision family whose
+// policy lives in policy/rego/family.
+func (s *Sources) hasFamily(family string) bool {
+	switch family {
+	case "admission":
+		return s.Admission != nil
+	case "yunikorn":
+		return s.Queues != nil
+	case "vov":
+		return s.VOV != nil
+	}
+	return true
+}
+
+// bundleRoots are the roots a bundle claims: the data documents it
+// writes under aclc/ and the packages of its modules, no more, so that
+// bundles of different families (and other policies) load side by side.
+func bundleRoots(data map[string]any, mods map[string]*ast.Module) []string {
+	set := map[string]bool{}
+	for k, v := range data {
+		sub, ok := v.(map[string]any)
+		if k != "aclc" || !ok {
+			set[k] = true
+			continue
+		}
+		for kk := range sub {
+			set["aclc/"+kk] = true
+		}
+	}
+	for _, m := range mods {
+		var parts []string
+		for _, t := range m.Package.Path[1:] {
+			str, ok := t.Value.(ast.String)
+			if !ok {
+				break
+			}
+			parts = append(parts, string(str))
+		}
+		set[strings.Join(parts, "/")] = true
+	}
+	roots := make([]string, 0, len(set))
+	for r := range set {
+		roots = append(roots, r)
+	}
+	sort.Strings(roots)
+	return roots
 }
 
 // ParseModules parses the portable policy library (and, with tests, its
@@ -151,11 +203,7 @@ func RegoBundle(s *Sources) (*bundle.Bundle, error) {
 		p := "/" + filepath.ToSlash(name)
 		b.Modules = append(b.Modules, bundle.ModuleFile{URL: p, Path: p, Raw: []byte(src[name]), Parsed: mods[name]})
 	}
-	roots := append([]string(nil), Roots...)
-	if s.Kubernetes != nil {
-		roots = append(roots, "kubernetes")
-	}
-	sort.Strings(roots)
+	roots := bundleRoots(dataDoc, mods)
 	b.Manifest = bundle.Manifest{Revision: hex.EncodeToString(h.Sum(nil)), Roots: &roots}
 	b.Manifest.SetRegoVersion(ast.RegoV1)
 	return b, nil
@@ -167,23 +215,49 @@ func WriteBundle(w io.Writer, b *bundle.Bundle) error {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory, so a failed build never leaves a half-written file behind.
+// directory, renamed into place, so a failed build never leaves a
+// half-written file behind. A new file is 0644, as opa build writes
+// bundles; a replaced file keeps its mode. Errors name the path, and a
+// missing directory is said to be one.
 func WriteFileAtomic(path string, data []byte) error {
+	fail := func(err error) error { return fmt.Errorf("cannot write %s: %w", path, err) }
 	dir := filepath.Dir(path)
+	switch st, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	case err != nil:
+		return fail(err)
+	case !st.IsDir():
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("cannot write %s: it is a directory", path)
+		}
+		mode = st.Mode().Perm()
+	}
 	f, err := os.CreateTemp(dir, ".aclc-*")
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return err
+		return fail(err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fail(err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 // BundleBytes renders b in memory.

@@ -195,6 +195,16 @@ func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 	return s.addYuniKorn(files...)
 }
 
+// AddLayout adds YuniKorn configuration read by other means than a file,
+// such as layout.FromObjects over what the API server holds, and settles it
+// with the YuniKorn files given so far exactly as AddInputs does.
+func (s *Sources) AddLayout(files ...*layout.File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	return s.addYuniKorn(files...)
+}
+
 // MaxSourceSize bounds a source file. A ConfigMap holds at most 1 MiB and
 // the largest VOV project files are a few MiB; a larger file is refused
 // before it is read, so that a stray dump cannot take a reload's memory.

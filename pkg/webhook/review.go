@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,7 @@ var deserializer = serializer.NewCodecFactory(runtime.NewScheme()).UniversalDese
 // serveReview is YuniKorn's Serve, in its order: body, Content-Type, path,
 // decoding; then the engine's decision.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	// MaxBytesReader is given net/http's own writer, so that an oversized
 	// body also closes the connection.
 	raw := w
@@ -57,7 +59,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		// API server writes first, refuses it instead.
 		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON &&
 			entrypoints[r.URL.Path] != "" {
-			s.m.decision(false)
+			s.decided(r.URL.Path, uid, false, start)
 			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
 			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
 				UID:     types.UID(uid),
@@ -86,18 +88,26 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	validate := r.URL.Path != pathMutate
 	var ar admissionv1.AdmissionReview
 	if _, _, err := deserializer.Decode(body, nil, &ar); err != nil || ar.Request == nil {
-		s.m.decision(false)
+		s.decided(r.URL.Path, "yunikorn-invalid-body", false, start)
 		writeReview(w, []byte(invalidBody))
 		return
 	}
 	resp, allowed, err := s.decide(r.Context(), body, ep, validate)
 	if err != nil {
-		s.m.engineErrors.Add(1)
+		s.m.engineError(r.URL.Path)
 		s.log.Error("webhook: no decision, denied", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", err)
 		resp, allowed = internalError(ar.Request.UID, err), false
 	}
-	s.m.decision(allowed)
+	s.decided(r.URL.Path, string(ar.Request.UID), allowed, start)
 	writeReview(w, resp)
+}
+
+// decided counts a review's answer and logs it: one line per review, as
+// OPA's decision log has one per decision.
+func (s *Server) decided(path, uid string, allowed bool, start time.Time) {
+	s.m.decision(path, allowed)
+	s.log.Info("Decision Log", "uid", uid, "path", path, "allowed", allowed,
+		"duration_ms", float64(time.Since(start).Microseconds())/1000)
 }
 
 // entrypoints is the decision each review path answers with.

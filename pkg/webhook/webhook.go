@@ -78,12 +78,12 @@ func (s *Server) engine() engine.Engine { return s.eng.Load().Engine }
 // /readyz until a reload succeeds.
 func (s *Server) Reloaded(eng engine.Engine, err error) {
 	if err != nil {
-		s.m.reloadFailed(err)
+		s.m.ReloadFailed(err)
 		s.log.Error("webhook: reload failed; still serving the last good configuration", "error", err)
 		return
 	}
 	old := s.eng.Swap(&current{eng})
-	s.m.reloaded()
+	s.m.Reloaded()
 	s.log.Info("webhook: reloaded", "engine", eng.Name())
 	if old != nil && old.Engine != eng {
 		grace := s.cfg.writeTimeout + time.Second
@@ -193,7 +193,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		v := recover()
 		if v != nil && v != http.ErrAbortHandler {
-			s.m.panics.Add(1)
+			s.m.Panic()
 			s.log.Error("webhook: panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			if !sw.wrote {
 				http.Error(sw, "internal server error", http.StatusInternalServerError)
@@ -232,7 +232,7 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) {
 			// The last good configuration is still served: ready, but
 			// say that the sources on disk are not what is served.
 			msg := "ok\n"
-			if e := s.m.lastReloadError(); e != "" {
+			if e := s.m.LastReloadError(); e != "" {
 				msg = "ok; serving the last good configuration: the last reload failed: " + e + "\n"
 			}
 			text(w, http.StatusOK, msg)
@@ -240,13 +240,7 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) {
 			text(w, http.StatusServiceUnavailable, "not ready\n")
 		}
 	case pathMetrics:
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		if r.Method == http.MethodGet {
-			if err := s.m.write(w); err != nil {
-				s.log.Debug("webhook: write metrics", "error", err)
-			}
-		}
+		s.m.handler().ServeHTTP(w, r)
 	}
 }
 

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aclc-dev/aclc/pkg/opsmetrics"
+	"github.com/aclc-dev/aclc/pkg/opsmetrics/opsmetricstest"
 )
 
 const (
@@ -286,46 +288,22 @@ func TestPanicIsAnswered500(t *testing.T) {
 		}
 	}
 	m := scrape(t, srv.Handler())
-	if m["aclc_webhook_panics_total"] != 1 || m[`aclc_webhook_requests_total{path="/mutate",code="500"}`] != 1 {
+	if m["aclc_webhook_panics_total"] != 1 || m[`aclc_webhook_requests_total{code="500",path="/mutate"}`] != 1 {
 		t.Errorf("panic not counted: %v", m)
 	}
 }
 
-// scrape reads /metrics into series → value, checking the text format on
-// the way: every sample belongs to a metric declared by a TYPE line.
+// scrape reads /metrics into series → value with Prometheus' own parser
+// (labels sorted by name), which refuses a malformed scrape.
 func scrape(t *testing.T, h http.Handler) map[string]float64 {
 	t.Helper()
 	rec := get(t, h, "GET", "/metrics")
-	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/plain; version=0.0.4; charset=utf-8" {
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("/metrics: %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
-	out := map[string]float64{}
-	types := map[string]string{}
-	sc := bufio.NewScanner(rec.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if f := strings.Fields(line); len(f) >= 4 && f[0] == "#" && f[1] == "TYPE" {
-			types[f[2]] = f[3]
-			continue
-		}
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		series, val := line[:i], line[i+1:]
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			t.Fatalf("bad sample %q", line)
-		}
-		name := series
-		if j := strings.IndexByte(series, '{'); j >= 0 {
-			name = series[:j]
-		}
-		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
-		if types[name] == "" && types[base] != "histogram" {
-			t.Errorf("sample %q has no TYPE line before it", line)
-		}
-		out[series] = v
+	out, _, err := opsmetricstest.Parse(rec.Body)
+	if err != nil {
+		t.Fatalf("/metrics: %v", err)
 	}
 	return out
 }
@@ -360,20 +338,24 @@ func TestMetricsCount(t *testing.T) {
 
 	m := scrape(t, h)
 	want := map[string]float64{
-		`aclc_webhook_requests_total{path="/mutate",code="200"}`:                     3,
-		`aclc_webhook_requests_total{path="/mutate",code="400"}`:                     1,
-		`aclc_webhook_requests_total{path="/validate",code="200"}`:                   2,
-		`aclc_webhook_requests_total{path="other",code="404"}`:                       1,
-		`aclc_webhook_requests_total{path="/healthz",code="200"}`:                    1,
-		`aclc_webhook_decisions_total{allowed="true"}`:                               3,
-		`aclc_webhook_decisions_total{allowed="false"}`:                              2,
-		`aclc_webhook_engine_errors_total`:                                           1,
+		`aclc_webhook_requests_total{code="200",path="/mutate"}`:                     3,
+		`aclc_webhook_requests_total{code="400",path="/mutate"}`:                     1,
+		`aclc_webhook_requests_total{code="200",path="/validate"}`:                   2,
+		`aclc_webhook_requests_total{code="404",path="other"}`:                       1,
+		`aclc_webhook_requests_total{code="200",path="/healthz"}`:                    1,
+		`aclc_webhook_decisions_total{allowed="true",path="/mutate"}`:                2,
+		`aclc_webhook_decisions_total{allowed="true",path="/validate"}`:              1,
+		`aclc_webhook_decisions_total{allowed="false",path="/mutate"}`:               1,
+		`aclc_webhook_decisions_total{allowed="false",path="/validate"}`:             1,
+		`aclc_webhook_engine_errors_total{path="/validate"}`:                         1,
 		`aclc_webhook_panics_total`:                                                  0,
+		`aclc_webhook_reloads_total`:                                                 0,
+		`aclc_webhook_last_reload_failed`:                                            0,
 		`aclc_webhook_request_duration_seconds_count{path="/mutate"}`:                4,
-		`aclc_webhook_request_duration_seconds_bucket{path="/mutate",le="+Inf"}`:     4,
+		`aclc_webhook_request_duration_seconds_bucket{le="+Inf",path="/mutate"}`:     4,
 		`aclc_webhook_request_duration_seconds_count{path="/validate"}`:              2,
-		`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="+Inf"}`:   2,
-		`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="0.0001"}`: m[`aclc_webhook_request_duration_seconds_bucket{path="/validate",le="0.0001"}`],
+		`aclc_webhook_request_duration_seconds_bucket{le="+Inf",path="/validate"}`:   2,
+		`aclc_webhook_request_duration_seconds_bucket{le="0.0001",path="/validate"}`: m[`aclc_webhook_request_duration_seconds_bucket{le="0.0001",path="/validate"}`],
 	}
 	for k, v := range want {
 		got, ok := m[k]
@@ -383,8 +365,8 @@ func TestMetricsCount(t *testing.T) {
 	}
 	// Buckets are cumulative.
 	prev := -1.0
-	for _, le := range durationBuckets {
-		v := m[`aclc_webhook_request_duration_seconds_bucket{path="/mutate",le="`+strconv.FormatFloat(le, 'g', -1, 64)+`"}`]
+	for _, le := range opsmetrics.DurationBuckets {
+		v := m[`aclc_webhook_request_duration_seconds_bucket{le="`+strconv.FormatFloat(le, 'g', -1, 64)+`",path="/mutate"}`]
 		if v < prev {
 			t.Errorf("bucket le=%v is %v, below the previous %v", le, v, prev)
 		}
@@ -392,5 +374,11 @@ func TestMetricsCount(t *testing.T) {
 	}
 	if m[`aclc_webhook_request_duration_seconds_sum{path="/mutate"}`] <= 0 {
 		t.Errorf("duration sum not positive")
+	}
+	// The Go runtime and the process are in the same scrape.
+	for _, name := range []string{"go_goroutines", "process_start_time_seconds"} {
+		if _, ok := m[name]; !ok {
+			t.Errorf("%s missing from /metrics", name)
+		}
 	}
 }

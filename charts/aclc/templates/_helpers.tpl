@@ -69,11 +69,22 @@ The YuniKorn ConfigMaps' mount points, in YuniKorn's order (configs win):
 the directory names are the ConfigMap names aclc recognises.
 */}}
 {{- define "aclc.configDirs" -}}
+{{- if .Values.yunikorn.fromCluster }}
+- --from-cluster
+- --namespace={{ .Release.Namespace }}
+{{- else }}
 - /etc/aclc/yunikorn-defaults
 - /etc/aclc/yunikorn-configs
 {{- end }}
+{{- end }}
+
+{{/* The pods call the API server only to read the configuration live. */}}
+{{- define "aclc.automountToken" -}}
+{{- or .Values.serviceAccount.automountToken .Values.yunikorn.fromCluster }}
+{{- end }}
 
 {{- define "aclc.configVolumes" -}}
+{{- if not .Values.yunikorn.fromCluster }}
 - name: yunikorn-defaults
   configMap:
     name: {{ .Values.yunikorn.defaultsConfigMap }}
@@ -82,18 +93,21 @@ the directory names are the ConfigMap names aclc recognises.
   configMap:
     name: {{ .Values.yunikorn.configsConfigMap }}
     optional: true
+{{- end }}
 - name: tmp
   emptyDir:
     sizeLimit: 16Mi
 {{- end }}
 
 {{- define "aclc.configMounts" -}}
+{{- if not .Values.yunikorn.fromCluster }}
 - name: yunikorn-defaults
   mountPath: /etc/aclc/yunikorn-defaults
   readOnly: true
 - name: yunikorn-configs
   mountPath: /etc/aclc/yunikorn-configs
   readOnly: true
+{{- end }}
 - name: tmp
   mountPath: /tmp
 {{- end }}
@@ -108,6 +122,9 @@ the directory names are the ConfigMap names aclc recognises.
 {{- end }}
 {{- if not (has .Values.certificates.provider (list "helm" "cert-manager")) }}
 {{- fail (printf "certificates.provider %q: want helm or cert-manager" .Values.certificates.provider) }}
+{{- end }}
+{{- if and .Values.yunikorn.fromCluster (or (ne .Values.yunikorn.defaultsConfigMap "yunikorn-defaults") (ne .Values.yunikorn.configsConfigMap "yunikorn-configs")) }}
+{{- fail "yunikorn.fromCluster reads yunikorn-defaults and yunikorn-configs, the names YuniKorn reads; other ConfigMap names need the mounted directories (fromCluster false)" }}
 {{- end }}
 {{- $t := int .Values.webhook.timeoutSeconds }}
 {{- if or (lt $t 1) (gt $t 30) }}

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"io"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// writeOutput writes data to path, or to stdout for "-".
+func writeOutput(path string, data []byte, stdout io.Writer) error {
+	if path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	return translate.WriteFileAtomic(path, data)
+}

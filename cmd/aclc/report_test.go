@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"sigs.k8s.io/yaml"
+)
+
+// eval --fail exits 1 when the decision denies, as opa eval --fail does
+// for an undefined result; --fail-defined when it allows. Without either,
+// a deny is a successful evaluation.
+func TestEvalFail(t *testing.T) {
+	allow := `{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`
+	deny := `{"queue":"root.product","action":"submit","user":"sue","groups":["x"]}`
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"operation":"CREATE","userInfo":{"username":"sue"},"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"}}}}`
+	tests := []struct {
+		name, input, flag string
+		jsonl             bool
+		want              int
+	}{
+		{"a deny is no failure without --fail", deny, "", false, exitOK},
+		{"--fail fails a deny", deny, "--fail", false, exitError},
+		{"--fail passes an allow", allow, "--fail", false, exitOK},
+		{"--fail-defined fails an allow", allow, "--fail-defined", false, exitError},
+		{"--fail-defined passes a deny", deny, "--fail-defined", false, exitOK},
+		{"--fail fails a stream with one deny", allow + "\n" + deny + "\n", "--fail", true, exitError},
+		{"--fail passes a stream of allows", allow + "\n" + allow + "\n", "--fail", true, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"eval", "--engine", "native", "-e", "yunikorn/queues/decision", seedConfig}
+			if tt.flag != "" {
+				args = append(args, tt.flag)
+			}
+			if tt.jsonl {
+				args = append(args, "--jsonl")
+			}
+			if code, stdout, stderr := runCLI(t, tt.input, args...); code != tt.want {
+				t.Errorf("exit %d, want %d: %s %s", code, tt.want, stdout, stderr)
+			}
+		})
+	}
+	// An admission review allows by its response.allowed.
+	code, stdout, stderr := runCLI(t, review, "eval", "--engine", "native", "--fail", "-e", "yunikorn/admission/review", "../../examples/admission/configmap.yaml")
+	if code != exitOK || !strings.Contains(stdout, `"allowed": true`) {
+		t.Errorf("admission review: exit %d: %s %s", code, stdout, stderr)
+	}
+	if code, _, _ := runCLI(t, allow, "eval", "--fail", "--fail-defined", "-e", "yunikorn/queues/decision", seedConfig); code != exitUsage {
+		t.Errorf("--fail with --fail-defined: exit %d", code)
+	}
+}
+
+func TestDecisionAllows(t *testing.T) {
+	for out, want := range map[string]bool{
+		`{"allow":true,"reason":"x"}`:       true,
+		`{"allow":false,"reason":"x"}`:      false,
+		`{"response":{"allowed":true}}`:     true,
+		`{"response":{"allowed":false}}`:    false,
+		``:                                  false,
+		`null`:                              false,
+		`{}`:                                false,
+		`{"queue":"root.a","rule":"fixed"}`: true,
+	} {
+		if got := decisionAllows([]byte(out)); got != want {
+			t.Errorf("%q: %v, want %v", out, got, want)
+		}
+	}
+}
+
+// --as takes the user verbatim, as kubectl's --as: a service account's
+// name is one user, not user "system" in groups "serviceaccount:ns:sa".
+// Each --as-group belongs to the --as before it.
+func TestReportAsIsVerbatim(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "report", "-o", "json", "--engine", "native",
+		"--as", "system:serviceaccount:ci:runner", "--as", "john", "--as-group", "dev", "--as-group", "test", "--as", "sue", seedConfig)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep queueReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, d := range rep.Decisions {
+		seen[d.User] = strings.Join(d.Groups, ",")
+	}
+	want := map[string]string{"system:serviceaccount:ci:runner": "", "john": "dev,test", "sue": ""}
+	for u, g := range want {
+		if got, ok := seen[u]; !ok || got != g {
+			t.Errorf("user %q: groups %q (present %v), want %q", u, got, ok, g)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("users %v, want %v", seen, want)
+	}
+	// The old user:groups form is named, with the new spelling.
+	_, _, stderr = runCLI(t, "", "report", "--engine", "native", "--as", "john:dev,test", seedConfig)
+	if !strings.Contains(stderr, `--as "john:dev,test" is one user`) || !strings.Contains(stderr, "--as john --as-group dev --as-group test") {
+		t.Errorf("no note on the old form: %q", stderr)
+	}
+	if _, _, stderr = runCLI(t, "", "report", "--engine", "native", "--as", "system:serviceaccount:ci:runner", seedConfig); stderr != "" {
+		t.Errorf("a service account is no old form: %q", stderr)
+	}
+	// A group given before any --as belongs to every --as.
+	_, stdout, _ = runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as-group", "ops", "--as", "ann", "--as", "bob", "--as-group", "dev", seedConfig)
+	rep = queueReport{}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range rep.Decisions {
+		if want := map[string]string{"ann": "ops", "bob": "ops,dev"}[d.User]; strings.Join(d.Groups, ",") != want {
+			t.Errorf("%s: groups %v, want %s", d.User, d.Groups, want)
+		}
+	}
+}
+
+// A VOV report in JSON has the objects' ACLs and a decision per user and
+// object, the OS groups given by --as-group.
+func TestReportVOVJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as", "pat@elko", "--as-group", "eng", "../../examples/vov/acls.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep vovReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Objects) == 0 || len(rep.Decisions) != len(rep.Objects) {
+		t.Fatalf("%d objects, %d decisions", len(rep.Objects), len(rep.Decisions))
+	}
+	for _, d := range rep.Decisions {
+		if d.User != "pat" || d.Host != "elko" || strings.Join(d.OSGroups, ",") != "eng" || d.Role == "" {
+			t.Errorf("decision %+v", d)
+		}
+	}
+}
+
+// report -o json and -o yaml carry the same report; the tables fit
+// $COLUMNS, wrapping the grant lists and reasons, and -o wide adds
+// columns without leaving the width.
+func TestReportFormats(t *testing.T) {
+	args := []string{"report", "--engine", "native", "--as", "john", "--as-group", "dev", "../../examples/yunikorn/org.yaml"}
+	_, js, _ := runCLI(t, "", append(args, "-o", "json")...)
+	_, ym, _ := runCLI(t, "", append(args, "-o", "yaml")...)
+	var fromJSON, fromYAML queueReport
+	if err := json.Unmarshal([]byte(js), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(ym), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if len(fromJSON.Decisions) == 0 || len(fromJSON.Partitions) == 0 || len(fromJSON.Decisions) != len(fromYAML.Decisions) {
+		t.Fatalf("json %d decisions, yaml %d", len(fromJSON.Decisions), len(fromYAML.Decisions))
+	}
+	for _, cols := range []string{"72", "80", "120"} {
+		t.Setenv("COLUMNS", cols)
+		for _, format := range []string{"table", "wide"} {
+			code, stdout, stderr := runCLI(t, "", append(args, "-o", format)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if format == "wide" && cols == "72" {
+				continue // seven columns, one a queue path, need more
+			}
+			width := 0
+			for _, l := range strings.Split(stdout, "\n") {
+				width = max(width, utf8.RuneCountInString(l))
+			}
+			if limit := map[string]int{"72": 72, "80": 80, "120": 120}[cols]; width > limit {
+				t.Errorf("COLUMNS=%s -o %s: a line of %d columns:\n%s", cols, format, width, stdout)
+			}
+			if format == "wide" && !strings.Contains(stdout, "WHY (admin)") {
+				t.Errorf("-o wide lacks the admin reasons")
+			}
+		}
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"users sue (submitacl of root)", 40, []string{"users sue (submitacl of root)"}},
+		{"users sue (submitacl of root)", 12, []string{"users sue", "(submitacl", "of root)"}},
+		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+	}
+	for _, tt := range tests {
+		if got := wrapText(tt.in, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrapText(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+}

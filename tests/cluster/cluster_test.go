@@ -1,0 +1,658 @@
+// Package cluster runs aclc against a real API server: etcd and
+// kube-apiserver on loopback, with generated certificates, static-token
+// users and RBAC. aclc webhook is registered by URL and called by the API
+// server; aclc webhook and aclc serve read YuniKorn's configuration from
+// the cluster and follow its edits; the chart's manifests are dry-run on
+// the server. No kubelet: pods are stored, never run.
+//
+// `make cluster-e2e` builds etcd, kube-apiserver and aclc and sets
+// ACLC_CLUSTER_E2E, ACLC, ACLC_ETCD, ACLC_KUBE_APISERVER and, when helm is
+// built, ACLC_HELM.
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	yunikornNS  = "yunikorn"
+	teamNS      = "team-a"
+	userInfoKey = "yunikorn.apache.org/user.info"
+	webhookName = "user-info.aclc.e2e"
+	mwcName     = "aclc-e2e"
+)
+
+// The queue configuration: only alice may submit to root.test at first.
+const queuesV1 = `partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: test
+            submitacl: alice
+`
+
+func env(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set (make cluster-e2e sets it)", name)
+	}
+	return v
+}
+
+func TestCluster(t *testing.T) {
+	if os.Getenv("ACLC_CLUSTER_E2E") == "" {
+		t.Skip("ACLC_CLUSTER_E2E is not set: `make cluster-e2e` builds etcd, kube-apiserver and aclc and runs this test against them")
+	}
+	aclc, etcdBin, kasBin := env(t, "ACLC"), env(t, "ACLC_ETCD"), env(t, "ACLC_KUBE_APISERVER")
+	began := time.Now()
+	s := startAPIServer(t, etcdBin, kasBin)
+	t.Logf("etcd and kube-apiserver ready in %s", time.Since(began).Round(time.Millisecond))
+	ctx := context.Background()
+	adm := s.client(t, admin)
+	setUp(t, ctx, adm)
+
+	dir := t.TempDir()
+	kcACLC, who := aclcIdentity(t, ctx, s, adm, os.Getenv("ACLC_HELM"))
+	t.Logf("aclc reads the configuration as %s", who)
+	whPort, servePort := freePort(t), freePort(t)
+	caOut := filepath.Join(dir, "webhook-ca.pem")
+	webhookProc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
+		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(whPort), "--self-signed", "--ca-out", caOut)
+	start(t, dir, "aclc-serve", aclc, "serve", "--from-cluster", "--kubeconfig", kcACLC,
+		"-n", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(servePort))
+	whURL := "https://127.0.0.1:" + strconv.Itoa(whPort)
+	serveURL := "http://127.0.0.1:" + strconv.Itoa(servePort)
+
+	var whClient *http.Client
+	eventually(t, 120*time.Second, "aclc webhook ready", func() error {
+		if webhookProc.exited() {
+			t.Fatalf("aclc webhook exited:\n%s", tail(webhookProc.log, 30))
+		}
+		pemBytes, err := os.ReadFile(caOut)
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pemBytes)
+		whClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+		_, err = get(whClient, whURL+"/readyz")
+		return err
+	})
+	eventually(t, 120*time.Second, "aclc serve ready", func() error {
+		_, err := get(http.DefaultClient, serveURL+"/health")
+		return err
+	})
+	t.Logf("aclc webhook and serve ready in %s", time.Since(began).Round(time.Millisecond))
+	caPEM, err := os.ReadFile(caOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(t, ctx, adm, whURL+"/mutate", caPEM, admissionregistrationv1.Fail)
+	waitForWebhook(t, ctx, adm)
+
+	asAlice, asBob := s.client(t, alice), s.client(t, bob)
+	n := 0
+	podName := func() string { n++; return fmt.Sprintf("p-%d", n) }
+
+	t.Run("a pod a user creates gets her user.info", func(t *testing.T) {
+		p := createPod(t, ctx, asAlice, podName(), nil)
+		var ui struct {
+			User   string   `json:"user"`
+			Groups []string `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(p.Annotations[userInfoKey]), &ui); err != nil {
+			t.Fatalf("user.info %q: %v", p.Annotations[userInfoKey], err)
+		}
+		if ui.User != "alice" || strings.Join(ui.Groups, ",") != "devs,system:authenticated" {
+			t.Errorf("user.info %q, want alice in devs and system:authenticated", p.Annotations[userInfoKey])
+		}
+	})
+
+	forged := map[string]string{userInfoKey: `{"user":"alice","groups":["devs"]}`}
+	notAllowed := func(u user) string {
+		return fmt.Sprintf(`admission webhook %q denied the request: user %s with groups [%s,system:authenticated] is not allowed to set user annotation`,
+			webhookName, u.name, strings.Join(u.groups, ","))
+	}
+
+	t.Run("a pre-set user.info is refused with YuniKorn's message", func(t *testing.T) {
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Fatalf("error %v, want %q", err, notAllowed(bob))
+		}
+	})
+
+	t.Run("a controller's ServiceAccount is trusted", func(t *testing.T) {
+		rs := s.impersonating(t, "system:serviceaccount:kube-system:replicaset-controller",
+			"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")
+		p := createPod(t, ctx, rs, podName(), forged)
+		if p.Annotations[userInfoKey] != forged[userInfoKey] {
+			t.Errorf("user.info %q, want the controller's %q kept", p.Annotations[userInfoKey], forged[userInfoKey])
+		}
+	})
+
+	t.Run("an UPDATE changing user.info is refused", func(t *testing.T) {
+		p := createPod(t, ctx, asAlice, podName(), nil)
+		p.Annotations[userInfoKey] = `{"user":"root","groups":["admins"]}`
+		_, err := asAlice.CoreV1().Pods(teamNS).Update(ctx, p, metav1.UpdateOptions{})
+		want := fmt.Sprintf("admission webhook %q denied the request: user info annotation change is not allowed", webhookName)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want %q", err, want)
+		}
+	})
+
+	bobSubmits := func() (bool, error) {
+		out, err := post(serveURL+"/v1/data/yunikorn/queues/decision",
+			`{"input":{"queue":"root.test","action":"submit","user":"bob","groups":["ops"]}}`)
+		if err != nil {
+			return false, err
+		}
+		var d struct {
+			Result struct {
+				Allow bool `json:"allow"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			return false, fmt.Errorf("%v: %s", err, out)
+		}
+		return d.Result.Allow, nil
+	}
+	bobMaySetUserInfo := func() error {
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
+		return err
+	}
+
+	t.Run("a ConfigMap edit changes the next decisions without a restart", func(t *testing.T) {
+		if ok, err := bobSubmits(); err != nil || ok {
+			t.Fatalf("before the edit: bob submits %v (%v), want denied", ok, err)
+		}
+		setConfigs(t, ctx, adm, map[string]string{
+			"queues.yaml": strings.Replace(queuesV1, "submitacl: alice", "submitacl: alice,bob", 1),
+			"admissionController.accessControl.externalUsers": "^bob$",
+		})
+		edited := time.Now()
+		eventually(t, 60*time.Second, "webhook lets bob set user.info", bobMaySetUserInfo)
+		eventually(t, 60*time.Second, "serve lets bob submit", func() error {
+			if ok, err := bobSubmits(); err != nil || !ok {
+				return fmt.Errorf("bob submits %v (%v)", ok, err)
+			}
+			return nil
+		})
+		t.Logf("both decisions changed %s after the edit", time.Since(edited).Round(time.Millisecond))
+	})
+
+	t.Run("a broken edit keeps the last good configuration and shows", func(t *testing.T) {
+		setConfigs(t, ctx, adm, map[string]string{
+			"queues.yaml": "partitions:\n  - name: default\n    queues: [\n",
+			"admissionController.accessControl.externalUsers": "^nobody$",
+		})
+		eventually(t, 60*time.Second, "webhook /readyz shows the failure", func() error {
+			return wantBody(whClient, whURL+"/readyz", "serving the last good configuration: the last reload failed: yunikorn/configmap/yunikorn-configs[queues.yaml]:")
+		})
+		eventually(t, 60*time.Second, "serve /readyz shows the failure", func() error {
+			return wantBody(http.DefaultClient, serveURL+"/readyz", "serving the last good bundle: the last reload failed: yunikorn/configmap/yunikorn-configs[queues.yaml]:")
+		})
+		if err := wantBody(whClient, whURL+"/metrics", "aclc_webhook_last_reload_failed 1"); err != nil {
+			t.Error(err)
+		}
+		if err := wantBodyRE(whClient, whURL+"/metrics", `aclc_webhook_reload_failures_total [1-9]`); err != nil {
+			t.Error(err)
+		}
+		if err := wantBody(http.DefaultClient, serveURL+"/metrics", "aclc_serve_last_reload_failed 1"); err != nil {
+			t.Error(err)
+		}
+		// The last good configuration still answers: bob is external,
+		// and may submit.
+		if err := bobMaySetUserInfo(); err != nil {
+			t.Errorf("webhook after a broken edit: %v", err)
+		}
+		if ok, err := bobSubmits(); err != nil || !ok {
+			t.Errorf("serve after a broken edit: bob submits %v (%v)", ok, err)
+		}
+		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
+		if code != 1 || !strings.HasPrefix(out, "yunikorn/configmap/yunikorn-configs[queues.yaml]:") {
+			t.Errorf("check --from-cluster: exit %d, want 1 with the ConfigMap and key located:\n%s", code, out)
+		}
+	})
+
+	t.Run("restoring the configuration clears the failure", func(t *testing.T) {
+		setConfigs(t, ctx, adm, map[string]string{"queues.yaml": queuesV1})
+		eventually(t, 60*time.Second, "webhook /readyz ok", func() error { return wantExact(whClient, whURL+"/readyz", "ok\n") })
+		eventually(t, 60*time.Second, "serve /readyz ok", func() error { return wantExact(http.DefaultClient, serveURL+"/readyz", "ok\n") })
+		if err := wantBody(whClient, whURL+"/metrics", "aclc_webhook_last_reload_failed 0"); err != nil {
+			t.Error(err)
+		}
+		if err := wantBody(http.DefaultClient, serveURL+"/metrics", "aclc_serve_last_reload_failed 0"); err != nil {
+			t.Error(err)
+		}
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Errorf("bob sets user.info: %v, want %q", err, notAllowed(bob))
+		}
+		if ok, err := bobSubmits(); err != nil || ok {
+			t.Errorf("bob submits %v (%v), want denied again", ok, err)
+		}
+		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
+		if code != 0 || !strings.Contains(out, "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn: ok") {
+			t.Errorf("check --from-cluster: exit %d:\n%s", code, out)
+		}
+		// VOV sources may come beside the cluster's configuration.
+		code, out = run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC, "../../examples/vov/acls.yaml")
+		if code != 0 || !strings.Contains(out, "in namespace yunikorn and ../../examples/vov/acls.yaml: ok") {
+			t.Errorf("check --from-cluster with a VOV source: exit %d:\n%s", code, out)
+		}
+		code, out = run(t, `{"queue":"root.test","action":"submit","user":"alice"}`, aclc, "eval", "--from-cluster",
+			"--kubeconfig", kcACLC, "--engine", "native", "--entrypoint", "yunikorn/queues/decision")
+		if code != 0 || !strings.Contains(out, `"allow": true`) {
+			t.Errorf("eval --from-cluster: exit %d:\n%s", code, out)
+		}
+	})
+
+	t.Run("a Namespace annotation reaches the decision", func(t *testing.T) {
+		annotate(t, ctx, adm, "yunikorn.apache.org/namespace.enableYuniKorn", "false")
+		eventually(t, 60*time.Second, "no user.info in a namespace YuniKorn leaves alone", func() error {
+			p := createPod(t, ctx, asAlice, podName(), nil)
+			if v, ok := p.Annotations[userInfoKey]; ok {
+				return fmt.Errorf("user.info %q added", v)
+			}
+			return nil
+		})
+		annotate(t, ctx, adm, "yunikorn.apache.org/namespace.enableYuniKorn", "")
+		eventually(t, 60*time.Second, "user.info again once the annotation is gone", func() error {
+			p := createPod(t, ctx, asAlice, podName(), nil)
+			if _, ok := p.Annotations[userInfoKey]; !ok {
+				return fmt.Errorf("no user.info")
+			}
+			return nil
+		})
+	})
+
+	t.Run("RBAC: a user who may not read the ConfigMaps is refused", func(t *testing.T) {
+		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", s.kubeconfig(t, alice))
+		if code != 1 || !strings.Contains(out, "forbidden") {
+			t.Errorf("check --from-cluster as alice: exit %d, want 1 naming forbidden:\n%s", code, out)
+		}
+	})
+
+	t.Run("the chart's manifests pass a server-side dry-run", func(t *testing.T) {
+		helm := os.Getenv("ACLC_HELM")
+		if helm == "" {
+			t.Skip("ACLC_HELM is not set (make helm builds it): the chart's manifests are not checked")
+		}
+		for _, sets := range [][]string{nil, {"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}} {
+			n := len(applyChart(t, ctx, s, helm, "dry", sets, true))
+			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", sets, n)
+		}
+	})
+
+	t.Run("failurePolicy with the webhook stopped", func(t *testing.T) {
+		webhookProc.stop(t)
+		_, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), nil), metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("failed calling webhook %q", webhookName)) {
+			t.Errorf("Fail: error %v, want the API server's failed calling webhook", err)
+		}
+		register(t, ctx, adm, whURL+"/mutate", caPEM, admissionregistrationv1.Ignore)
+		eventually(t, 30*time.Second, "Ignore admits without the webhook", func() error {
+			p, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), nil), metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+			if v, ok := p.Annotations[userInfoKey]; ok {
+				t.Errorf("Ignore: user.info %q added with the webhook stopped", v)
+			}
+			return nil
+		})
+	})
+	t.Logf("whole run %s", time.Since(began).Round(time.Millisecond))
+}
+
+// setUp makes the namespaces, YuniKorn's ConfigMap, and pod rights in
+// team-a for alice and bob.
+func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
+	t.Helper()
+	for _, ns := range []string{yunikornNS, teamNS} {
+		if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "yunikorn-configs", Namespace: yunikornNS}, Data: map[string]string{"queues.yaml": queuesV1}}
+	if _, err := c.CoreV1().ConfigMaps(yunikornNS).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: teamNS},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create", "update", "patch"}}}}
+	bind(t, ctx, c, pods, nil, alice.name, bob.name)
+}
+
+// grantRead gives a user the chart's rules: get, list and watch on the two
+// ConfigMaps by name, and on Namespaces.
+func grantRead(t *testing.T, ctx context.Context, c kubernetes.Interface, name string) {
+	t.Helper()
+	read := []string{"get", "list", "watch"}
+	bind(t, ctx, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "e2e-aclc-reads-yunikorn-config", Namespace: yunikornNS},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"yunikorn-defaults", "yunikorn-configs"}, Verbs: read}}}, nil, name)
+	bind(t, ctx, c, nil, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-aclc-reads-namespaces"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: read}}}, name)
+}
+
+// bind creates a Role or a ClusterRole and binds the users to it.
+func bind(t *testing.T, ctx context.Context, c kubernetes.Interface, role *rbacv1.Role, cluster *rbacv1.ClusterRole, users ...string) {
+	t.Helper()
+	var subjects []rbacv1.Subject
+	for _, u := range users {
+		subjects = append(subjects, rbacv1.Subject{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: u})
+	}
+	if role != nil {
+		if _, err := c.RbacV1().Roles(role.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: role.Namespace},
+			RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, Subjects: subjects}
+		if _, err := c.RbacV1().RoleBindings(role.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if _, err := c.RbacV1().ClusterRoles().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: cluster.Name},
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: cluster.Name}, Subjects: subjects}
+	if _, err := c.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// register points a MutatingWebhookConfiguration at url for pods in
+// team-a, creating or replacing it.
+func register(t *testing.T, ctx context.Context, c kubernetes.Interface, url string, caPEM []byte, policy admissionregistrationv1.FailurePolicyType) {
+	t.Helper()
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(10)
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: mwcName},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    webhookName,
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             &none,
+			FailurePolicy:           &policy,
+			TimeoutSeconds:          &timeout,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{teamNS}}}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+			}},
+		}},
+	}
+	api := c.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	old, err := api.Get(ctx, mwcName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = api.Create(ctx, mwc, metav1.CreateOptions{})
+	case err == nil:
+		mwc.ResourceVersion = old.ResourceVersion
+		_, err = api.Update(ctx, mwc, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForWebhook waits until the API server calls the webhook: it picks up
+// webhook configurations from an informer. A dry-run creation is sent to
+// webhooks (sideEffects None) as a real one is.
+func waitForWebhook(t *testing.T, ctx context.Context, c kubernetes.Interface) {
+	t.Helper()
+	eventually(t, 30*time.Second, "webhook configuration in force", func() error {
+		p, err := c.CoreV1().Pods(teamNS).Create(ctx, pod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			return err
+		}
+		if _, ok := p.Annotations[userInfoKey]; !ok {
+			return fmt.Errorf("no user.info yet")
+		}
+		return nil
+	})
+}
+
+func pod(name string, annotations map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: teamNS, Annotations: annotations},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/none:1"}}},
+	}
+}
+
+func createPod(t *testing.T, ctx context.Context, c kubernetes.Interface, name string, annotations map[string]string) *corev1.Pod {
+	t.Helper()
+	p, err := c.CoreV1().Pods(teamNS).Create(ctx, pod(name, annotations), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create pod %s: %v", name, err)
+	}
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	return p
+}
+
+// setConfigs replaces yunikorn-configs' data.
+func setConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface, data map[string]string) {
+	t.Helper()
+	api := c.CoreV1().ConfigMaps(yunikornNS)
+	cm, err := api.Get(ctx, "yunikorn-configs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data = data
+	if _, err := api.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// annotate sets (or, with "", removes) an annotation of team-a.
+func annotate(t *testing.T, ctx context.Context, c kubernetes.Interface, key, value string) {
+	t.Helper()
+	api := c.CoreV1().Namespaces()
+	ns, err := api.Get(ctx, teamNS, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if value == "" {
+		delete(ns.Annotations, key)
+	} else {
+		if ns.Annotations == nil {
+			ns.Annotations = map[string]string{}
+		}
+		ns.Annotations[key] = value
+	}
+	if _, err := api.Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get(c *http.Client, url string) (string, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return string(b), fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return string(b), nil
+}
+
+func post(url, body string) (string, error) {
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+func wantBody(c *http.Client, url, want string) error {
+	got, err := get(c, url)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(got, want) {
+		return fmt.Errorf("GET %s: %q lacks %q", url, firstLines(got, 5), want)
+	}
+	return nil
+}
+
+func wantBodyRE(c *http.Client, url, re string) error {
+	got, err := get(c, url)
+	if err != nil {
+		return err
+	}
+	if !regexp.MustCompile(re).MatchString(got) {
+		return fmt.Errorf("GET %s: no match for %s", url, re)
+	}
+	return nil
+}
+
+func wantExact(c *http.Client, url, want string) error {
+	got, err := get(c, url)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("GET %s: %q, want %q", url, got, want)
+	}
+	return nil
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// applyChart renders the chart as release with the --set values and
+// creates the manifests of the given kinds (all when none), strict field
+// validation on, for real or as a server-side dry-run: what the API server
+// would store, or its reason not to. It returns the objects created.
+func applyChart(t *testing.T, ctx context.Context, s *apiServer, helm, release string, sets []string, dryRun bool, kinds ...string) []*unstructured.Unstructured {
+	t.Helper()
+	args := []string{"template", release, "../../charts/aclc", "--namespace", yunikornNS, "--kube-version", "1.33.0"}
+	for _, v := range sets {
+		args = append(args, "--set", v)
+	}
+	out, err := exec.Command(helm, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %v: %v\n%s", args, err, out)
+	}
+	cfg := s.restConfig(admin)
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))
+	opts := metav1.CreateOptions{FieldValidation: "Strict"}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	var created []*unstructured.Unstructured
+	for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(out), -1) {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatalf("%v in:\n%s", err, doc)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		gvk := u.GroupVersionKind()
+		if len(kinds) > 0 && !slices.Contains(kinds, gvk.Kind) {
+			continue
+		}
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Errorf("%s %s: %v", gvk.Kind, u.GetName(), err)
+			continue
+		}
+		var ri dynamic.ResourceInterface = dc.Resource(m.Resource)
+		if m.Scope.Name() == "namespace" {
+			ri = dc.Resource(m.Resource).Namespace(yunikornNS)
+		}
+		if _, err = ri.Create(ctx, u, opts); err != nil {
+			t.Errorf("%v: %s %s refused: %v", sets, gvk.Kind, u.GetName(), err)
+			continue
+		}
+		created = append(created, u)
+	}
+	if len(created) == 0 {
+		t.Errorf("%v: no manifest rendered", sets)
+	}
+	return created
+}
+
+// aclcIdentity is who aclc reads the configuration as. With helm, the
+// chart's own ServiceAccount and RBAC (yunikorn.fromCluster) are created
+// and aclc runs with a token of that ServiceAccount, so that the chart's
+// rules are the ones tried; without, a token user gets the same rules.
+func aclcIdentity(t *testing.T, ctx context.Context, s *apiServer, c kubernetes.Interface, helm string) (kubeconfig, who string) {
+	t.Helper()
+	if helm == "" {
+		grantRead(t, ctx, c, aclcU.name)
+		return s.kubeconfig(t, aclcU), "token user aclc with RBAC like the chart's"
+	}
+	objs := applyChart(t, ctx, s, helm, "aclc", []string{"yunikorn.fromCluster=true"}, false,
+		"ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")
+	sa := ""
+	for _, o := range objs {
+		if o.GetKind() == "ServiceAccount" {
+			sa = o.GetName()
+		}
+	}
+	if sa == "" {
+		t.Fatal("the chart renders no ServiceAccount")
+	}
+	exp := int64(3600)
+	tok, err := c.CoreV1().ServiceAccounts(yunikornNS).CreateToken(ctx, sa,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.kubeconfig(t, user{name: "sa-" + sa, token: tok.Status.Token}), "the chart's ServiceAccount " + yunikornNS + "/" + sa + " and RBAC"
+}
