@@ -26,8 +26,8 @@ build:
 # set they fail, rather than skip, when it is missing.
 test: $(OPA) build slapd
 	$(GO) vet ./...
-	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 ./...
-	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
+	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 30m ./...
+	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -timeout 20m -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
 	$(OPA) test -s schemas/json policy/rego
 	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
@@ -35,7 +35,7 @@ test: $(OPA) build slapd
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the
 # native reference; signed bundles verified, and refused once tampered with.
 e2e: $(OPA) js-sdk
-	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_JS_SDK=$(CURDIR)/$(JS_SDK) $(GO) test -count=1 -timeout 10m -run 'E2E' ./tests/
+	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_JS_SDK=$(CURDIR)/$(JS_SDK) $(GO) test -count=1 -timeout 30m -run 'E2E' ./tests/
 
 # OpenLDAP's server and tools, for the LDAP tests: Debian's packages,
 # installed non-interactively when missing (the package list is refreshed
