@@ -191,13 +191,26 @@ func TestCluster(t *testing.T) {
 	// The queue webhook's answers, as the clients see them: a refusal
 	// in the error, the rest as warnings.
 	asAliceW, aliceWarned := s.warned(t, alice)
-	asBobW, _ := s.warned(t, bob)
+	asBobW, bobWarned := s.warned(t, bob)
 	bobRejected := func(id string) string {
 		return fmt.Sprintf("admission webhook %q denied the request: yunikorn: application %s would be rejected: "+
 			"failed to place application %s: application rejected: no placement rule matched "+
 			"[#0 provided: user bob may not submit to root.test; #1 tag: user bob may not submit to root.team-a; "+
 			"recovery: not forced; default: root.default does not exist]", queueWebhookName, id, id)
 	}
+	// bobUsesTest creates bob's pod naming root.test, and fails when it is
+	// refused or warned about.
+	bobUsesTest := func() error {
+		bobWarned.take()
+		if _, err := asBobW.CoreV1().Pods(teamNS).Create(ctx, queuePod(podName(), "root.test", false), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if w := bobWarned.take(); len(w) > 0 {
+			return fmt.Errorf("warnings %q", w)
+		}
+		return nil
+	}
+
 	t.Run("a pod YuniKorn would reject is refused with its message", func(t *testing.T) {
 		name := podName()
 		_, err := asBobW.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.test", false), metav1.CreateOptions{})
@@ -261,13 +274,14 @@ func TestCluster(t *testing.T) {
 		})
 		edited := time.Now()
 		eventually(t, 60*time.Second, "webhook lets bob set user.info", bobMaySetUserInfo)
+		eventually(t, 60*time.Second, "queue webhook places bob's pod in root.test", bobUsesTest)
 		eventually(t, 60*time.Second, "serve lets bob submit", func() error {
 			if ok, err := bobSubmits(); err != nil || !ok {
 				return fmt.Errorf("bob submits %v (%v)", ok, err)
 			}
 			return nil
 		})
-		t.Logf("both decisions changed %s after the edit", time.Since(edited).Round(time.Millisecond))
+		t.Logf("the decisions changed %s after the edit", time.Since(edited).Round(time.Millisecond))
 	})
 
 	t.Run("a broken edit keeps the last good configuration and shows", func(t *testing.T) {
@@ -298,6 +312,9 @@ func TestCluster(t *testing.T) {
 		if ok, err := bobSubmits(); err != nil || !ok {
 			t.Errorf("serve after a broken edit: bob submits %v (%v)", ok, err)
 		}
+		if err := bobUsesTest(); err != nil {
+			t.Errorf("queue webhook after a broken edit: bob's pod for root.test: %v", err)
+		}
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
 		if code != 1 || !strings.HasPrefix(out, "yunikorn/configmap/yunikorn-configs[queues.yaml]:") {
 			t.Errorf("check --from-cluster: exit %d, want 1 with the ConfigMap and key located:\n%s", code, out)
@@ -320,6 +337,11 @@ func TestCluster(t *testing.T) {
 		}
 		if ok, err := bobSubmits(); err != nil || ok {
 			t.Errorf("bob submits %v (%v), want denied again", ok, err)
+		}
+		name := podName()
+		_, err = asBob.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.test", false), metav1.CreateOptions{})
+		if want := bobRejected(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bob's pod for root.test: %v, want %q", err, want)
 		}
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
 		if code != 0 || !strings.Contains(out, "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn: ok") {
