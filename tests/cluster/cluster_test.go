@@ -390,9 +390,19 @@ func TestCluster(t *testing.T) {
 		if helm == "" {
 			t.Skip("ACLC_HELM is not set (make helm builds it): the chart's manifests are not checked")
 		}
-		for _, sets := range [][]string{nil, {"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}} {
-			n := len(applyChart(t, ctx, s, helm, "dry", sets, true))
-			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", sets, n)
+		for _, c := range []struct {
+			sets  []string
+			queue bool // the queue webhook's configuration is rendered
+		}{
+			{nil, true},
+			{[]string{"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}, true},
+			{[]string{"webhook.queue.enabled=false"}, false},
+		} {
+			objs := applyChart(t, ctx, s, helm, "dry", c.sets, true)
+			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", c.sets, len(objs))
+			if got := validatesQueue(t, objs); got != c.queue {
+				t.Errorf("chart %v: a ValidatingWebhookConfiguration for /validate-queue accepted: %v, want %v", c.sets, got, c.queue)
+			}
 		}
 	})
 
@@ -588,6 +598,27 @@ func queuePod(name, queue string, annotation bool) *corev1.Pod {
 	}
 	p.Spec.SchedulerName = "yunikorn"
 	return p
+}
+
+// validatesQueue tells whether objs hold a ValidatingWebhookConfiguration
+// with a webhook at /validate-queue.
+func validatesQueue(t *testing.T, objs []*unstructured.Unstructured) bool {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		hooks, _, err := unstructured.NestedSlice(o.Object, "webhooks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hooks {
+			if path, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "service", "path"); path == "/validate-queue" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func createPod(t *testing.T, ctx context.Context, c kubernetes.Interface, name string, annotations map[string]string) *corev1.Pod {
