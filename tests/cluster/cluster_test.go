@@ -1,9 +1,11 @@
 // Package cluster runs aclc against a real API server: etcd and
 // kube-apiserver on loopback, with generated certificates, static-token
 // users and RBAC. aclc webhook is registered by URL and called by the API
-// server; aclc webhook and aclc serve read YuniKorn's configuration from
-// the cluster and follow its edits; the chart's manifests are dry-run on
-// the server. No kubelet: pods are stored, never run.
+// server for user.info (/mutate) and for YuniKorn's placement
+// (/validate-queue); aclc webhook and aclc serve read YuniKorn's
+// configuration from the cluster and follow its edits; the chart's
+// manifests are dry-run on the server. No kubelet: pods are stored, never
+// run.
 //
 // `make cluster-e2e` builds etcd, kube-apiserver and aclc and sets
 // ACLC_CLUSTER_E2E, ACLC, ACLC_ETCD, ACLC_KUBE_APISERVER and, when helm is
@@ -48,16 +50,32 @@ const (
 	userInfoKey = "yunikorn.apache.org/user.info"
 	webhookName = "user-info.aclc.e2e"
 	mwcName     = "aclc-e2e"
+	queueKey    = "yunikorn.apache.org/queue"
+	// The queue webhook (/validate-queue), a ValidatingWebhookConfiguration.
+	queueWebhookName = "validate-queue.aclc.e2e"
+	vwcName          = "aclc-e2e-queue"
 )
 
 // The queue configuration: only alice may submit to root.test at first.
+// A pod goes to the queue it names if its user may submit there, else to
+// the queue of its namespace: root.team-a, for group devs (alice). Nobody
+// may use root.private, and there is no root.default: bob's pods have no
+// queue at all.
 const queuesV1 = `partitions:
   - name: default
+    placementrules:
+      - name: provided
+      - name: tag
+        value: namespace
     queues:
       - name: root
         queues:
           - name: test
             submitacl: alice
+          - name: team-a
+            submitacl: " devs"
+          - name: private
+            submitacl: " admins"
 `
 
 func env(t *testing.T, name string) string {
@@ -117,10 +135,10 @@ func TestCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	register(t, ctx, adm, whURL+"/mutate", caPEM, admissionregistrationv1.Fail)
-	waitForWebhook(t, ctx, adm)
-
 	asAlice, asBob := s.client(t, alice), s.client(t, bob)
+	register(t, ctx, adm, whURL, caPEM, admissionregistrationv1.Fail)
+	waitForWebhooks(t, ctx, asAlice, asBob)
+
 	n := 0
 	podName := func() string { n++; return fmt.Sprintf("p-%d", n) }
 
@@ -170,6 +188,61 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	// The queue webhook's answers, as the clients see them: a refusal
+	// in the error, the rest as warnings.
+	asAliceW, aliceWarned := s.warned(t, alice)
+	asBobW, bobWarned := s.warned(t, bob)
+	bobRejected := func(id string) string {
+		return fmt.Sprintf("admission webhook %q denied the request: yunikorn: application %s would be rejected: "+
+			"failed to place application %s: application rejected: no placement rule matched "+
+			"[#0 provided: user bob may not submit to root.test; #1 tag: user bob may not submit to root.team-a; "+
+			"recovery: not forced; default: root.default does not exist]", queueWebhookName, id, id)
+	}
+	// bobUsesTest creates bob's pod naming root.test, and fails when it is
+	// refused or warned about.
+	bobUsesTest := func() error {
+		bobWarned.take()
+		if _, err := asBobW.CoreV1().Pods(teamNS).Create(ctx, queuePod(podName(), "root.test", false), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if w := bobWarned.take(); len(w) > 0 {
+			return fmt.Errorf("warnings %q", w)
+		}
+		return nil
+	}
+
+	t.Run("a pod YuniKorn would reject is refused with its message", func(t *testing.T) {
+		name := podName()
+		_, err := asBobW.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.test", false), metav1.CreateOptions{})
+		if want := bobRejected(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want %q", err, want)
+		}
+	})
+
+	t.Run("a pod placed elsewhere than its queue is created with a warning", func(t *testing.T) {
+		name := podName()
+		aliceWarned.take()
+		// The queue as an annotation this time (spec §4.3).
+		if _, err := asAliceW.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.private", true), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create pod %s: %v", name, err)
+		}
+		want := fmt.Sprintf(`yunikorn: queue "root.private" is not used: application %s would run in root.team-a (rule tag)`, name)
+		if got := aliceWarned.take(); !slices.Equal(got, []string{want}) {
+			t.Errorf("warnings %q, want [%q]", got, want)
+		}
+	})
+
+	t.Run("a pod that runs in the queue it names has no warning", func(t *testing.T) {
+		name := podName()
+		aliceWarned.take()
+		if _, err := asAliceW.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.test", false), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create pod %s: %v", name, err)
+		}
+		if got := aliceWarned.take(); len(got) > 0 {
+			t.Errorf("warnings %q, want none", got)
+		}
+	})
+
 	bobSubmits := func() (bool, error) {
 		out, err := post(serveURL+"/v1/data/yunikorn/queues/decision",
 			`{"input":{"queue":"root.test","action":"submit","user":"bob","groups":["ops"]}}`)
@@ -201,13 +274,14 @@ func TestCluster(t *testing.T) {
 		})
 		edited := time.Now()
 		eventually(t, 60*time.Second, "webhook lets bob set user.info", bobMaySetUserInfo)
+		eventually(t, 60*time.Second, "queue webhook places bob's pod in root.test", bobUsesTest)
 		eventually(t, 60*time.Second, "serve lets bob submit", func() error {
 			if ok, err := bobSubmits(); err != nil || !ok {
 				return fmt.Errorf("bob submits %v (%v)", ok, err)
 			}
 			return nil
 		})
-		t.Logf("both decisions changed %s after the edit", time.Since(edited).Round(time.Millisecond))
+		t.Logf("the decisions changed %s after the edit", time.Since(edited).Round(time.Millisecond))
 	})
 
 	t.Run("a broken edit keeps the last good configuration and shows", func(t *testing.T) {
@@ -238,6 +312,9 @@ func TestCluster(t *testing.T) {
 		if ok, err := bobSubmits(); err != nil || !ok {
 			t.Errorf("serve after a broken edit: bob submits %v (%v)", ok, err)
 		}
+		if err := bobUsesTest(); err != nil {
+			t.Errorf("queue webhook after a broken edit: bob's pod for root.test: %v", err)
+		}
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
 		if code != 1 || !strings.HasPrefix(out, "yunikorn/configmap/yunikorn-configs[queues.yaml]:") {
 			t.Errorf("check --from-cluster: exit %d, want 1 with the ConfigMap and key located:\n%s", code, out)
@@ -260,6 +337,11 @@ func TestCluster(t *testing.T) {
 		}
 		if ok, err := bobSubmits(); err != nil || ok {
 			t.Errorf("bob submits %v (%v), want denied again", ok, err)
+		}
+		name := podName()
+		_, err = asBob.CoreV1().Pods(teamNS).Create(ctx, queuePod(name, "root.test", false), metav1.CreateOptions{})
+		if want := bobRejected(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bob's pod for root.test: %v, want %q", err, want)
 		}
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", kcACLC)
 		if code != 0 || !strings.Contains(out, "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn: ok") {
@@ -308,9 +390,19 @@ func TestCluster(t *testing.T) {
 		if helm == "" {
 			t.Skip("ACLC_HELM is not set (make helm builds it): the chart's manifests are not checked")
 		}
-		for _, sets := range [][]string{nil, {"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}} {
-			n := len(applyChart(t, ctx, s, helm, "dry", sets, true))
-			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", sets, n)
+		for _, c := range []struct {
+			sets  []string
+			queue bool // the queue webhook's configuration is rendered
+		}{
+			{nil, true},
+			{[]string{"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}, true},
+			{[]string{"webhook.queue.enabled=false"}, false},
+		} {
+			objs := applyChart(t, ctx, s, helm, "dry", c.sets, true)
+			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", c.sets, len(objs))
+			if got := validatesQueue(t, objs); got != c.queue {
+				t.Errorf("chart %v: a ValidatingWebhookConfiguration for /validate-queue accepted: %v, want %v", c.sets, got, c.queue)
+			}
 		}
 	})
 
@@ -320,7 +412,7 @@ func TestCluster(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("failed calling webhook %q", webhookName)) {
 			t.Errorf("Fail: error %v, want the API server's failed calling webhook", err)
 		}
-		register(t, ctx, adm, whURL+"/mutate", caPEM, admissionregistrationv1.Ignore)
+		register(t, ctx, adm, whURL, caPEM, admissionregistrationv1.Ignore)
 		eventually(t, 30*time.Second, "Ignore admits without the webhook", func() error {
 			p, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), nil), metav1.CreateOptions{})
 			if err != nil {
@@ -392,12 +484,21 @@ func bind(t *testing.T, ctx context.Context, c kubernetes.Interface, role *rbacv
 	}
 }
 
-// register points a MutatingWebhookConfiguration at url for pods in
-// team-a, creating or replacing it.
-func register(t *testing.T, ctx context.Context, c kubernetes.Interface, url string, caPEM []byte, policy admissionregistrationv1.FailurePolicyType) {
+// register points a MutatingWebhookConfiguration at base+"/mutate" and a
+// ValidatingWebhookConfiguration at base+"/validate-queue", for pods in
+// team-a, creating or replacing them. The API server calls the validating
+// webhook after the mutating one: it sees the user.info just added.
+func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base string, caPEM []byte, policy admissionregistrationv1.FailurePolicyType) {
 	t.Helper()
 	none := admissionregistrationv1.SideEffectClassNone
 	timeout := int32(10)
+	mutate, validate := base+"/mutate", base+"/validate-queue"
+	teamA := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{teamNS}}}}
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+	}}
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: mwcName},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
@@ -406,41 +507,71 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, url str
 			SideEffects:             &none,
 			FailurePolicy:           &policy,
 			TimeoutSeconds:          &timeout,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{teamNS}}}},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
-			}},
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &mutate, CABundle: caPEM},
+			NamespaceSelector:       teamA,
+			Rules:                   rules,
 		}},
 	}
-	api := c.AdmissionregistrationV1().MutatingWebhookConfigurations()
-	old, err := api.Get(ctx, mwcName, metav1.GetOptions{})
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: vwcName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    queueWebhookName,
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             &none,
+			FailurePolicy:           &policy,
+			TimeoutSeconds:          &timeout,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &validate, CABundle: caPEM},
+			NamespaceSelector:       teamA,
+			Rules:                   rules,
+		}},
+	}
+	mapi := c.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	old, err := mapi.Get(ctx, mwcName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		_, err = api.Create(ctx, mwc, metav1.CreateOptions{})
+		_, err = mapi.Create(ctx, mwc, metav1.CreateOptions{})
 	case err == nil:
 		mwc.ResourceVersion = old.ResourceVersion
-		_, err = api.Update(ctx, mwc, metav1.UpdateOptions{})
+		_, err = mapi.Update(ctx, mwc, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	vapi := c.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	vold, err := vapi.Get(ctx, vwcName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = vapi.Create(ctx, vwc, metav1.CreateOptions{})
+	case err == nil:
+		vwc.ResourceVersion = vold.ResourceVersion
+		_, err = vapi.Update(ctx, vwc, metav1.UpdateOptions{})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-// waitForWebhook waits until the API server calls the webhook: it picks up
-// webhook configurations from an informer. A dry-run creation is sent to
-// webhooks (sideEffects None) as a real one is.
-func waitForWebhook(t *testing.T, ctx context.Context, c kubernetes.Interface) {
+// waitForWebhooks waits until the API server calls both webhooks: it picks
+// up webhook configurations from informers. A dry-run creation is sent to
+// webhooks (sideEffects None) as a real one is: alice's pod gets user.info,
+// bob's pod for root.test is refused by the queue webhook.
+func waitForWebhooks(t *testing.T, ctx context.Context, asAlice, asBob kubernetes.Interface) {
 	t.Helper()
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	eventually(t, 30*time.Second, "webhook configuration in force", func() error {
-		p, err := c.CoreV1().Pods(teamNS).Create(ctx, pod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		p, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod("probe", nil), dry)
 		if err != nil {
 			return err
 		}
 		if _, ok := p.Annotations[userInfoKey]; !ok {
 			return fmt.Errorf("no user.info yet")
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "queue webhook configuration in force", func() error {
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, queuePod("probe", "root.test", false), dry)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("admission webhook %q denied the request", queueWebhookName)) {
+			return fmt.Errorf("bob's pod for root.test: %v", err)
 		}
 		return nil
 	})
@@ -451,6 +582,43 @@ func pod(name string, annotations map[string]string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: teamNS, Annotations: annotations},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/none:1"}}},
 	}
+}
+
+// queuePod is a pod for YuniKorn (schedulerName yunikorn) naming a queue
+// in its label, or its annotation, yunikorn.apache.org/queue. Its
+// application id is its name: a pod without one would join the
+// namespace's shared application, which the queue webhook warns about.
+func queuePod(name, queue string, annotation bool) *corev1.Pod {
+	p := pod(name, nil)
+	p.Labels = map[string]string{"applicationId": name}
+	if annotation {
+		p.Annotations = map[string]string{queueKey: queue}
+	} else {
+		p.Labels[queueKey] = queue
+	}
+	p.Spec.SchedulerName = "yunikorn"
+	return p
+}
+
+// validatesQueue tells whether objs hold a ValidatingWebhookConfiguration
+// with a webhook at /validate-queue.
+func validatesQueue(t *testing.T, objs []*unstructured.Unstructured) bool {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		hooks, _, err := unstructured.NestedSlice(o.Object, "webhooks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hooks {
+			if path, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "service", "path"); path == "/validate-queue" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func createPod(t *testing.T, ctx context.Context, c kubernetes.Interface, name string, annotations map[string]string) *corev1.Pod {

@@ -327,6 +327,45 @@ func (s *apiServer) client(t *testing.T, u user) kubernetes.Interface {
 	return c
 }
 
+// warnings records the warnings the API server sends a client
+// (Warning: 299 headers), such as an admission webhook's.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+// take returns the warnings recorded since the last take.
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := w.seen
+	w.seen = nil
+	return seen
+}
+
+// warned is a client for u whose warnings are recorded, as kubectl
+// would print them.
+func (s *apiServer) warned(t *testing.T, u user) (kubernetes.Interface, *warnings) {
+	t.Helper()
+	w := &warnings{}
+	cfg := s.restConfig(u)
+	cfg.WarningHandler = w
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, w
+}
+
 // impersonating is the administrator acting as another identity, such as
 // a controller's ServiceAccount, which no token here belongs to.
 func (s *apiServer) impersonating(t *testing.T, name string, groups ...string) kubernetes.Interface {
