@@ -244,7 +244,7 @@ func TestPortableUserInfoLarge(t *testing.T) {
 		input := presetReview(value)
 		var ref []byte
 		for _, e := range engines {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			out, err := e.Eval(ctx, "yunikorn/admission/review", input)
 			cancel()
 			if err != nil {
