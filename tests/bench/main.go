@@ -503,6 +503,7 @@ func render(scenarios []*scenario, results map[string][]result, heap heapResult,
 	fmt.Fprintf(&b, "| `aclc webhook` ≥ 3,000 AdmissionReviews/s over TLS, p99 ≤ 5 ms, zero errors (loopback, %d keep-alive clients, %s, client and server on the same %d CPUs) | %.0f/s, p50 %s, p99 %s, max %s, %d errors of %d | %s |\n",
 		load.workers, load.duration.Round(time.Millisecond), runtime.NumCPU(), load.rps, us(load.p50), us(load.p99), us(load.pMax), load.errors, load.requests,
 		verdict(load.rps >= 3000 && load.p99 <= 5*time.Millisecond && load.errors == 0))
+	b.WriteString(renderMixedLoad(load))
 	b.WriteString("\n## LDAP group lookups\n\n")
 	if res.ldapCached == nil {
 		fmt.Fprintf(&b, "Not measured: %s.\n", res.ldapSkipped)

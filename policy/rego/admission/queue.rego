@@ -258,6 +258,7 @@ task_groups_tag := {} if {
 
 creation_time_tag := {"yunikorn.apache.org/creationTime": format_int(unix_seconds(ts), 10)} if {
 	ts := str(meta, "creationTimestamp")
+	ts != ""
 	regex.match(rfc3339_pattern, ts)
 } else := {}
 
@@ -278,6 +279,7 @@ legacy_quota := {k: v |
 # entry (the same pattern as the reference's). Only their presence changes a placement: a
 # resource JSON is never a valid queue name.
 quota_tag := {"namespace.resourcequota": quota_raw} if {
+	quota_raw != ""
 	regex.match(resource_object_pattern, quota_raw)
 } else := {"namespace.resourcequota": adm.string_map_json(legacy_quota)} if {
 	quota_raw == ""
@@ -286,6 +288,7 @@ quota_tag := {"namespace.resourcequota": quota_raw} if {
 
 guaranteed_tag := {"namespace.resourceguaranteed": v} if {
 	v := str(ns_annotations, "yunikorn.apache.org/namespace.guaranteed")
+	v != ""
 	regex.match(resource_object_pattern, v)
 } else := {}
 
@@ -298,6 +301,7 @@ resource_object_pattern := concat("", [`^[ \t\r\n]*\{`, resource_entry_pattern, 
 # strconv.Atoi (64 bits) and at least zero: the value as written.
 max_apps_tag := {"namespace.resourcemaxapps": v} if {
 	v := str(ns_annotations, "yunikorn.apache.org/namespace.maxApps")
+	v != ""
 	regex.match(`^[+-]?[0-9]+$`, v)
 	digits := trim_left(trim_left(v, "+-"), "0")
 	max_apps_fits(v, digits)

@@ -125,10 +125,18 @@ rules := yk.partitions[partition_key].placement.rules
 
 # Application.GetTag: the key equal to the name under case folding. YuniKorn takes the
 # first in Go's random map order; the smallest key is taken here, as in the reference.
-tag_value(name) := app_tags[keys[0]] if {
-	keys := sort([k | some k, _ in app_tags; fold(k) == fold(name)])
-	count(keys) > 0
+tag_value(name) := v if {
+	v := tag_index[fold(name)]
 } else := ""
+
+# Each tag key folded once per decision, not once per lookup: the folded name to the
+# value of the smallest key that folds to it.
+folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
+
+tag_index := {f: app_tags[k] |
+	some _, f in folded_tag_keys
+	k := min({x | some x, g in folded_tag_keys; g == f})
+}
 
 # strings.EqualFold for the names tags have: lower case, and the long s that folds to s.
 fold(s) := lower(replace(s, "ſ", "s"))
