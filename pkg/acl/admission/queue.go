@@ -107,21 +107,7 @@ type QueueApplication struct {
 // yunikorn-placement.md §5.2). A review the API server cannot have sent is
 // denied, as for the user.info review.
 func (q *QueueReview) Review(review []byte) []byte {
-	if out := NonCanonicalReview(review); out != nil {
-		return out
-	}
-	var ar admissionv1.AdmissionReview
-	var resp *admissionv1.AdmissionResponse
-	if _, _, err := deserializer.Decode(review, nil, &ar); err != nil || ar.Request == nil {
-		resp = response(invalidBodyUID, false, msgBodyDecodeFailed, nil)
-	} else {
-		resp = q.decide(ar.Request)
-	}
-	out, err := json.Marshal(reviewOf(resp))
-	if err != nil {
-		panic("admission: marshal review: " + err.Error())
-	}
-	return out
+	return answer(review, q.decide)
 }
 
 // queueKinds are the kinds whose pods the decision looks at (step 1).

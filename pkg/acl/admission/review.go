@@ -74,6 +74,15 @@ type patchOperation struct {
 // Pod CREATE patch holds only the user.info annotations op.
 func (s *Settings) Review(review []byte, namespaces map[string]Namespace) []byte {
 	s = s.settings()
+	return answer(review, func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return s.mutate(req, namespaces)
+	})
+}
+
+// answer is the envelope of every review this package decides: a review the
+// API server cannot have sent is denied, a body that does not decode as an
+// AdmissionReview with a request is denied, and decide answers the rest.
+func answer(review []byte, decide func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) []byte {
 	if out := NonCanonicalReview(review); out != nil {
 		return out
 	}
@@ -82,7 +91,7 @@ func (s *Settings) Review(review []byte, namespaces map[string]Namespace) []byte
 	if _, _, err := deserializer.Decode(review, nil, &ar); err != nil || ar.Request == nil {
 		resp = response(invalidBodyUID, false, msgBodyDecodeFailed, nil)
 	} else {
-		resp = s.mutate(ar.Request, namespaces)
+		resp = decide(ar.Request)
 	}
 	out, err := json.Marshal(reviewOf(resp))
 	if err != nil {
