@@ -76,21 +76,7 @@ const gatekeeperTemplateRego = `package yunikornuserinfo
 
 import data.lib.yunikorn.admission
 
-# YuniKorn's defaults, for a parameter the Constraint leaves out.
-defaults := %s
-
-params := p if {
-	p := input.parameters
-	is_object(p)
-} else := {}
-
-param_fields := %s
-
-settings := {field: v |
-	some name, field in param_fields
-	v := object.get(params, name, defaults[field])
-}
-
+%s
 lib_input := {"request": input.review, "settings": settings, "namespace_object": object.get(input.review, "namespaceObject", null)}
 
 decision := d if {
@@ -148,6 +134,17 @@ func GatekeeperLibrary() ([]string, error) {
 
 // GatekeeperTemplateRego returns the template's entry module.
 func GatekeeperTemplateRego() (string, error) {
+	settings, err := gatekeeperSettingsRego()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(gatekeeperTemplateRego, settings), nil
+}
+
+// gatekeeperSettingsRego is the Rego both templates read their settings
+// with: the Constraint's parameters by YuniKorn's names, YuniKorn's
+// defaults for those left out.
+func gatekeeperSettingsRego() (string, error) {
 	defaults, err := json.Marshal(AdmissionData(admission.DefaultSettings()))
 	if err != nil {
 		return "", err
@@ -160,8 +157,25 @@ func GatekeeperTemplateRego() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(gatekeeperTemplateRego, defaults, f), nil
+	return fmt.Sprintf(gatekeeperSettingsBlock, defaults, f), nil
 }
+
+// gatekeeperSettingsBlock: %s the default settings, the parameter names.
+const gatekeeperSettingsBlock = `# YuniKorn's defaults, for a parameter the Constraint leaves out.
+defaults := %s
+
+params := p if {
+	p := input.parameters
+	is_object(p)
+} else := {}
+
+param_fields := %s
+
+settings := {field: v |
+	some name, field in param_fields
+	v := object.get(params, name, defaults[field])
+}
+`
 
 // yamlSafe indents with spaces instead of tabs, so the code is written as
 // a YAML literal block (Rego does not care).

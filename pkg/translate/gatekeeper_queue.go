@@ -56,7 +56,7 @@ var gatekeeperQueueModules = []string{"admission/queue.rego", "yunikorn/placemen
 // library answers the AdmissionReview as aclc's queue decision does; a
 // Constraint reports either its refusals or its warnings (parameter
 // report), so that a deny and a warn Constraint of one template give both.
-// %s: the default settings, the parameter names, the compiled configuration.
+// %s: the settings block (gatekeeperSettingsRego), the compiled configuration.
 const gatekeeperQueueTemplateRego = `package yunikornqueue
 
 # Refuses a pod, or a workload whose pods, YuniKorn's scheduler would reject (the
@@ -68,21 +68,7 @@ const gatekeeperQueueTemplateRego = `package yunikornqueue
 
 import data.lib.yunikorn.admission_queue
 
-# YuniKorn's defaults, for a parameter the Constraint leaves out.
-defaults := %s
-
-params := p if {
-	p := input.parameters
-	is_object(p)
-} else := {}
-
-param_fields := %s
-
-settings := {field: v |
-	some name, field in param_fields
-	v := object.get(params, name, defaults[field])
-}
-
+%s
 flags := {
 	"unique_app_id": object.get(params, "generateUniqueAppId", false) == true,
 	"disable_gang_scheduling": object.get(params, "disableGangScheduling", false) == true,
@@ -181,19 +167,11 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 	if err := enc.Encode(compiled); err != nil {
 		return fmt.Errorf("gatekeeper: encode the queue configuration: %w", err)
 	}
-	defaults, err := json.Marshal(AdmissionData(admission.DefaultSettings()))
+	settings, err := gatekeeperSettingsRego()
 	if err != nil {
 		return err
 	}
-	fields := map[string]string{}
-	for _, p := range gatekeeperParams {
-		fields[p.param] = p.field
-	}
-	f, err := json.Marshal(fields)
-	if err != nil {
-		return err
-	}
-	tmpl := gatekeeperTemplate(fmt.Sprintf(gatekeeperQueueTemplateRego, defaults, f, strings.TrimSpace(cb.String())), libs)
+	tmpl := gatekeeperTemplate(fmt.Sprintf(gatekeeperQueueTemplateRego, settings, strings.TrimSpace(cb.String())), libs)
 	// The user.info template's shape, with the queue template's names,
 	// description and parameters.
 	tmpl[2] = kv{"metadata", ordered{
