@@ -100,7 +100,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 			return exitError
 		}
 		if o.out != "-" {
-			fmt.Fprintf(stdout, "wrote %s (Gatekeeper ConstraintTemplate %s and Constraint %s/%s, %d bytes)\n", o.out, translate.GatekeeperTemplateName, translate.GatekeeperKind, translate.GatekeeperConstraint, len(manifests))
+			fmt.Fprintf(stdout, "wrote %s (Gatekeeper %s; %d bytes)\n", o.out, translate.GatekeeperSummary(s), len(manifests))
 		}
 		return exitOK
 	}

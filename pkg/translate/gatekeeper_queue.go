@@ -52,6 +52,22 @@ var gatekeeperQueueRewrites = []struct {
 // gatekeeperQueueModules are the rewritten modules, in library order.
 var gatekeeperQueueModules = []string{"admission/queue.rego", "yunikorn/placement.rego", "yunikorn/queues.rego"}
 
+// gatekeeperHasQueue: the queue template is written when there is a queue
+// configuration whose groups Gatekeeper can resolve without aclc's builtins.
+func gatekeeperHasQueue(s *Sources) bool {
+	return s.Queues != nil && !s.Groups().NeedsHostBuiltin()
+}
+
+// GatekeeperSummary names the objects GatekeeperManifests writes for s.
+func GatekeeperSummary(s *Sources) string {
+	sum := fmt.Sprintf("ConstraintTemplate %s with Constraint %s/%s", GatekeeperTemplateName, GatekeeperKind, GatekeeperConstraint)
+	if gatekeeperHasQueue(s) {
+		sum += fmt.Sprintf("; ConstraintTemplate %s with Constraints %s/%s and %s/%s", GatekeeperQueueTemplateName,
+			GatekeeperQueueKind, GatekeeperQueueConstraint, GatekeeperQueueKind, GatekeeperQueueWarnConstraint)
+	}
+	return sum
+}
+
 // gatekeeperQueueTemplateRego is the queue template's entry module: the
 // library answers the AdmissionReview as aclc's queue decision does; a
 // Constraint reports either its refusals or its warnings (parameter
@@ -149,7 +165,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 	if s.Queues == nil {
 		return nil
 	}
-	if s.Groups().NeedsHostBuiltin() {
+	if !gatekeeperHasQueue(s) {
 		fmt.Fprintf(buf, "---\n# No %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks.\n", GatekeeperQueueKind, s.Groups())
 		return nil
 	}
