@@ -14,8 +14,10 @@ OPA         := bin/opa
 
 all: build
 
+# -buildvcs=auto on the command line wins over a GOFLAGS that turns stamping
+# off, so `aclc version` names the commit whenever git can tell it.
 build:
-	$(GO) build -o $(BIN) ./cmd/aclc
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/aclc
 
 # The default suite: unit, Rego, corpus on every in-process engine, property
 # and race tests. Long fuzzing lives in `make fuzz`.

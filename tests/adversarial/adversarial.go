@@ -305,11 +305,13 @@ func load(client *http.Client, url string, review []byte, workers int, d time.Du
 }
 
 // slowloris opens connections that send a header byte every second and
-// reports how long the server kept them.
+// reports how long the server kept them. An attacker goes on past the end
+// of the phase until the server cuts it or slowlorisCap has passed, so a
+// connection that got through its handshake late on a busy machine is still
+// judged by what the server does with it, not by when the phase ended.
 func slowloris(addr string, conns int, stop <-chan struct{}, p *Phase) string {
 	var wg sync.WaitGroup
-	var longest atomic.Int64
-	var cut atomic.Int64
+	var longest, cut, dialed atomic.Int64
 	for range conns {
 		wg.Add(1)
 		go func() {
@@ -319,14 +321,11 @@ func slowloris(addr string, conns int, stop <-chan struct{}, p *Phase) string {
 				return
 			}
 			defer c.Close()
+			dialed.Add(1)
 			t0 := time.Now()
 			_, _ = c.Write([]byte("POST /mutate HTTP/1.1\r\nHost: x\r\n"))
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				case <-time.After(time.Second):
-				}
+			for time.Since(t0) < slowlorisCap {
+				time.Sleep(time.Second)
 				if _, err := c.Write([]byte("X-A: b\r\n")); err != nil {
 					break
 				}
@@ -335,16 +334,27 @@ func slowloris(addr string, conns int, stop <-chan struct{}, p *Phase) string {
 					break
 				}
 			}
-			cut.Add(1)
-			if d := int64(time.Since(t0)); d > longest.Load() {
-				longest.Store(d)
+			if d := time.Since(t0); d < slowlorisCap {
+				cut.Add(1)
+				if int64(d) > longest.Load() {
+					longest.Store(int64(d))
+				}
 			}
 		}()
 	}
+	<-stop
 	wg.Wait()
-	p.Cut, p.Attackers = int(cut.Load()), conns
-	return fmt.Sprintf("%d of %d slow connections cut by the server, the longest after %.1f s", cut.Load(), conns, time.Duration(longest.Load()).Seconds())
+	p.Cut, p.Attackers = int(cut.Load()), int(dialed.Load())
+	msg := fmt.Sprintf("%d of %d slow connections cut by the server, the longest after %.1f s", cut.Load(), dialed.Load(), time.Duration(longest.Load()).Seconds())
+	if n := int64(conns) - dialed.Load(); n > 0 {
+		msg += fmt.Sprintf("; %d could not connect", n)
+	}
+	return msg
 }
+
+// slowlorisCap is how long a slow connection may stay open before it
+// counts as kept by the server: well past any header timeout a test sets.
+const slowlorisCap = 15 * time.Second
 
 func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)

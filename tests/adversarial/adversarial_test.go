@@ -3,6 +3,7 @@ package adversarial
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,6 +28,9 @@ func TestWebhookHoldsUnderAttack(t *testing.T) {
 	for _, p := range phases {
 		if p.Requests == 0 || p.Errors != 0 {
 			t.Errorf("%s: %d of %d ordinary reviews failed", p.Name, p.Errors, p.Requests)
+		}
+		if strings.Contains(p.Name, "slowloris") && p.Attackers == 0 {
+			t.Errorf("%s: no slow connection got through", p.Name)
 		}
 		if p.Attackers > 0 && p.Cut != p.Attackers {
 			t.Errorf("%s: %d of %d slow connections were not cut", p.Name, p.Attackers-p.Cut, p.Attackers)
