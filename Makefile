@@ -65,8 +65,9 @@ $(OPA): go.mod
 opa-test: $(OPA)
 	$(OPA) test -s schemas/json policy/rego
 
+# docs/BENCHMARKS.md and, from the same run, docs/BENCHMARKS.json.
 bench: build $(OPA)
-	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -aclc $(BIN) -opa $(OPA)
+	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -json docs/BENCHMARKS.json -aclc $(BIN) -opa $(OPA)
 
 # Load, faults, hostile inputs, damaged bundles, concurrent edits and a
 # short run of every fuzz target, written to docs/RELIABILITY.md from the run.
