@@ -74,6 +74,8 @@ func main() {
 	loadFor := flag.Duration("load", 5*time.Second, "duration of the webhook load run")
 	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load)")
 	names := flag.String("scenarios", "", "comma-separated `names` of the scenarios to run; when set, the heap, group resolution, webhook load and serve sections are skipped")
+	profile := flag.Bool("profile", false, "print, per decision on the wasm engine, how often each guest function is called, instead of benchmarking")
+	profileEvals := flag.Int("profile-evals", 1000, "decisions counted per scenario with -profile")
 	aclcBin := flag.String("aclc", "bin/aclc", "aclc `binary` for the serve section (make build)")
 	opaBin := flag.String("opa", "bin/opa", "stock opa `binary` for the serve section (the Makefile's bin/opa)")
 	serveRequests := flag.Int("serve-requests", 5000, "sequential requests to each server in the serve section")
@@ -97,13 +99,30 @@ func main() {
 		*jsonOut = strings.TrimSuffix(*out, ".md") + ".json"
 	}
 
-	all := newScenarios(*samples, *largeQueues, *vovObjects)
+	all := newScenarios(*samples, *largeQueues, *vovObjects, *profile && *names == "")
 	scenarios := all
 	if *names != "" {
 		var err error
 		scenarios, err = selectScenarios(all, *names)
 		check(err)
 	}
+	if *profile {
+		if *names == "" {
+			scenarios, _ = selectScenarios(all, strings.Join(profiled, ","))
+		}
+		for _, sc := range scenarios {
+			fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
+			n := *profileEvals
+			if sc.samples > 0 { // a slow decision, as for its timing
+				n = max(n/100, 5)
+			}
+			p, err := profileScenario(ctx, sc, n)
+			check(err)
+			fmt.Print(p.render())
+		}
+		return
+	}
+
 	r := report{generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}}
 	for _, sc := range scenarios {
 		fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
@@ -157,8 +176,17 @@ func main() {
 	fmt.Print(md)
 }
 
-// newScenarios returns every scenario, the seed first.
-func newScenarios(samples, largeQueues, vovObjects int) []*scenario {
+// profiled are the decisions -profile reports on when -scenarios is not
+// given: the small configurations, each one decision.
+var profiled = []string{"seed", "seed-long-user", "admission", "vov", "placement", "admission-queue"}
+
+// newScenarios returns every scenario, the seed first. With small, the
+// generated configurations are left small, for a profile that does not
+// measure them.
+func newScenarios(samples, largeQueues, vovObjects int, small bool) []*scenario {
+	if small {
+		largeQueues, vovObjects = 200, 200
+	}
 	seedSrc, err := os.ReadFile("examples/yunikorn/acl-doc.yaml")
 	check(err)
 	seed := &scenario{name: "seed", what: "`examples/yunikorn/acl-doc.yaml` (YuniKorn ACL docs), `john` in `dev` administers `root.test`",
