@@ -166,9 +166,12 @@ func (r report) markdown() string {
 			fmt.Fprintf(&b, "| %s | %.1f× (%s / %s) | %.1f× (%s / %s) |\n", name, ratio(ps, qs), us(ps), us(qs), ratio(pl, ql), us(pl), us(ql))
 		}
 	}
-	ws := r.median("seed", engine.Wasm)
-	fmt.Fprintf(&b, "\n## What limits the `wasm` engine\n\nThe same host evaluating a module whose entry point is the constant `x := 1`, with the seed input (the floor): median %s, p99 %s, %.1f allocs/op. That is the cost of OPA's compiled runtime for one `opa_eval` (input parsing, heap reset, result dump) plus the host; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median. `make profile` counts the guest function calls of each decision.\n",
-		us(r.floor.median), us(r.floor.p99), r.floor.allocs, us(ws-r.floor.median))
+	fmt.Fprintf(&b, "\n## What limits the `wasm` engine\n\nThe same host evaluating a module whose entry point is the constant `x := 1`, with the seed input (the floor): median %s, p99 %s, %.1f allocs/op. That is the cost of OPA's compiled runtime for one `opa_eval` (input parsing, heap reset, result dump) plus the host",
+		us(r.floor.median), us(r.floor.p99), r.floor.allocs)
+	if ws := r.median("seed", engine.Wasm); ws > 0 {
+		fmt.Fprintf(&b, "; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median", us(ws-r.floor.median))
+	}
+	b.WriteString(". `make profile` counts the guest function calls of each decision.\n")
 	fmt.Fprintf(&b, "\nSingle decisions are timed one by one (%d per engine, after a warm-up, fewer where a scenario says so), so the median includes ~50 ns of timer overhead. The Go heap check allows 1 MiB of noise from the runtime itself.\n", r.samples)
 	if r.served != nil {
 		b.WriteString("\n" + renderServe(*r.served))
