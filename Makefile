@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
 
-.PHONY: reliability js-sdk all build test e2e opa-test bench check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: reliability js-sdk all build test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
 all: build
 
@@ -67,8 +67,15 @@ $(OPA): go.mod
 opa-test: $(OPA)
 	$(OPA) test -s schemas/json policy/rego
 
+# docs/BENCHMARKS.md and, from the same run, docs/BENCHMARKS.json.
 bench: build $(OPA)
-	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -aclc $(BIN) -opa $(OPA)
+	$(GO) run ./tests/bench -out docs/BENCHMARKS.md -json docs/BENCHMARKS.json -aclc $(BIN) -opa $(OPA)
+
+# Per decision on the wasm engine: guest function calls, opa_malloc calls
+# and the most called functions (SCENARIOS=seed,vov to choose; names as in
+# docs/BENCHMARKS.md). Writes nothing.
+profile:
+	$(GO) run ./tests/bench -profile $(if $(SCENARIOS),-scenarios $(SCENARIOS))
 
 # Load, faults, hostile inputs, damaged bundles, concurrent edits and a
 # short run of every fuzz target, written to docs/RELIABILITY.md from the run.

@@ -265,6 +265,7 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 
 // compileModule creates the Policy's runtime and compiles the module in it.
 func compileModule(ctx context.Context, cfg Config, module []byte, closeOnContextDone bool) (wazero.Runtime, wazero.CompiledModule, error) {
+	ctx = cfg.withListener(ctx)
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cfg.cache).
 		WithMemoryLimitPages(cfg.memoryLimitPages).

@@ -47,6 +47,9 @@ type scenario struct {
 	reuse  *scenario
 	queues int
 	names  int
+	// samples, when set, replaces -samples for a scenario whose slower
+	// engines would otherwise make the run too long.
+	samples int
 }
 
 type result struct {
@@ -62,6 +65,7 @@ type result struct {
 
 func main() {
 	out := flag.String("out", "docs/BENCHMARKS.md", "markdown `file` to write")
+	jsonOut := flag.String("json", "", "JSON `file` to write with the same figures (default: -out with .json for .md)")
 	samples := flag.Int("samples", 20000, "timed single decisions per engine")
 	largeQueues := flag.Int("queues", 100000, "queues in the large configuration")
 	heapEvals := flag.Int("heap-evals", 10000000, "evaluations of the heap-growth run on the wasm engine")
@@ -69,6 +73,9 @@ func main() {
 	loadWorkers := flag.Int("load-workers", 4, "concurrent keep-alive TLS clients of the webhook load run")
 	loadFor := flag.Duration("load", 5*time.Second, "duration of the webhook load run")
 	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load)")
+	names := flag.String("scenarios", "", "comma-separated `names` of the scenarios to run; when set, the heap, group resolution, webhook load and serve sections are skipped")
+	profile := flag.Bool("profile", false, "print, per decision on the wasm engine, how often each guest function is called, instead of benchmarking")
+	profileEvals := flag.Int("profile-evals", 1000, "decisions counted per scenario with -profile")
 	aclcBin := flag.String("aclc", "bin/aclc", "aclc `binary` for the serve section (make build)")
 	opaBin := flag.String("opa", "bin/opa", "stock opa `binary` for the serve section (the Makefile's bin/opa)")
 	serveRequests := flag.Int("serve-requests", 5000, "sequential requests to each server in the serve section")
@@ -88,12 +95,108 @@ func main() {
 	default:
 		check(fmt.Errorf("-only %q: want serve", *only))
 	}
+	if *jsonOut == "" {
+		*jsonOut = strings.TrimSuffix(*out, ".md") + ".json"
+	}
 
+	all := newScenarios(*samples, *largeQueues, *vovObjects, *profile && *names == "")
+	scenarios := all
+	if *names != "" {
+		var err error
+		scenarios, err = selectScenarios(all, *names)
+		check(err)
+	}
+	if *profile {
+		if *names == "" {
+			scenarios, _ = selectScenarios(all, strings.Join(profiled, ","))
+		}
+		for _, sc := range scenarios {
+			fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
+			n := *profileEvals
+			if sc.samples > 0 { // a slow decision, as for its timing
+				n = max(n/100, 5)
+			}
+			p, err := profileScenario(ctx, sc, n)
+			check(err)
+			fmt.Print(p.render())
+		}
+		return
+	}
+
+	r := report{generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}}
+	for _, sc := range scenarios {
+		fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
+		setup(ctx, sc)
+		want, err := sc.engines[0].Eval(ctx, sc.entrypoint(), sc.input)
+		check(err)
+		n := *samples
+		if sc.samples > 0 {
+			n = sc.samples
+		}
+		for _, e := range sc.engines {
+			fmt.Fprintf(os.Stderr, "scenario %s: engine %s\n", sc.name, e.Name())
+			r.results[sc.name] = append(r.results[sc.name], measure(ctx, epEngine{e, sc.entrypoint()}, sc.input, want, n, *parallelFor))
+		}
+	}
+	seed := all[0]
+	r.floor = floorRun(ctx, seed.input, *samples)
+	if *names == "" {
+		fmt.Fprintln(os.Stderr, "group resolution")
+		res := resolutionRun(ctx, seed.src, *samples)
+		r.res = &res
+		fmt.Fprintln(os.Stderr, "webhook load")
+		var admWasm engine.Engine
+		for _, e := range byName(all, "admission").engines {
+			if e.Name() == engine.Wasm {
+				admWasm = e
+			}
+		}
+		load := webhookLoad(ctx, admWasm, byName(all, "admission").input, *loadWorkers, *loadFor)
+		r.load = &load
+		fmt.Fprintf(os.Stderr, "heap run: %d evaluations\n", *heapEvals)
+		heap := heapRun(ctx, seed, *heapEvals)
+		r.heap = &heap
+		fmt.Fprintln(os.Stderr, "aclc serve vs stock opa run")
+		served := serveRun(ctx, *aclcBin, *opaBin, *serveRequests, *reloads, *reloadWorkers)
+		r.served = &served
+	}
+	for _, sc := range all {
+		if sc.reuse != nil {
+			continue
+		}
+		for _, e := range sc.engines {
+			_ = e.Close(ctx)
+		}
+	}
+	md := r.markdown()
+	js, err := r.json()
+	check(err)
+	check(os.WriteFile(*out, []byte(md), 0o644))
+	check(os.WriteFile(*jsonOut, js, 0o644))
+	fmt.Print(md)
+}
+
+// profiled are the decisions -profile reports on when -scenarios is not
+// given: the small configurations, each one decision.
+var profiled = []string{"seed", "seed-long-user", "admission", "vov", "placement", "admission-queue"}
+
+// newScenarios returns every scenario, the seed first. With small, the
+// generated configurations are left small, for a profile that does not
+// measure them.
+func newScenarios(samples, largeQueues, vovObjects int, small bool) []*scenario {
+	if small {
+		largeQueues, vovObjects = 200, 200
+	}
 	seedSrc, err := os.ReadFile("examples/yunikorn/acl-doc.yaml")
 	check(err)
 	seed := &scenario{name: "seed", what: "`examples/yunikorn/acl-doc.yaml` (YuniKorn ACL docs), `john` in `dev` administers `root.test`",
 		src: seedSrc, input: []byte(`{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`)}
-	lc := gen.Large(*largeQueues, 10, 1000000)
+	// With groups given, YuniKorn checks the user name against its regex
+	// (ConvertUGI), so the longer name costs a longer match on every engine;
+	// the colons are valid there. The grant is the same, through dev.
+	seedLong := &scenario{name: "seed-long-user", what: "the seed configuration, `" + longUser + "` (48 characters) in `dev` administers `root.test`",
+		reuse: seed, input: []byte(`{"queue":"root.test","action":"admin","user":"` + longUser + `","groups":["dev"]}`)}
+	lc := gen.Large(largeQueues, 10, 1000000)
 	large := &scenario{name: "large", what: fmt.Sprintf("generated: %d queues up to 10 levels deep, %d ACL user and group names; a user listed on the deepest queue", lc.Queues, lc.Names),
 		src: lc.YAML, input: []byte(fmt.Sprintf(`{"queue":%q,"action":"submit","user":%q,"groups":["nobody-listed","other"]}`, lc.DeepQueue, lc.DeepUser)),
 		queues: lc.Queues, names: lc.Names}
@@ -104,14 +207,18 @@ func main() {
 	check(err)
 	adm := &scenario{name: "admission", what: "`examples/admission/configmap.yaml`, a user's Pod CREATE (`examples/admission/reviews/pod-create-user.json`) answered with the user.info patch",
 		src: admSrc, input: admIn, ep: translate.EntrypointAdmissionReview}
+	// Every engine takes tens of milliseconds on it (opa-wasm hundreds):
+	// fewer samples keep the run in bounds.
+	escape := &scenario{name: "admission-escape-64k", what: "the admission configuration, a Pod CREATE with an unrelated 64 KiB annotation of `<`, which the user.info patch must escape as Go does",
+		reuse: adm, input: escapingReview(64<<10, "<"), ep: translate.EntrypointAdmissionReview, samples: max(samples/100, 50)}
 
 	vovSrc, err := os.ReadFile("examples/vov/acls.yaml")
 	check(err)
 	vovIn := []byte(`{"object":"00123456","action":"CHOWN","user":"pat","host":"elko"}`)
 	vovSeed := &scenario{name: "vov", what: "`examples/vov/acls.yaml` with its security.tcl, `pat` (LEADER from elko) may CHOWN job 00123456",
 		src: vovSrc, file: "examples/vov/acls.yaml", input: vovIn, ep: translate.EntrypointVOV}
-	vovLarge := &scenario{name: "vov-large", what: fmt.Sprintf("the same project with %d more generated objects (same decision)", *vovObjects),
-		src: gen.VOVObjects(vovSrc, *vovObjects), file: "examples/vov/acls-large.yaml", input: vovIn, ep: translate.EntrypointVOV}
+	vovLarge := &scenario{name: "vov-large", what: fmt.Sprintf("the same project with %d more generated objects (same decision)", vovObjects),
+		src: gen.VOVObjects(vovSrc, vovObjects), file: "examples/vov/acls-large.yaml", input: vovIn, ep: translate.EntrypointVOV}
 	// Placement on the same configurations and engines as the queue
 	// decision: no rules configured, so the implicit provided rule places the
 	// application in the queue it names.
@@ -127,45 +234,76 @@ func main() {
 	placeDepth := &scenario{name: "placement-depth", what: fmt.Sprintf("generated: %d queues up to 10 levels deep, the deepest queue's user placed there by the implicit provided rule", dc.Queues),
 		ep: translate.EntrypointYuniKornPlacement, src: dc.YAML, queues: dc.Queues, names: dc.Names,
 		input: []byte(fmt.Sprintf(`{"application":{"id":"app-1","queue":%q,"user":%q,"groups":["nobody-listed","other"]}}`, dc.DeepQueue, dc.DeepUser))}
-	scenarios := append([]*scenario{seed, large, adm, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}, queueScenarios(large, lc)...)
+	return append([]*scenario{seed, seedLong, large, adm, escape, vovSeed, vovLarge, placeSeed, placeLarge, placeDepth}, queueScenarios(large, lc)...)
+}
 
-	var results = map[string][]result{}
-	for _, sc := range scenarios {
-		fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
-		setup(ctx, sc)
-		want, err := sc.engines[0].Eval(ctx, sc.entrypoint(), sc.input)
-		check(err)
-		for _, e := range sc.engines {
-			fmt.Fprintf(os.Stderr, "scenario %s: engine %s\n", sc.name, e.Name())
-			results[sc.name] = append(results[sc.name], measure(ctx, epEngine{e, sc.entrypoint()}, sc.input, want, *samples, *parallelFor))
+// longUser is a service account's user name as the API server spells it.
+const longUser = "system:serviceaccount:kube-system:job-controller"
+
+// escapingReview is a Pod CREATE by alice whose unrelated annotation is n
+// bytes of c, a character Go's HTML-safe encoder escapes.
+func escapingReview(n int, c string) []byte {
+	review := map[string]any{
+		"apiVersion": "admission.k8s.io/v1",
+		"kind":       "AdmissionReview",
+		"request": map[string]any{
+			"uid":       "esc",
+			"kind":      map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+			"namespace": "default",
+			"operation": "CREATE",
+			"userInfo":  map[string]any{"username": "alice", "groups": []string{"devs"}},
+			"object": map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{
+				"name":        "p",
+				"annotations": map[string]any{"note": strings.Repeat(c, n)},
+			}},
+		},
+	}
+	b, err := json.Marshal(review)
+	check(err)
+	return b
+}
+
+// selectScenarios returns the named scenarios in the order of all.
+func selectScenarios(all []*scenario, names string) ([]*scenario, error) {
+	want := map[string]bool{}
+	for _, n := range strings.Split(names, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
 		}
 	}
-	floor := floorRun(ctx, seed.input, *samples)
-	fmt.Fprintln(os.Stderr, "group resolution")
-	res := resolutionRun(ctx, seedSrc, *samples)
-	fmt.Fprintln(os.Stderr, "webhook load")
-	var admWasm engine.Engine
-	for _, e := range adm.engines {
-		if e.Name() == engine.Wasm {
-			admWasm = e
+	var out []*scenario
+	for _, sc := range all {
+		if want[sc.name] {
+			out = append(out, sc)
+			delete(want, sc.name)
 		}
 	}
-	load := webhookLoad(ctx, admWasm, adm.input, *loadWorkers, *loadFor)
-	fmt.Fprintf(os.Stderr, "heap run: %d evaluations\n", *heapEvals)
-	heap := heapRun(ctx, seed, *heapEvals)
-	fmt.Fprintln(os.Stderr, "aclc serve vs stock opa run")
-	served := serveRun(ctx, *aclcBin, *opaBin, *serveRequests, *reloads, *reloadWorkers)
-	for _, sc := range scenarios {
-		if sc.reuse != nil {
-			continue
+	if len(want) > 0 {
+		var known []string
+		for _, sc := range all {
+			known = append(known, sc.name)
 		}
-		for _, e := range sc.engines {
-			_ = e.Close(ctx)
+		return nil, fmt.Errorf("-scenarios: unknown %v; known: %s", sortedKeys(want), strings.Join(known, ", "))
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func byName(scs []*scenario, name string) *scenario {
+	for _, sc := range scs {
+		if sc.name == name {
+			return sc
 		}
 	}
-	md := render(scenarios, results, heap, floor, res, load, *samples) + "\n" + renderServe(served)
-	check(os.WriteFile(*out, []byte(md), 0o644))
-	fmt.Print(md)
+	return nil
 }
 
 func (sc *scenario) entrypoint() string {
@@ -209,6 +347,9 @@ func check(err error) {
 
 func setup(ctx context.Context, sc *scenario) {
 	if o := sc.reuse; o != nil {
+		if o.engines == nil {
+			setup(ctx, o)
+		}
 		sc.engines, sc.buildTime, sc.bundleSize = o.engines, o.buildTime, o.bundleSize
 		return
 	}
@@ -453,73 +594,3 @@ func (f floorEngine) Eval(ctx context.Context, _ string, input []byte) (json.Raw
 	return f.p.Eval(ctx, "floor/x", input)
 }
 func (floorEngine) Close(context.Context) error { return nil }
-
-func render(scenarios []*scenario, results map[string][]result, heap heapResult, floor result, res resolution, load loadResult, samples int) string {
-	large := scenarios[1]
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmarks\n\nGenerated by `make bench` (`go run ./tests/bench`) on %s, %s/%s, %d CPUs, %s. Do not edit by hand.\n\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-	b.WriteString("Every engine decides the same input on the same bundle in one run; each answer is checked against the native decision. Absolute times depend on the machine: read the ratios.\n\n")
-	for _, sc := range scenarios {
-		rs := results[sc.name]
-		if sc.reuse != nil {
-			fmt.Fprintf(&b, "## %s: %s\n\nThe bundle and engines of %s.\n\n", sc.name, sc.what, sc.reuse.name)
-		} else {
-			fmt.Fprintf(&b, "## %s: %s\n\nWasm bundle built from source in %s, %d bytes.\n\n", sc.name, sc.what, sc.buildTime.Round(time.Millisecond), sc.bundleSize)
-		}
-		fmt.Fprintf(&b, "| engine | median | p90 | p99 | mean | allocs/op | parallel (%d goroutines) | wrong answers |\n|---|---|---|---|---|---|---|---|\n", rs[0].parallelGoroutines)
-		for _, r := range rs {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %.0f decisions/s | %d |\n", r.engine, us(r.median), us(r.p90), us(r.p99), us(r.mean), r.allocs, r.parallelOpsPerSec, r.wrongDecisionsCount+r.parallelErrors)
-		}
-		w, ow, rg := find(rs, engine.Wasm), find(rs, engine.OPAWasm), find(rs, engine.Rego)
-		fmt.Fprintf(&b, "\nRatios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×.\n\n", float64(ow.median)/float64(w.median), float64(rg.median)/float64(w.median))
-	}
-	ws, wl := find(results["seed"], engine.Wasm), find(results["large"], engine.Wasm)
-	ows, rgs := find(results["seed"], engine.OPAWasm), find(results["seed"], engine.Rego)
-	growth := int64(heap.goHeapAfter) - int64(heap.goHeapBefore)
-	pagesSame := fmt.Sprint(heap.pagesBefore) == fmt.Sprint(heap.pagesAfter)
-	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| `wasm` median ≤ 3 µs per decision with explicit groups (seed) | %s | %s |\n", us(ws.median), verdict(ws.median <= 3*time.Microsecond))
-	fmt.Fprintf(&b, "| `wasm` ≥ 10× faster than `opa-wasm` (seed, median) | %.1f× | %s |\n", float64(ows.median)/float64(ws.median), verdict(ows.median >= 10*ws.median))
-	fmt.Fprintf(&b, "| `wasm` ≥ 3× faster than `rego` (seed, median) | %.1f× | %s |\n", float64(rgs.median)/float64(ws.median), verdict(rgs.median >= 3*ws.median))
-	fmt.Fprintf(&b, "| large / seed decision cost ≤ 1.3× (`wasm`, median) | %.2f× | %s |\n", float64(wl.median)/float64(ws.median), verdict(float64(wl.median) <= 1.3*float64(ws.median)))
-	fmt.Fprintf(&b, "| no heap growth over %d evaluations (`wasm`) | Go heap in use %+d bytes (%d → %d); instance pages %v → %v; %d wrong answers; %s | %s |\n",
-		heap.evals, growth, heap.goHeapBefore, heap.goHeapAfter, heap.pagesBefore, heap.pagesAfter, heap.wrong, heap.elapsed.Round(time.Millisecond), verdict(pagesSame && growth < 1<<20 && heap.wrong == 0))
-	fmt.Fprintf(&b, "| building the %d-queue config to Wasm < 30 s | %s | %s |\n", large.queues, large.buildTime.Round(time.Millisecond), verdict(large.buildTime < 30*time.Second))
-	pd, pl := find(results["placement-depth"], engine.Wasm), find(results["placement-large"], engine.Wasm)
-	depthQueues := 0
-	for _, sc := range scenarios {
-		if sc.name == "placement-depth" {
-			depthQueues = sc.queues
-		}
-	}
-	fmt.Fprintf(&b, "| placement: keyed data, a placement costs the same with %d queues as with %d at the same depth (placement-large / placement-depth, `wasm`, median; DESIGN) | %.2f× | %s |\n", large.queues, depthQueues, float64(pl.median)/float64(pd.median), verdict(float64(pl.median) <= 1.3*float64(pd.median)))
-	vs, vl := find(results["vov"], engine.Wasm), find(results["vov-large"], engine.Wasm)
-	fmt.Fprintf(&b, "| VOV: keyed data, a decision costs the same with many more objects (vov-large / vov, `wasm`, median; DESIGN) | %.2f× | %s |\n", float64(vl.median)/float64(vs.median), verdict(float64(vl.median) <= 1.3*float64(vs.median)))
-	lookupNs := float64(res.cachedLookup.T.Nanoseconds()) / float64(res.cachedLookup.N)
-	fmt.Fprintf(&b, "| a cached group lookup ≤ 200 ns | %.0f ns, %d allocs/op | %s |\n", lookupNs, res.cachedLookup.AllocsPerOp(), verdict(lookupNs <= 200))
-	fmt.Fprintf(&b, "| `wasm` decision resolving groups through the host builtin ≤ 2× one with explicit groups | %s vs %s = %.2f× | %s |\n",
-		us(res.resolved.median), us(res.explicit.median), float64(res.resolved.median)/float64(res.explicit.median), verdict(res.resolved.median <= 2*res.explicit.median))
-	fmt.Fprintf(&b, "| `aclc webhook` ≥ 3,000 AdmissionReviews/s over TLS, p99 ≤ 5 ms, zero errors (loopback, %d keep-alive clients, %s, client and server on the same %d CPUs) | %.0f/s, p50 %s, p99 %s, max %s, %d errors of %d | %s |\n",
-		load.workers, load.duration.Round(time.Millisecond), runtime.NumCPU(), load.rps, us(load.p50), us(load.p99), us(load.pMax), load.errors, load.requests,
-		verdict(load.rps >= 3000 && load.p99 <= 5*time.Millisecond && load.errors == 0))
-	b.WriteString(renderMixedLoad(load))
-	b.WriteString("\n## LDAP group lookups\n\n")
-	if res.ldapCached == nil {
-		fmt.Fprintf(&b, "Not measured: %s.\n", res.ldapSkipped)
-	} else {
-		perOp := func(r *testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) }
-		fmt.Fprintf(&b, "YuniKorn's LDAP resolver against a slapd on loopback (`BenchmarkLDAP...` in `builtins/`): a lookup the cache answers %.0f ns, %d allocs/op; a miss — dial, bind, search, close — %s, %d allocs/op. A miss is paid once per user per 300 s.\n",
-			perOp(res.ldapCached), res.ldapCached.AllocsPerOp(), us(time.Duration(perOp(res.ldapUncached))), res.ldapUncached.AllocsPerOp())
-	}
-	b.WriteString("\n## Placement against the queue decision\n\nThe same configuration, bundle and engine; placement runs the rules, the queue lookups and the ACL check of the queue decision, then builds its longer answer. Ratio of medians, placement / queue decision:\n\n| engine | seed | large |\n|---|---|---|\n")
-	for _, name := range []string{engine.Native, engine.Rego, engine.OPAWasm, engine.Wasm} {
-		qs, ql := find(results["seed"], name), find(results["large"], name)
-		ps, pl := find(results["placement"], name), find(results["placement-large"], name)
-		fmt.Fprintf(&b, "| %s | %.1f× (%s / %s) | %.1f× (%s / %s) |\n", name, float64(ps.median)/float64(qs.median), us(ps.median), us(qs.median), float64(pl.median)/float64(ql.median), us(pl.median), us(ql.median))
-	}
-	fmt.Fprintf(&b, "\n## What limits the `wasm` engine\n\nThe same host evaluating a module whose entry point is the constant `x := 1`, with the seed input: median %s, %.1f allocs/op. That is the cost of OPA's compiled runtime for one `opa_eval` (input parsing, heap reset, result dump) plus the host; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median.\n",
-		us(floor.median), floor.allocs, us(ws.median-floor.median))
-	fmt.Fprintf(&b, "\nSingle decisions are timed one by one (%d per engine, after a warm-up), so the median includes ~50 ns of timer overhead. The Go heap check allows 1 MiB of noise from the runtime itself.\n", samples)
-	return b.String()
-}

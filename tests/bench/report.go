@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aclc-dev/aclc/pkg/engine"
+)
+
+// report is the figures of one run. docs/BENCHMARKS.md and
+// docs/BENCHMARKS.json are both rendered from it, and every ratio and
+// verdict from the methods below, so the two cannot disagree.
+type report struct {
+	generated time.Time
+	samples   int
+	scenarios []*scenario
+	results   map[string][]result
+	floor     result
+	// The sections a run with -scenarios skips are nil.
+	heap   *heapResult
+	res    *resolution
+	load   *loadResult
+	served *serveResult
+}
+
+// engines lists the engines in the order of the tables.
+var engines = []string{engine.Native, engine.Rego, engine.OPAWasm, engine.Wasm}
+
+// median returns an engine's median on a scenario, 0 when not measured.
+func (r report) median(scenario, eng string) time.Duration {
+	return find(r.results[scenario], eng).median
+}
+
+// ratio is a / b, 0 when either was not measured.
+func ratio(a, b time.Duration) float64 {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// scenarioRatios are the ratios of medians stated under each scenario's
+// table, keyed as in the JSON.
+func (r report) scenarioRatios(name string) map[string]float64 {
+	w := r.median(name, engine.Wasm)
+	return map[string]float64{
+		"opa-wasm/wasm": ratio(r.median(name, engine.OPAWasm), w),
+		"rego/wasm":     ratio(r.median(name, engine.Rego), w),
+		"wasm/native":   ratio(w, r.median(name, engine.Native)),
+		"wasm/floor":    ratio(w, r.floor.median),
+	}
+}
+
+// target is one row of the targets table.
+type target struct {
+	what     string // the target as stated
+	measured string // the figure as rendered
+	value    float64
+	met      bool
+}
+
+// ratioTarget is a target on the ratio of two medians; it is left out
+// when either was not measured in the run.
+func ratioTarget(ts []target, what string, a, b time.Duration, ok func(float64) bool) []target {
+	v := ratio(a, b)
+	if v == 0 {
+		return ts
+	}
+	return append(ts, target{what: what, measured: fmt.Sprintf("%.2f× (%s / %s)", v, us(a), us(b)), value: v, met: ok(v)})
+}
+
+// targets are the product's targets, with the figures of the run.
+func (r report) targets() []target {
+	var ts []target
+	w := func(s string) time.Duration { return r.median(s, engine.Wasm) }
+	atMost := func(x float64) func(float64) bool { return func(v float64) bool { return v <= x } }
+	atLeast := func(x float64) func(float64) bool { return func(v float64) bool { return v >= x } }
+	ts = ratioTarget(ts, "a 48-character user costs ≤ 1.2× a 4-character one (seed-long-user / seed, `wasm`, median)", w("seed-long-user"), w("seed"), atMost(1.2))
+	ts = ratioTarget(ts, "large / seed ≤ 1.15× (`wasm`, median)", w("large"), w("seed"), atMost(1.15))
+	ts = ratioTarget(ts, "seed on `wasm` ≤ 2.5× the floor (median)", w("seed"), r.floor.median, atMost(2.5))
+	ts = ratioTarget(ts, "`opa-wasm` / `wasm` ≥ 12× (seed, median)", r.median("seed", engine.OPAWasm), w("seed"), atLeast(12))
+	ts = ratioTarget(ts, "`rego` / `wasm` ≥ 15× (seed, median)", r.median("seed", engine.Rego), w("seed"), atLeast(15))
+	ts = ratioTarget(ts, "admission on `wasm` ≤ 1.5× `native` (median)", w("admission"), r.median("admission", engine.Native), atMost(1.5))
+	ts = ratioTarget(ts, "VOV on `wasm` ≤ 3× the floor (vov, median)", w("vov"), r.floor.median, atMost(3))
+	if ws := w("seed"); ws > 0 {
+		ts = append(ts, target{what: "`wasm` median ≤ 3 µs per decision with explicit groups (seed)", measured: us(ws), value: float64(ws.Nanoseconds()), met: ws <= 3*time.Microsecond})
+	}
+	ts = ratioTarget(ts, "placement: keyed data, a placement costs the same with many more queues at the same depth (placement-large / placement-depth, `wasm`, median; DESIGN) ≤ 1.3×", w("placement-large"), w("placement-depth"), atMost(1.3))
+	ts = ratioTarget(ts, "VOV: keyed data, a decision costs the same with many more objects (vov-large / vov, `wasm`, median; DESIGN) ≤ 1.3×", w("vov-large"), w("vov"), atMost(1.3))
+	if h := r.heap; h != nil {
+		growth := int64(h.goHeapAfter) - int64(h.goHeapBefore)
+		pagesSame := fmt.Sprint(h.pagesBefore) == fmt.Sprint(h.pagesAfter)
+		ts = append(ts, target{what: fmt.Sprintf("no heap growth over %d evaluations (`wasm`)", h.evals),
+			measured: fmt.Sprintf("Go heap in use %+d bytes (%d → %d); instance pages %v → %v; %d wrong answers; %s", growth, h.goHeapBefore, h.goHeapAfter, h.pagesBefore, h.pagesAfter, h.wrong, h.elapsed.Round(time.Millisecond)),
+			value:    float64(growth), met: pagesSame && growth < 1<<20 && h.wrong == 0})
+	}
+	for _, sc := range r.scenarios {
+		if sc.name == "large" && sc.reuse == nil {
+			ts = append(ts, target{what: fmt.Sprintf("building the %d-queue config to Wasm < 30 s", sc.queues), measured: sc.buildTime.Round(time.Millisecond).String(),
+				value: sc.buildTime.Seconds(), met: sc.buildTime < 30*time.Second})
+		}
+	}
+	if res := r.res; res != nil {
+		lookupNs := float64(res.cachedLookup.T.Nanoseconds()) / float64(res.cachedLookup.N)
+		ts = append(ts, target{what: "a cached group lookup ≤ 200 ns", measured: fmt.Sprintf("%.0f ns, %d allocs/op", lookupNs, res.cachedLookup.AllocsPerOp()), value: lookupNs, met: lookupNs <= 200})
+		ts = ratioTarget(ts, "`wasm` decision resolving groups through the host builtin ≤ 2× one with explicit groups", res.resolved.median, res.explicit.median, atMost(2))
+	}
+	if l := r.load; l != nil {
+		ts = append(ts, target{what: fmt.Sprintf("`aclc webhook` ≥ 3,000 AdmissionReviews/s over TLS, p99 ≤ 5 ms, zero errors (loopback, %d keep-alive clients, %s, client and server on the same %d CPUs)", l.workers, l.duration.Round(time.Millisecond), runtime.NumCPU()),
+			measured: fmt.Sprintf("%.0f/s, p50 %s, p99 %s, max %s, %d errors of %d", l.rps, us(l.p50), us(l.p99), us(l.pMax), l.errors, l.requests),
+			value:    l.rps, met: l.met()})
+	}
+	return ts
+}
+
+// markdown renders docs/BENCHMARKS.md.
+func (r report) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmarks\n\nGenerated by `make bench` (`go run ./tests/bench`) on %s, %s/%s, %d CPUs, %s. Do not edit by hand; the same figures are in [BENCHMARKS.json](BENCHMARKS.json).\n\n",
+		r.generated.Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	b.WriteString("Every engine decides the same input on the same bundle in one run; each answer is checked against the native decision. Absolute times depend on the machine: read the ratios. The floor is the `wasm` host evaluating a constant rule (see the last section).\n\n")
+	for _, sc := range r.scenarios {
+		rs := r.results[sc.name]
+		if len(rs) == 0 {
+			continue
+		}
+		if sc.reuse != nil {
+			fmt.Fprintf(&b, "## %s: %s\n\nThe bundle and engines of %s.\n\n", sc.name, sc.what, sc.reuse.name)
+		} else {
+			fmt.Fprintf(&b, "## %s: %s\n\nWasm bundle built from source in %s, %d bytes.\n\n", sc.name, sc.what, sc.buildTime.Round(time.Millisecond), sc.bundleSize)
+		}
+		fmt.Fprintf(&b, "| engine | median | p90 | p99 | mean | allocs/op | parallel (%d goroutines) | wrong answers |\n|---|---|---|---|---|---|---|---|\n", rs[0].parallelGoroutines)
+		for _, x := range rs {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %.0f decisions/s | %d |\n", x.engine, us(x.median), us(x.p90), us(x.p99), us(x.mean), x.allocs, x.parallelOpsPerSec, x.wrongDecisionsCount+x.parallelErrors)
+		}
+		q := r.scenarioRatios(sc.name)
+		fmt.Fprintf(&b, "\nRatios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×, wasm / native = %.2f×, wasm / floor = %.2f×.\n\n", q["opa-wasm/wasm"], q["rego/wasm"], q["wasm/native"], q["wasm/floor"])
+	}
+	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
+	for _, t := range r.targets() {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.what, t.measured, verdict(t.met))
+	}
+	if r.load != nil {
+		b.WriteString(renderMixedLoad(*r.load))
+	}
+	if res := r.res; res != nil {
+		b.WriteString("\n## LDAP group lookups\n\n")
+		if res.ldapCached == nil {
+			fmt.Fprintf(&b, "Not measured: %s.\n", res.ldapSkipped)
+		} else {
+			perOp := func(r *testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) }
+			fmt.Fprintf(&b, "YuniKorn's LDAP resolver against a slapd on loopback (`BenchmarkLDAP...` in `builtins/`): a lookup the cache answers %.0f ns, %d allocs/op; a miss — dial, bind, search, close — %s, %d allocs/op. A miss is paid once per user per 300 s.\n",
+				perOp(res.ldapCached), res.ldapCached.AllocsPerOp(), us(time.Duration(perOp(res.ldapUncached))), res.ldapUncached.AllocsPerOp())
+		}
+	}
+	if len(r.results["placement"]) > 0 && len(r.results["seed"]) > 0 {
+		b.WriteString("\n## Placement against the queue decision\n\nThe same configuration, bundle and engine; placement runs the rules, the queue lookups and the ACL check of the queue decision, then builds its longer answer. Ratio of medians, placement / queue decision:\n\n| engine | seed | large |\n|---|---|---|\n")
+		for _, name := range engines {
+			qs, ql := r.median("seed", name), r.median("large", name)
+			ps, pl := r.median("placement", name), r.median("placement-large", name)
+			fmt.Fprintf(&b, "| %s | %.1f× (%s / %s) | %.1f× (%s / %s) |\n", name, ratio(ps, qs), us(ps), us(qs), ratio(pl, ql), us(pl), us(ql))
+		}
+	}
+	fmt.Fprintf(&b, "\n## What limits the `wasm` engine\n\nThe same host evaluating a module whose entry point is the constant `x := 1`, with the seed input (the floor): median %s, p99 %s, %.1f allocs/op. That is the cost of OPA's compiled runtime for one `opa_eval` (input parsing, heap reset, result dump) plus the host",
+		us(r.floor.median), us(r.floor.p99), r.floor.allocs)
+	if ws := r.median("seed", engine.Wasm); ws > 0 {
+		fmt.Fprintf(&b, "; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median", us(ws-r.floor.median))
+	}
+	b.WriteString(". `make profile` counts the guest function calls of each decision.\n")
+	fmt.Fprintf(&b, "\nSingle decisions are timed one by one (%d per engine, after a warm-up, fewer where a scenario says so), so the median includes ~50 ns of timer overhead. The Go heap check allows 1 MiB of noise from the runtime itself.\n", r.samples)
+	if r.served != nil {
+		b.WriteString("\n" + renderServe(*r.served))
+	}
+	return b.String()
+}
+
+// The JSON document: floor_ns and scenarios.<scenario>.<engine>.median_ns
+// and p99_ns are the stable part; the rest describes the run.
+type reportJSON struct {
+	Generated string                           `json:"generated"`
+	GoVersion string                           `json:"go_version"`
+	Platform  string                           `json:"platform"`
+	CPUs      int                              `json:"cpus"`
+	Samples   int                              `json:"samples"`
+	FloorNs   int64                            `json:"floor_ns"`
+	FloorP99  int64                            `json:"floor_p99_ns"`
+	Scenarios map[string]map[string]engineJSON `json:"scenarios"`
+	Ratios    map[string]map[string]jsonFloat  `json:"ratios"`
+	Targets   []targetJSON                     `json:"targets"`
+	// SamplesByScenario names the scenarios timed with fewer samples.
+	SamplesByScenario map[string]int `json:"samples_by_scenario,omitempty"`
+}
+
+type engineJSON struct {
+	MedianNs          int64   `json:"median_ns"`
+	P90Ns             int64   `json:"p90_ns"`
+	P99Ns             int64   `json:"p99_ns"`
+	MeanNs            int64   `json:"mean_ns"`
+	AllocsPerOp       float64 `json:"allocs_per_op"`
+	ParallelPerSecond float64 `json:"parallel_decisions_per_s"`
+	WrongAnswers      int64   `json:"wrong_answers"`
+}
+
+type targetJSON struct {
+	Target   string    `json:"target"`
+	Measured string    `json:"measured"`
+	Value    jsonFloat `json:"value"`
+	Met      bool      `json:"met"`
+}
+
+// jsonFloat is a float that JSON can carry: NaN and infinities (a
+// division by a figure of zero) become 0.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = 0
+	}
+	return json.Marshal(v)
+}
+
+// json renders docs/BENCHMARKS.json.
+func (r report) json() ([]byte, error) {
+	doc := reportJSON{
+		Generated: r.generated.Format(time.RFC3339),
+		GoVersion: runtime.Version(),
+		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:      runtime.NumCPU(),
+		Samples:   r.samples,
+		FloorNs:   r.floor.median.Nanoseconds(),
+		FloorP99:  r.floor.p99.Nanoseconds(),
+		Scenarios: map[string]map[string]engineJSON{},
+		Ratios:    map[string]map[string]jsonFloat{},
+		Targets:   []targetJSON{},
+	}
+	for _, sc := range r.scenarios {
+		rs := r.results[sc.name]
+		if len(rs) == 0 {
+			continue
+		}
+		es := map[string]engineJSON{}
+		for _, x := range rs {
+			es[x.engine] = engineJSON{MedianNs: x.median.Nanoseconds(), P90Ns: x.p90.Nanoseconds(), P99Ns: x.p99.Nanoseconds(), MeanNs: x.mean.Nanoseconds(),
+				AllocsPerOp: x.allocs, ParallelPerSecond: x.parallelOpsPerSec, WrongAnswers: x.wrongDecisionsCount + x.parallelErrors}
+		}
+		doc.Scenarios[sc.name] = es
+		q := map[string]jsonFloat{}
+		for k, v := range r.scenarioRatios(sc.name) {
+			q[k] = jsonFloat(v)
+		}
+		doc.Ratios[sc.name] = q
+		if sc.samples > 0 {
+			if doc.SamplesByScenario == nil {
+				doc.SamplesByScenario = map[string]int{}
+			}
+			doc.SamplesByScenario[sc.name] = sc.samples
+		}
+	}
+	for _, t := range r.targets() {
+		doc.Targets = append(doc.Targets, targetJSON{Target: t.what, Measured: t.measured, Value: jsonFloat(t.value), Met: t.met})
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("render json: %w", err)
+	}
+	return append(out, '\n'), nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// requiredScenarios are the scenarios docs/BENCHMARKS.json must carry.
+var requiredScenarios = []string{"seed", "seed-long-user", "large", "admission", "admission-escape-64k", "vov", "vov-large", "placement"}
+
+// fakeReport is a run with made-up figures, distinct for every scenario
+// and engine, and none of the optional sections.
+func fakeReport() report {
+	r := report{generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), samples: 100, results: map[string][]result{},
+		floor: result{engine: "wasm, constant rule", median: 3210 * time.Nanosecond, p99: 4567 * time.Nanosecond}}
+	names := append(requiredScenarios, "placement-large", "placement-depth", "admission-queue")
+	byName := map[string]*scenario{}
+	for i, n := range names {
+		sc := &scenario{name: n, what: "what " + n, buildTime: time.Duration(i+1) * time.Second, bundleSize: 1000 + i, queues: 10 * i}
+		if n == "seed-long-user" {
+			sc.reuse = byName["seed"]
+		}
+		if n == "admission-escape-64k" {
+			sc.reuse, sc.samples = byName["admission"], 7
+		}
+		byName[n] = sc
+		r.scenarios = append(r.scenarios, sc)
+		for j, e := range engines {
+			ns := time.Duration(1000*(i+1)+100*j+7) * time.Nanosecond
+			r.results[n] = append(r.results[n], result{engine: e, median: ns, p90: ns + 11, p99: 2*ns + 13, mean: ns + 17,
+				allocs: float64(j), parallelOpsPerSec: 1e6 / float64(i+j+1), parallelGoroutines: 2})
+		}
+	}
+	return r
+}
+
+// TestReportShape: the JSON has floor_ns and, for every required scenario
+// and engine, median_ns and p99_ns as whole numbers.
+func TestReportShape(t *testing.T) {
+	js, err := fakeReport().json()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		FloorNs   json.Number                                  `json:"floor_ns"`
+		Scenarios map[string]map[string]map[string]json.Number `json:"scenarios"`
+	}
+	d := json.NewDecoder(strings.NewReader(string(js)))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, js)
+	}
+	isInt := func(n json.Number) bool { _, err := n.Int64(); return err == nil }
+	if !isInt(doc.FloorNs) || doc.FloorNs.String() != "3210" {
+		t.Errorf("floor_ns = %q, want 3210", doc.FloorNs)
+	}
+	for _, sc := range requiredScenarios {
+		es, ok := doc.Scenarios[sc]
+		if !ok {
+			t.Errorf("scenario %s missing", sc)
+			continue
+		}
+		for _, e := range engines {
+			for _, k := range []string{"median_ns", "p99_ns"} {
+				if v, ok := es[e][k]; !ok || !isInt(v) {
+					t.Errorf("scenarios.%s.%s.%s = %q, want a whole number", sc, e, k, v)
+				}
+			}
+		}
+	}
+}
+
+// TestReportAgrees: every figure of the JSON is the one the Markdown
+// shows: each engine's row of each scenario, the floor, the ratios under
+// each table and the targets with their verdicts.
+func TestReportAgrees(t *testing.T) {
+	r := fakeReport()
+	md := r.markdown()
+	js, err := r.json()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		FloorNs   int64                                    `json:"floor_ns"`
+		Scenarios map[string]map[string]map[string]float64 `json:"scenarios"`
+		Ratios    map[string]map[string]float64            `json:"ratios"`
+		Targets   []struct {
+			Target, Measured string
+			Met              bool
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ns := func(v float64) string { return us(time.Duration(v)) }
+	sections := strings.Split(md, "\n## ")
+	section := func(name string) string {
+		for _, s := range sections {
+			if strings.HasPrefix(s, name+": ") {
+				return s
+			}
+		}
+		return ""
+	}
+	if len(doc.Scenarios) != len(r.scenarios) {
+		t.Errorf("JSON has %d scenarios, the run %d", len(doc.Scenarios), len(r.scenarios))
+	}
+	for name, es := range doc.Scenarios {
+		s := section(name)
+		if s == "" {
+			t.Errorf("scenario %s: no Markdown section", name)
+			continue
+		}
+		for e, f := range es {
+			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %.1f | %.0f decisions/s | %d |", e, ns(f["median_ns"]), ns(f["p90_ns"]), ns(f["p99_ns"]), ns(f["mean_ns"]), f["allocs_per_op"], f["parallel_decisions_per_s"], int64(f["wrong_answers"]))
+			if !strings.Contains(s, row+"\n") {
+				t.Errorf("scenario %s: the Markdown has no row %s", name, row)
+			}
+		}
+		q := doc.Ratios[name]
+		line := fmt.Sprintf("Ratios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×, wasm / native = %.2f×, wasm / floor = %.2f×.", q["opa-wasm/wasm"], q["rego/wasm"], q["wasm/native"], q["wasm/floor"])
+		if !strings.Contains(s, line) {
+			t.Errorf("scenario %s: the Markdown has no line %s", name, line)
+		}
+		if want := float64(es["wasm"]["median_ns"]) / float64(doc.FloorNs); fmt.Sprintf("%.4f", q["wasm/floor"]) != fmt.Sprintf("%.4f", want) {
+			t.Errorf("scenario %s: wasm/floor = %v, want %v", name, q["wasm/floor"], want)
+		}
+	}
+	if !strings.Contains(md, "(the floor): median "+us(time.Duration(doc.FloorNs))+",") {
+		t.Errorf("the Markdown does not state the floor of %d ns", doc.FloorNs)
+	}
+	// The targets the brief names, all computable from the fake run.
+	for _, want := range []string{"seed-long-user / seed", "large / seed", "seed on `wasm` ≤ 2.5× the floor", "`opa-wasm` / `wasm` ≥ 12×", "`rego` / `wasm` ≥ 15×", "admission on `wasm` ≤ 1.5× `native`", "VOV on `wasm` ≤ 3× the floor"} {
+		found := false
+		for _, tg := range doc.Targets {
+			found = found || strings.Contains(tg.Target, want)
+		}
+		if !found {
+			t.Errorf("no target %q in the JSON", want)
+		}
+	}
+	for _, tg := range doc.Targets {
+		row := fmt.Sprintf("| %s | %s | %s |\n", tg.Target, tg.Measured, verdict(tg.Met))
+		if !strings.Contains(md, row) {
+			t.Errorf("the Markdown has no targets row %q", row)
+		}
+	}
+	// seed-long-user / seed on wasm, from the fake figures: 2307 / 1307 ns.
+	if !strings.Contains(md, "1.77× (2.31 µs / 1.31 µs) | **not met** |") {
+		t.Errorf("seed-long-user / seed target not rendered from the figures:\n%s", md)
+	}
+}
