@@ -31,7 +31,9 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -169,10 +171,11 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	rsController := s.impersonating(t, "system:serviceaccount:kube-system:replicaset-controller",
+		"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")
+
 	t.Run("a controller's ServiceAccount is trusted", func(t *testing.T) {
-		rs := s.impersonating(t, "system:serviceaccount:kube-system:replicaset-controller",
-			"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")
-		p := createPod(t, ctx, rs, podName(), forged)
+		p := createPod(t, ctx, rsController, podName(), forged)
 		if p.Annotations[userInfoKey] != forged[userInfoKey] {
 			t.Errorf("user.info %q, want the controller's %q kept", p.Annotations[userInfoKey], forged[userInfoKey])
 		}
@@ -185,6 +188,143 @@ func TestCluster(t *testing.T) {
 		want := fmt.Sprintf("admission webhook %q denied the request: user info annotation change is not allowed", webhookName)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %v, want %q", err, want)
+		}
+	})
+
+	t.Run("the pod's own annotations are kept beside user.info", func(t *testing.T) {
+		p := createPod(t, ctx, asAlice, podName(), map[string]string{"team": "a"})
+		if p.Annotations["team"] != "a" || p.Annotations[userInfoKey] == "" {
+			t.Errorf("annotations %v, want team=a kept and user.info added", p.Annotations)
+		}
+	})
+
+	t.Run("a controller's user.info that is not JSON is refused with the decoder's message", func(t *testing.T) {
+		_, err := rsController.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), map[string]string{userInfoKey: "xyzxyz"}), metav1.CreateOptions{})
+		want := fmt.Sprintf("admission webhook %q denied the request: invalid character 'x' looking for beginning of value", webhookName)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want %q", err, want)
+		}
+	})
+
+	t.Run("an UPDATE removing user.info is refused", func(t *testing.T) {
+		p := createPod(t, ctx, asAlice, podName(), nil)
+		delete(p.Annotations, userInfoKey)
+		_, err := asAlice.CoreV1().Pods(teamNS).Update(ctx, p, metav1.UpdateOptions{})
+		want := fmt.Sprintf("admission webhook %q denied the request: user info annotation change is not allowed", webhookName)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want %q", err, want)
+		}
+	})
+
+	t.Run("an UPDATE that keeps user.info is allowed", func(t *testing.T) {
+		p := createPod(t, ctx, asAlice, podName(), nil)
+		p.Annotations["note"] = "edited"
+		got, err := asAlice.CoreV1().Pods(teamNS).Update(ctx, p, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("update: %v", err)
+		}
+		if got.Annotations["note"] != "edited" || got.Annotations[userInfoKey] != p.Annotations[userInfoKey] {
+			t.Errorf("annotations %v after the update", got.Annotations)
+		}
+	})
+
+	t.Run("a pod labelled app=yunikorn gets no user.info", func(t *testing.T) {
+		p := pod(podName(), nil)
+		p.Labels = map[string]string{"app": "yunikorn"}
+		got, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if v, ok := got.Annotations[userInfoKey]; ok {
+			t.Errorf("user.info %q on YuniKorn's own pod, want none", v)
+		}
+	})
+
+	t.Run("a pre-set user.info is refused even on a pod labelled app=yunikorn", func(t *testing.T) {
+		p := pod(podName(), forged)
+		p.Labels = map[string]string{"app": "yunikorn"}
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, p, metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Fatalf("error %v, want %q", err, notAllowed(bob))
+		}
+	})
+
+	aliceInfo := `{"user":"alice","groups":["devs","system:authenticated"]}`
+	t.Run("a Deployment a user creates gets her user.info in its pod template", func(t *testing.T) {
+		d, err := asAlice.AppsV1().Deployments(teamNS).Create(ctx, deployment(podName(), nil, ""), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if got := d.Spec.Template.Annotations[userInfoKey]; got != aliceInfo {
+			t.Errorf("template user.info %q, want %q", got, aliceInfo)
+		}
+	})
+
+	t.Run("a Job a user creates gets her user.info in its pod template", func(t *testing.T) {
+		j, err := asAlice.BatchV1().Jobs(teamNS).Create(ctx, job(podName()), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if got := j.Spec.Template.Annotations[userInfoKey]; got != aliceInfo {
+			t.Errorf("template user.info %q, want %q", got, aliceInfo)
+		}
+	})
+
+	t.Run("a CronJob a user creates gets her user.info in its job's pod template", func(t *testing.T) {
+		name := podName()
+		cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: teamNS},
+			Spec: batchv1.CronJobSpec{Schedule: "*/5 * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: job(name).Spec}}}
+		got, err := asAlice.BatchV1().CronJobs(teamNS).Create(ctx, cj, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if v := got.Spec.JobTemplate.Spec.Template.Annotations[userInfoKey]; v != aliceInfo {
+			t.Errorf("template user.info %q, want %q", v, aliceInfo)
+		}
+	})
+
+	t.Run("a user's pre-set user.info in a workload template is refused", func(t *testing.T) {
+		_, err := asBob.AppsV1().Deployments(teamNS).Create(ctx, deployment(podName(), forged, ""), metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Fatalf("error %v, want %q", err, notAllowed(bob))
+		}
+	})
+
+	t.Run("a ReplicaSet a controller creates is left alone", func(t *testing.T) {
+		dc := s.impersonating(t, "system:serviceaccount:kube-system:deployment-controller",
+			"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")
+		d := deployment(podName(), nil, "")
+		rs := &appsv1.ReplicaSet{ObjectMeta: d.ObjectMeta, Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template}}
+		got, err := dc.AppsV1().ReplicaSets(teamNS).Create(ctx, rs, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if v, ok := got.Spec.Template.Annotations[userInfoKey]; ok {
+			t.Errorf("template user.info %q, want none (YuniKorn skips ReplicaSets of system users)", v)
+		}
+	})
+
+	t.Run("a namespace with YuniKorn disabled: no user.info, but a pre-set one is still refused", func(t *testing.T) {
+		// Whether a dry-run pod of alice's is given user.info.
+		annotated := func(want bool) func() error {
+			return func() error {
+				p, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				if err != nil {
+					return err
+				}
+				if _, ok := p.Annotations[userInfoKey]; ok != want {
+					return fmt.Errorf("user.info on the pod: %v, want %v", ok, want)
+				}
+				return nil
+			}
+		}
+		annotate(t, ctx, adm, "yunikorn.apache.org/namespace.enableYuniKorn", "false")
+		eventually(t, 30*time.Second, "the namespace annotation read by the webhook", annotated(false))
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
+		annotate(t, ctx, adm, "yunikorn.apache.org/namespace.enableYuniKorn", "")
+		eventually(t, 30*time.Second, "the namespace annotation's removal read by the webhook", annotated(true))
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Fatalf("error %v, want %q", err, notAllowed(bob))
 		}
 	})
 
@@ -440,8 +580,13 @@ func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	if _, err := c.CoreV1().ConfigMaps(yunikornNS).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	verbs := []string{"get", "list", "create", "update", "patch"}
 	pods := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: teamNS},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "create", "update", "patch"}}}}
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: verbs},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets"}, Verbs: verbs},
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: verbs},
+		}}
 	bind(t, ctx, c, pods, nil, alice.name, bob.name)
 }
 
@@ -499,6 +644,16 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base st
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
 	}}
+	// user.info also goes into the pod templates of the workloads YuniKorn
+	// annotates.
+	workloads := append(slices.Clone(rules), admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"},
+			Resources: []string{"deployments", "replicasets", "statefulsets", "daemonsets"}},
+	}, admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs", "cronjobs"}},
+	})
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: mwcName},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
@@ -509,7 +664,7 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base st
 			TimeoutSeconds:          &timeout,
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &mutate, CABundle: caPEM},
 			NamespaceSelector:       teamA,
-			Rules:                   rules,
+			Rules:                   workloads,
 		}},
 	}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -575,6 +730,32 @@ func waitForWebhooks(t *testing.T, ctx context.Context, asAlice, asBob kubernete
 		}
 		return nil
 	})
+}
+
+// deployment is a one-replica Deployment whose pod template carries the
+// annotations and, when queue is set, YuniKorn's queue label.
+func deployment(name string, annotations map[string]string, queue string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	if queue != "" {
+		labels[queueKey] = queue
+	}
+	p := pod(name, annotations)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: teamNS},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations}, Spec: p.Spec},
+		},
+	}
+}
+
+func job(name string) *batchv1.Job {
+	p := pod(name, nil)
+	p.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: teamNS},
+		Spec:       batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: p.Spec}},
+	}
 }
 
 func pod(name string, annotations map[string]string) *corev1.Pod {
