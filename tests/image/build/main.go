@@ -92,6 +92,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "build: %v\n", err)
 		return 1
 	}
+	// CreateTemp makes the file 0600; the image is for other users and
+	// tools (skopeo, podman) to read, like the bundles aclc writes.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		fmt.Fprintf(stderr, "build: %v\n", err)
+		return 1
+	}
 	if err := f.Close(); err != nil {
 		fmt.Fprintf(stderr, "build: %v\n", err)
 		return 1
