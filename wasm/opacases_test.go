@@ -16,6 +16,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/test/cases"
+	opatopdown "github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/builtins"
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/aclc-dev/aclc/wasm"
@@ -34,8 +36,10 @@ const minOPACases = 1000
 // Skipped: cases OPA's Wasm exceptions list skips
 // (internal/wasm/sdk/test/e2e/exceptions.yaml), cases that set environment
 // variables (the cases run in parallel), cases that do not compile to Wasm,
-// and cases whose module needs a builtin this host does not implement
-// (every builtin OPA does not compile into the module is the host's).
+// and cases whose module needs a non-deterministic builtin (time.now_ns,
+// rand.intn, http.send...), whose results could differ between the two
+// runs. The other builtins OPA does not compile into the module are served
+// by OPA's topdown implementations (see topdownBuiltins).
 //
 // The modules run on wazero's interpreter, whose compilation is several
 // times faster than the compiler's; ACLC_OPA_CASES_COMPILER=1 runs them on
@@ -62,7 +66,7 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cfg := wasm.NewConfig().WithPoolSize(1)
+	cfg := wasm.NewConfig().WithPoolSize(1).WithBuiltins(topdownBuiltins())
 	if os.Getenv("ACLC_OPA_CASES_COMPILER") == "" {
 		cfg = wasm.WithInterpreter(cfg)
 	}
@@ -118,7 +122,7 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("OPA cases: %d evaluated with and without the rewrite (%d of them rewritten); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing host builtins, %d with input that is not JSON",
+	t.Logf("OPA cases: %d evaluated with and without the rewrite (%d of them rewritten); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing non-deterministic builtins, %d with input that is not JSON",
 		ran.Load(), rewritten.Load(), excepted.Load(), withEnv.Load(), noCompile.Load(), needsBuiltins.Load(), badInput.Load())
 	if n := ran.Load(); n < minOPACases {
 		t.Fatalf("evaluated %d OPA cases, want at least %d", n, minOPACases)
@@ -190,4 +194,47 @@ func evalCase(module []byte, cfg wasm.Config, input []byte) ([]byte, bool, error
 	defer p.Close(ctx)
 	res, err := wasm.EvalResultSet(ctx, p, "eval", input)
 	return res, wasm.Memoized(p), err
+}
+
+// topdownBuiltins serves every deterministic OPA builtin by its topdown
+// implementation, with JSON arguments and result as the host passes them
+// (so sets arrive as arrays: the results need not be topdown's, only the
+// same in both runs).
+func topdownBuiltins() map[string]wasm.BuiltinFunc {
+	m := map[string]wasm.BuiltinFunc{}
+	for _, b := range ast.Builtins {
+		fn := opatopdown.GetBuiltin(b.Name)
+		if fn == nil || b.Nondeterministic {
+			continue
+		}
+		m[b.Name] = func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
+			operands := make([]*ast.Term, len(args))
+			for i, a := range args {
+				var x any
+				if err := util.UnmarshalJSON(a, &x); err != nil {
+					return nil, err
+				}
+				v, err := ast.InterfaceToValue(x)
+				if err != nil {
+					return nil, err
+				}
+				operands[i] = ast.NewTerm(v)
+			}
+			bctx := opatopdown.BuiltinContext{
+				Context: ctx,
+				Time:    ast.NumberTerm(json.Number("1700000000000000000")),
+				Cache:   builtins.Cache{},
+			}
+			var res *ast.Term
+			if err := fn(bctx, operands, func(t *ast.Term) error { res = t; return nil }); err != nil || res == nil {
+				return nil, err
+			}
+			v, err := ast.JSON(res.Value)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(v)
+		}
+	}
+	return m
 }
