@@ -122,6 +122,32 @@ func BenchmarkOPA(b *testing.B) {
 // decision tests/bench reports as "seed", on this host with aclc's
 // builtins.
 func BenchmarkSeedQueue(b *testing.B) {
+	benchSeedQueue(b, wasm.NewConfig())
+}
+
+// BenchmarkMemoRewrite compares, in one process, decisions with the
+// memoization rewrite of internal/memo and with the module's own
+// memoization; the pairs of one run share the machine's conditions.
+func BenchmarkMemoRewrite(b *testing.B) {
+	variants := []struct {
+		name string
+		cfg  wasm.Config
+	}{
+		{"rewritten", wasm.NewConfig()},
+		{"as-compiled", wasm.WithoutMemoRewrite(wasm.NewConfig())},
+	}
+	for _, v := range variants {
+		b.Run("seed/"+v.name, func(b *testing.B) { benchSeedQueue(b, v.cfg) })
+	}
+	for _, v := range variants {
+		b.Run("authz/"+v.name, func(b *testing.B) {
+			_, ep := loadBenchPolicy(b, v.cfg)
+			benchDecision(b, ep, []byte(`{"user":"alice","action":"write"}`), "true")
+		})
+	}
+}
+
+func benchSeedQueue(b *testing.B, cfg wasm.Config) {
 	ctx := context.Background()
 	s, err := translate.LoadSources([]string{"../examples/yunikorn/acl-doc.yaml"}, translate.KindAuto)
 	if err != nil {
@@ -135,7 +161,7 @@ func BenchmarkSeedQueue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := wasm.Load(ctx, raw, wasm.NewConfig().WithBuiltins(engine.WasmBuiltins(builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{}))))
+	p, err := wasm.Load(ctx, raw, cfg.WithBuiltins(engine.WasmBuiltins(builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{}))))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,10 +175,15 @@ func BenchmarkSeedQueue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecision(b, ep, input, string(want))
+}
+
+func benchDecision(b *testing.B, ep wasm.Entrypoint, input []byte, want string) {
+	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		v, err := ep.Eval(ctx, input)
-		if err != nil || string(v) != string(want) {
+		if err != nil || string(v) != want {
 			b.Fatalf("got %s, %v; want %s", v, err, want)
 		}
 	}
