@@ -70,7 +70,7 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 	if os.Getenv("ACLC_OPA_CASES_COMPILER") == "" {
 		cfg = wasm.WithInterpreter(cfg)
 	}
-	var ran, rewritten, excepted, withEnv, noCompile, needsBuiltins, badInput atomic.Int64
+	var ran, failed, rewritten, excepted, withEnv, noCompile, needsBuiltins, badInput atomic.Int64
 	t.Run("cases", func(t *testing.T) {
 		for _, tc := range set.Sorted().Cases {
 			t.Run(tc.Note, func(t *testing.T) {
@@ -113,6 +113,7 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 				}
 				switch {
 				case gerr != nil || werr != nil:
+					failed.Add(1)
 					if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 						t.Fatalf("with the rewrite: %s, %v\nwithout: %s, %v", got, gerr, want, werr)
 					}
@@ -122,10 +123,13 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("OPA cases: %d evaluated with and without the rewrite (%d of them rewritten); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing non-deterministic builtins, %d with input that is not JSON",
-		ran.Load(), rewritten.Load(), excepted.Load(), withEnv.Load(), noCompile.Load(), needsBuiltins.Load(), badInput.Load())
+	t.Logf("OPA cases: %d evaluated with and without the rewrite (%d of them rewritten, %d failing alike in both); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing non-deterministic builtins, %d with input that is not JSON",
+		ran.Load(), rewritten.Load(), failed.Load(), excepted.Load(), withEnv.Load(), noCompile.Load(), needsBuiltins.Load(), badInput.Load())
 	if n := ran.Load(); n < minOPACases {
 		t.Fatalf("evaluated %d OPA cases, want at least %d", n, minOPACases)
+	}
+	if f := failed.Load(); f > ran.Load()/10 {
+		t.Fatalf("%d of %d OPA cases failed to evaluate", f, ran.Load())
 	}
 	if r := rewritten.Load(); r < ran.Load()*9/10 {
 		t.Fatalf("only %d of %d modules were rewritten", r, ran.Load())
