@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
@@ -318,6 +319,18 @@ func FuzzRewrite(f *testing.F) {
 	f.Add(testModule(nil))
 	f.Add(testModule(map[uint32]string{2: "opa_memoize_init", 5: "opa_memoize_insert", 6: "opa_memoize_get"}))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
+	// A module as OPA compiles it, push and pop included.
+	cr, err := rego.New(rego.Query("data.fz.p"), rego.Module("fz.rego", `package fz
+q := input.x
+p := [q, r] if r := q with input.x as 1
+`)).Compile(context.Background())
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, _, err := Rewrite(cr.Bytes); err != nil {
+		f.Fatalf("an OPA-compiled module is refused: %v", err)
+	}
+	f.Add(cr.Bytes)
 	ctx := context.Background()
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
