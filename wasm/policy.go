@@ -10,7 +10,10 @@
 // The module is compiled once per Policy; the data document is parsed once,
 // in the first instance, and its parsed form is copied into every other
 // instance. An evaluation writes the input into an instance's memory and
-// makes a single call into the guest.
+// makes a single call into the guest. Before compiling, Load rewrites the
+// module's rule memoization to use a flat table (internal/memo) and adds an
+// interruption check to its loops (internal/interrupt); a module either
+// rewrite cannot handle runs without it.
 //
 // Builtins that OPA does not compile into the module (custom builtins, and
 // OPA builtins such as sprintf, time.* or http.send) are called on the host:
