@@ -11,6 +11,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
@@ -111,5 +114,77 @@ func BenchmarkOPA(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSeedQueue measures the queue decision of the seed configuration
+// (examples/yunikorn/acl-doc.yaml, john in dev administers root.test), the
+// decision tests/bench reports as "seed", on this host with aclc's
+// builtins.
+func BenchmarkSeedQueue(b *testing.B) {
+	benchSeedQueue(b, wasm.NewConfig())
+}
+
+// BenchmarkMemoRewrite compares, in one process, decisions with the
+// memoization rewrite of internal/memo and with the module's own
+// memoization; the pairs of one run share the machine's conditions.
+func BenchmarkMemoRewrite(b *testing.B) {
+	variants := []struct {
+		name string
+		cfg  wasm.Config
+	}{
+		{"rewritten", wasm.NewConfig()},
+		{"as-compiled", wasm.WithoutMemoRewrite(wasm.NewConfig())},
+	}
+	for _, v := range variants {
+		b.Run("seed/"+v.name, func(b *testing.B) { benchSeedQueue(b, v.cfg) })
+	}
+	for _, v := range variants {
+		b.Run("authz/"+v.name, func(b *testing.B) {
+			_, ep := loadBenchPolicy(b, v.cfg)
+			benchDecision(b, ep, []byte(`{"user":"alice","action":"write"}`), "true")
+		})
+	}
+}
+
+func benchSeedQueue(b *testing.B, cfg wasm.Config) {
+	ctx := context.Background()
+	s, err := translate.LoadSources([]string{"../examples/yunikorn/acl-doc.yaml"}, translate.KindAuto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wb, err := translate.WasmBundle(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := translate.BundleBytes(wb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := wasm.Load(ctx, raw, cfg.WithBuiltins(engine.WasmBuiltins(builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{}))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close(ctx) })
+	ep, err := p.Entrypoint(translate.EntrypointYuniKornQueues)
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := []byte(`{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`)
+	want, err := ep.Eval(ctx, input)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecision(b, ep, input, string(want))
+}
+
+func benchDecision(b *testing.B, ep wasm.Entrypoint, input []byte, want string) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := ep.Eval(ctx, input)
+		if err != nil || string(v) != want {
+			b.Fatalf("got %s, %v; want %s", v, err, want)
+		}
 	}
 }

@@ -41,6 +41,13 @@ type Config struct {
 	data             []byte
 	dataSet          bool
 	listener         experimental.FunctionListenerFactory
+
+	// For tests: noMemoRewrite keeps OPA's memoization (see
+	// internal/memo); interpreter runs the module on wazero's interpreter,
+	// which compiles much faster than its compiler, for tests that load
+	// thousands of small policies.
+	noMemoRewrite bool
+	interpreter   bool
 }
 
 // NewConfig returns the default configuration: a pool of

@@ -180,6 +180,41 @@ sub := substring(input.a, 1, 3)
 		},
 	},
 	{
+		// Rules are memoized per frame; each with statement opens a frame
+		// and must not see, nor leak, the results of the enclosing one.
+		name: "memoized rules under with",
+		modules: map[string]string{"memo.rego": `package memo
+role := data.roles[input.user]
+default admin := false
+admin if role == "admin"
+both := [a, b, c, d, e] if {
+	a := admin
+	b := admin with input.user as "root"
+	c := admin
+	d := role with data.roles as {"alice": "guest", "bob": "guest"}
+	e := role
+}
+nested := [a, b, c] if {
+	a := role
+	b := inner with data.roles.root as "ops"
+	c := role
+}
+inner := [x, y, z] if {
+	x := role with input.user as "root"
+	y := deeper with input.user as "bob"
+	z := role
+}
+deeper := [p, q] if {
+	p := role with data.roles.bob as "x"
+	q := role
+}
+count_admins := count([u | some u, _ in data.roles; admin with input.user as u])
+`},
+		data:        `{"roles":{"alice":"admin","bob":"viewer","root":"admin"}}`,
+		entrypoints: []string{"memo/both", "memo/nested", "memo/count_admins", "memo/admin"},
+		inputs:      []string{`{"user":"alice"}`, `{"user":"bob"}`, `{"user":"root"}`, `{}`},
+	},
+	{
 		name: "custom builtin",
 		modules: map[string]string{"ext.rego": `package ext
 echoed := aclc.test_echo(input.name)

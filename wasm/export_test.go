@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 )
@@ -50,3 +51,41 @@ func SetInstrumentation(on bool) (restore func()) {
 // InstancesCreated counts the instances the policy has made, the first
 // included.
 func InstancesCreated(p *Policy) int64 { return p.created.Load() }
+
+// WithInterpreter runs the policy on wazero's interpreter.
+func WithInterpreter(c Config) Config {
+	c.interpreter = true
+	return c
+}
+
+// WithoutMemoRewrite keeps the module's own memoization.
+func WithoutMemoRewrite(c Config) Config {
+	c.noMemoRewrite = true
+	return c
+}
+
+// Memoized reports whether the policy's module runs with the memoization
+// table (the rewrite applied).
+func Memoized(p *Policy) bool { return p.memoTable != 0 }
+
+// EvalResultSet evaluates the entrypoint and returns the JSON result set
+// as the module returns it (e.g. [{"x":1}] for a module compiled from a
+// query), without unwrapping it.
+func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []byte) ([]byte, error) {
+	e, err := p.Entrypoint(entrypoint)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := inst.evalResultSet(ctx, e.id, input)
+	if err != nil {
+		p.discard(inst)
+		return nil, err
+	}
+	res = bytes.Clone(res)
+	p.pool <- inst
+	return res, nil
+}

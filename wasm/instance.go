@@ -11,6 +11,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/aclc-dev/aclc/wasm/internal/memo"
 )
 
 // instance is one instantiated copy of the policy: its own host module,
@@ -288,6 +290,9 @@ func (inst *instance) loadData(ctx context.Context, data []byte) error {
 	if _, err := inst.call(ctx, inst.fnFree, str); err != nil {
 		return fmt.Errorf("load data: %w", inst.describe(err))
 	}
+	if err := inst.allocMemoTable(ctx); err != nil {
+		return fmt.Errorf("load data: %w", err)
+	}
 	if inst.fnStash != nil {
 		// Keep the free blocks of the data region out of the per-eval free
 		// lists (ABI 1.3); the heap reset in opa_eval would otherwise hand
@@ -322,6 +327,47 @@ func (inst *instance) loadData(ctx context.Context, data []byte) error {
 	return nil
 }
 
+// allocMemoTable allocates the table of the rewritten memoization
+// functions (see internal/memo), if the module was rewritten.
+//
+// The table is allocated here, with the module's own allocator, between
+// the data document and the evaluation heap, rather than by the module at
+// each evaluation: opa_eval resets the heap to evalHeapPtr every time, so
+// a table in the evaluation heap would have to be allocated and cleared
+// again for every decision, while this one lasts for the instance's life
+// (the stamps of internal/memo make clearing unnecessary) and is part of
+// the snapshot every other instance copies, at the same address. Being
+// allocated with opa_malloc, it is known to the allocator, which never
+// hands it out again.
+func (inst *instance) allocMemoTable(ctx context.Context) error {
+	p := inst.p
+	if p.memoBytes == 0 {
+		return nil
+	}
+	addr, err := inst.call(ctx, inst.fnMalloc, p.memoBytes)
+	if err != nil {
+		return fmt.Errorf("allocate memoization table: %w", inst.describe(err))
+	}
+	if addr == 0 || !inst.mem.Write(addr, make([]byte, p.memoBytes)) {
+		return fmt.Errorf("allocate memoization table: %d bytes at %#x: out of range", p.memoBytes, addr)
+	}
+	if err := inst.setMemoTable(addr); err != nil {
+		return err
+	}
+	p.memoTable = addr
+	return nil
+}
+
+// setMemoTable points the rewritten memoization functions at the table.
+func (inst *instance) setMemoTable(addr uint32) error {
+	g, ok := inst.mod.ExportedGlobal(memo.TableGlobal).(api.MutableGlobal)
+	if !ok {
+		return fmt.Errorf("invalid module: no mutable global %q", memo.TableGlobal)
+	}
+	g.Set(uint64(addr))
+	return nil
+}
+
 // restoreData gives a fresh instance the data of the first one by copying
 // memory [0, evalHeapPtr) of the first instance instead of parsing the
 // data document again. The heap layout is deterministic for a module, so the
@@ -344,6 +390,11 @@ func (inst *instance) restoreData(ctx context.Context) error {
 	if _, err := inst.call(ctx, inst.fnHeapPtrSet, p.evalHeapPtr); err != nil {
 		return fmt.Errorf("restore data: %w", err)
 	}
+	if p.memoTable != 0 {
+		if err := inst.setMemoTable(p.memoTable); err != nil {
+			return fmt.Errorf("restore data: %w", err)
+		}
+	}
 	inst.startPages = inst.mem.Size() / wasmPageSize
 	return nil
 }
@@ -351,6 +402,18 @@ func (inst *instance) restoreData(ctx context.Context) error {
 // eval runs one evaluation. It returns the entrypoint's value (a fresh copy)
 // and whether the instance should be recycled even though it succeeded.
 func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte) (json.RawMessage, bool, error) {
+	res, recycle, err := inst.evalResultSet(ctx, entrypoint, input)
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := unwrapResult(res)
+	return v, recycle, err
+}
+
+// evalResultSet runs one evaluation and returns a view of the JSON result
+// set in guest memory (valid until the next guest call), and whether the
+// instance should be recycled.
+func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input []byte) ([]byte, bool, error) {
 	p := inst.p
 	mem := inst.mem
 	n := uint32(len(input))
@@ -383,9 +446,8 @@ func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte) 
 	if !ok {
 		return nil, false, errors.New("wasm: read result: out of range or unterminated")
 	}
-	v, err := unwrapResult(res)
 	recycle := mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
-	return v, recycle, err
+	return res, recycle, nil
 }
 
 // recycleSlack returns how far an instance's memory may grow past its size

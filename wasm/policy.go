@@ -10,7 +10,10 @@
 // The module is compiled once per Policy; the data document is parsed once,
 // in the first instance, and its parsed form is copied into every other
 // instance. An evaluation writes the input into an instance's memory and
-// makes a single call into the guest.
+// makes a single call into the guest. Before compiling, Load rewrites the
+// module's rule memoization to use a flat table (internal/memo) and adds an
+// interruption check to its loops (internal/interrupt); a module either
+// rewrite cannot handle runs without it.
 //
 // Builtins that OPA does not compile into the module (custom builtins, and
 // OPA builtins such as sprintf, time.* or http.send) are called on the host:
@@ -42,6 +45,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/aclc-dev/aclc/wasm/internal/interrupt"
+	"github.com/aclc-dev/aclc/wasm/internal/memo"
 )
 
 // ErrUndefined is returned by Eval when the entrypoint is undefined for the
@@ -80,6 +84,11 @@ type Policy struct {
 	entrypoints map[string]int32
 	names       []string // sorted entrypoint names
 	limitBytes  uint64
+	// memoBytes is the size of the memoization table the rewritten module
+	// needs (0: the module was not rewritten); memoTable its address, the
+	// same in every instance (see instance.loadData).
+	memoBytes uint32
+	memoTable uint32
 	// recycleSlack: see recycleSlack in instance.go.
 	recycleSlack uint32
 
@@ -186,6 +195,11 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 		}
 	}()
 
+	// Memoization: the rule results OPA's compiled code memoizes go to a
+	// flat table instead of the C library's generic object (see
+	// internal/memo); a module that cannot be rewritten, or whose rewrite
+	// does not compile, is run as it is.
+	//
 	// Interruption: the module is instrumented with a countdown at every
 	// loop head that calls opa_builtin0(yieldID, 0) every yieldInterval
 	// iterations; the host checks the Eval context there (see
@@ -193,18 +207,15 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	// instrumented does the runtime fall back to wazero's
 	// WithCloseOnContextDone, which is 4-5x slower for small evaluations
 	// (an exit to Go per loop iteration and a goroutine per call).
-	if instrumentModules {
-		instrumented, ierr := interrupt.Instrument(bc.module, interrupt.Yield{
-			Module: envModuleName, Name: "opa_builtin0", Args: []int32{yieldID, 0},
-		}, yieldInterval)
-		if ierr == nil {
-			p.rt, p.compiled, err = compileModule(ctx, cfg, instrumented, false)
-			p.interruptible = err == nil
+	if !cfg.noMemoRewrite {
+		if m, n, merr := memo.Rewrite(bc.module); merr == nil {
+			err = p.compile(ctx, m)
+			p.memoBytes = n
 		}
 	}
-	if !p.interruptible {
-		p.rt, p.compiled, err = compileModule(ctx, cfg, bc.module, true)
-		if err != nil {
+	if p.compiled == nil {
+		p.memoBytes = 0
+		if err = p.compile(ctx, bc.module); err != nil {
 			return nil, fmt.Errorf("compile module: %w", err)
 		}
 	}
@@ -263,10 +274,32 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	return p, nil
 }
 
+// compile compiles module, instrumented for interruption if possible, into
+// p.rt and p.compiled. On error p.rt and p.compiled are left nil.
+func (p *Policy) compile(ctx context.Context, module []byte) (err error) {
+	if instrumentModules {
+		instrumented, ierr := interrupt.Instrument(module, interrupt.Yield{
+			Module: envModuleName, Name: "opa_builtin0", Args: []int32{yieldID, 0},
+		}, yieldInterval)
+		if ierr == nil {
+			p.rt, p.compiled, err = compileModule(ctx, p.cfg, instrumented, false)
+			if p.interruptible = err == nil; p.interruptible {
+				return nil
+			}
+		}
+	}
+	p.rt, p.compiled, err = compileModule(ctx, p.cfg, module, true)
+	return err
+}
+
 // compileModule creates the Policy's runtime and compiles the module in it.
 func compileModule(ctx context.Context, cfg Config, module []byte, closeOnContextDone bool) (wazero.Runtime, wazero.CompiledModule, error) {
 	ctx = cfg.withListener(ctx)
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+	rc := wazero.NewRuntimeConfig()
+	if cfg.interpreter {
+		rc = wazero.NewRuntimeConfigInterpreter()
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc.
 		WithCompilationCache(cfg.cache).
 		WithMemoryLimitPages(cfg.memoryLimitPages).
 		WithCloseOnContextDone(closeOnContextDone))

@@ -1,0 +1,551 @@
+// Package memo replaces the rule memoization of OPA-compiled WebAssembly
+// modules with a flat table indexed by function number.
+//
+// OPA's compiler memoizes every planned rule function: on entry it calls
+// opa_memoize_get(index) and returns a non-zero result; before returning
+// it calls opa_memoize_insert(index, value). index is the function's own
+// index in the module. The eval function calls opa_memoize_init first, and
+// each `with` statement brackets its body with opa_memoize_push and
+// opa_memoize_pop, which open an empty frame and restore the previous one.
+// OPA's C library keeps each frame in a generic object keyed by number
+// values, which costs an allocation per insert and a hash per lookup.
+//
+// Rewrite gives those five functions new bodies over a table of one slot
+// per function of the module (so every index the compiler can emit has a
+// slot), each slot a pair (stamp, value):
+//
+//   - every frame gets a fresh stamp from a counter kept in a global, so
+//     that a slot belongs to the current frame exactly when its stamp is
+//     the current one, and opening a frame never clears the table;
+//   - init starts a frame with a fresh stamp; push saves the current stamp
+//     in a frame record and starts a fresh one;
+//   - insert within a pushed frame first logs the slot's previous content,
+//     unless the current frame wrote it already; pop replays that log back
+//     to the mark the frame record holds, and restores the stamp, so the
+//     outer frame sees exactly the entries it had.
+//
+// The table must survive the heap reset opa_eval performs at every
+// evaluation, so the module does not allocate it: the host does, once, in
+// the data region below the evaluation heap (see TableGlobal). Frame
+// records and log entries are allocated with the module's opa_malloc in the
+// evaluation heap, like OPA's own frames; init forgets them.
+//
+// Stamps are i32. A stamp is only compared with the current one, so a stale
+// stamp never matches unless the counter wraps; init therefore clears the
+// table and restarts the counter once it passes 2^31. Within one
+// evaluation every push allocates a frame record, so the memory limit
+// (4 GiB) bounds the stamps one evaluation takes to 2^28, well within the
+// remaining half of the range.
+//
+// Written from the WebAssembly 2.0 binary format specification. Modules
+// whose memoization functions cannot be found by the names of the "name"
+// custom section, or whose signatures differ from those of OPA's C
+// library, are refused with an error; the caller then keeps the module as
+// it is.
+//
+// See https://webassembly.github.io/spec/core/binary/index.html
+package memo
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aclc-dev/aclc/wasm/internal/leb128"
+)
+
+// TableGlobal is the name under which the rewritten module exports the
+// mutable i32 global holding the table's address. The host allocates
+// TableBytes bytes, zeroes them and sets the global before the first
+// evaluation; while it is 0 the rewritten functions memoize nothing (every
+// lookup misses), which is correct, only slower.
+const TableGlobal = "aclc_memo_table"
+
+const (
+	secCustom = 0
+	secType   = 1
+	secImport = 2
+	secFunc   = 3
+	secGlobal = 6
+	secExport = 7
+	secCode   = 10
+
+	slotBytes = 8 // stamp i32, value i32
+)
+
+// Names of the C library functions whose bodies are replaced.
+const (
+	fnInit   = "opa_memoize_init"
+	fnPush   = "opa_memoize_push"
+	fnPop    = "opa_memoize_pop"
+	fnInsert = "opa_memoize_insert"
+	fnGet    = "opa_memoize_get"
+	fnMalloc = "opa_malloc"
+)
+
+// signatures are the expected types: parameter and result value types.
+var signatures = map[string]funcType{
+	fnInit:   {},
+	fnPush:   {},
+	fnPop:    {},
+	fnInsert: {params: "\x7f\x7f"},
+	fnGet:    {params: "\x7f", results: "\x7f"},
+	fnMalloc: {params: "\x7f", results: "\x7f"},
+}
+
+// stampLimit is the counter value past which init clears the table; see the
+// package documentation. A variable so that tests can start near it.
+var stampLimit uint32 = 1 << 31
+
+// initialStamp is the counter's initial value; tests set it close to
+// stampLimit.
+var initialStamp uint32
+
+type section struct {
+	id      byte
+	content []byte
+}
+
+type funcType struct {
+	params, results string // value type bytes
+}
+
+// Rewrite returns a copy of module whose memoization functions use a flat
+// table, and the size in bytes of the table the host must provide (see
+// TableGlobal). It returns an error, and no module, when module is not an
+// OPA-compiled module it can rewrite.
+func Rewrite(module []byte) ([]byte, uint32, error) {
+	if len(module) < 8 || string(module[:4]) != "\x00asm" || string(module[4:8]) != "\x01\x00\x00\x00" {
+		return nil, 0, errors.New("memo: not a WebAssembly 1.0 binary module")
+	}
+	r := &reader{b: module, i: 8}
+	var secs []section
+	for r.i < len(r.b) {
+		id := r.byte()
+		size := r.u32()
+		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(r.b)) {
+			return nil, 0, errors.New("memo: truncated section")
+		}
+		s := section{id: id, content: r.b[r.i : r.i+int(size)]}
+		r.i += int(size)
+		if id == secCustom && strings.HasPrefix(customName(s.content), ".debug_") {
+			// DWARF addresses code by byte offset, which new bodies
+			// shift; drop it rather than mislead stack traces.
+			continue
+		}
+		secs = append(secs, s)
+	}
+
+	var (
+		types                  []funcType
+		funcTypes              []uint32 // type index of each defined function
+		importedFuncs, globals uint32
+		exports                = map[string]bool{}
+		malloc                 = int64(-1)
+		names                  map[string]uint32
+	)
+	for _, s := range secs {
+		var err error
+		switch s.id {
+		case secType:
+			types, err = readTypes(s.content)
+		case secImport:
+			importedFuncs, globals, err = countImports(s.content)
+		case secFunc:
+			funcTypes, err = readFuncs(s.content)
+		case secGlobal:
+			sr := &reader{b: s.content}
+			globals += sr.u32()
+			err = sr.err
+		case secExport:
+			malloc, err = readExports(s.content, exports)
+		case secCustom:
+			if customName(s.content) == "name" {
+				names, err = readFuncNames(s.content)
+			}
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if exports[TableGlobal] {
+		return nil, 0, fmt.Errorf("memo: module already exports %q", TableGlobal)
+	}
+	nfuncs := uint64(importedFuncs) + uint64(len(funcTypes))
+	if nfuncs > 1<<24 {
+		return nil, 0, errors.New("memo: too many functions")
+	}
+
+	// Find the functions and check their signatures. OPA's compiler
+	// replaces the body of every function the policy cannot reach with
+	// `unreachable` and drops its name: push and pop, which only `with`
+	// statements call, are then nameless, and there is nothing to replace.
+	// They come as a pair, or the frames would not nest.
+	if hasName(names, fnPush) != hasName(names, fnPop) {
+		return nil, 0, errors.New("memo: module names only one of opa_memoize_push and opa_memoize_pop")
+	}
+	fn := map[string]uint32{}
+	for _, name := range []string{fnInit, fnPush, fnPop, fnInsert, fnGet, fnMalloc} {
+		idx, ok := names[name]
+		if name == fnMalloc {
+			// The ABI exports opa_malloc; the name section need not agree.
+			idx, ok = uint32(malloc), malloc >= 0
+		}
+		if !ok && (name == fnPush || name == fnPop) {
+			continue
+		}
+		if !ok {
+			return nil, 0, fmt.Errorf("memo: module has no function named %s", name)
+		}
+		if idx < importedFuncs || uint64(idx) >= nfuncs {
+			return nil, 0, fmt.Errorf("memo: %s is not a function defined by the module", name)
+		}
+		t := funcTypes[idx-importedFuncs]
+		if int(t) >= len(types) || types[t] != signatures[name] {
+			return nil, 0, fmt.Errorf("memo: %s has an unexpected signature", name)
+		}
+		fn[name] = idx
+	}
+
+	g := globalIndices{table: globals, cur: globals + 1, next: globals + 2, frame: globals + 3, undo: globals + 4}
+	bodies := map[uint32][]byte{
+		fn[fnInit]:   initBody(g, uint32(nfuncs)),
+		fn[fnInsert]: insertBody(g, uint32(nfuncs), fn[fnMalloc]),
+		fn[fnGet]:    getBody(g, uint32(nfuncs)),
+	}
+	if idx, ok := fn[fnPush]; ok {
+		bodies[idx] = pushBody(g, fn[fnMalloc])
+		bodies[fn[fnPop]] = popBody(g)
+	}
+	if _, ok := bodies[fn[fnMalloc]]; ok || len(bodies) != len(fn)-1 {
+		return nil, 0, errors.New("memo: two memoization functions share an index")
+	}
+
+	var newGlobals []byte
+	for _, init := range []uint32{0, initialStamp, initialStamp, 0, 0} {
+		newGlobals = append(newGlobals, 0x7f, 0x01, opI32Const) // mutable i32
+		newGlobals = appendS32(newGlobals, int32(init))
+		newGlobals = append(newGlobals, opEnd)
+	}
+	export := appendName(nil, TableGlobal)
+	export = append(export, 0x03) // global
+	export = leb128.AppendUint32(export, g.table)
+
+	out := make([]section, 0, len(secs))
+	seen := map[byte]bool{}
+	for _, s := range secs {
+		seen[s.id] = true
+		var err error
+		switch s.id {
+		case secGlobal:
+			s.content, err = appendToVec(s.content, 5, newGlobals)
+		case secExport:
+			s.content, err = appendToVec(s.content, 1, export)
+		case secCode:
+			s.content, err = replaceBodies(s.content, importedFuncs, bodies)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, s)
+	}
+	for _, id := range []byte{secGlobal, secExport, secCode} {
+		if !seen[id] {
+			// OPA modules have all three; inserting the missing ones is
+			// not worth its code.
+			return nil, 0, fmt.Errorf("memo: module has no section %d", id)
+		}
+	}
+
+	res := make([]byte, 0, len(module)+len(newGlobals)+64)
+	res = append(res, module[:8]...)
+	for _, s := range out {
+		res = append(res, s.id)
+		res = leb128.AppendUint32(res, uint32(len(s.content)))
+		res = append(res, s.content...)
+	}
+	return res, uint32(nfuncs) * slotBytes, nil
+}
+
+func hasName(names map[string]uint32, name string) bool {
+	_, ok := names[name]
+	return ok
+}
+
+// customName returns the name of a custom section ("" if malformed).
+func customName(content []byte) string {
+	r := &reader{b: content}
+	return r.name()
+}
+
+func readTypes(b []byte) ([]funcType, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	types := make([]funcType, 0, min(n, 1<<16))
+	for range n {
+		if form := r.byte(); form != 0x60 {
+			return nil, fmt.Errorf("memo: unsupported type form %#x", form)
+		}
+		var ft funcType
+		ft.params = r.valTypes()
+		ft.results = r.valTypes()
+		if r.err != nil {
+			return nil, r.err
+		}
+		types = append(types, ft)
+	}
+	return types, r.err
+}
+
+// countImports counts the imported functions and globals, which come first
+// in their index spaces.
+func countImports(b []byte) (funcs, globals uint32, err error) {
+	r := &reader{b: b}
+	n := r.u32()
+	for range n {
+		r.name()
+		r.name()
+		switch kind := r.byte(); kind {
+		case 0x00: // func
+			r.u32()
+			funcs++
+		case 0x01: // table
+			r.byte()
+			r.limits()
+		case 0x02: // memory
+			r.limits()
+		case 0x03: // global
+			r.byte()
+			r.byte()
+			globals++
+		case 0x04: // tag
+			r.byte()
+			r.u32()
+		default:
+			return 0, 0, fmt.Errorf("memo: unknown import kind %#x", kind)
+		}
+		if r.err != nil {
+			return 0, 0, r.err
+		}
+	}
+	return funcs, globals, r.err
+}
+
+func readFuncs(b []byte) ([]uint32, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	out := make([]uint32, 0, min(n, 1<<16))
+	for range n {
+		out = append(out, r.u32())
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return out, r.err
+}
+
+// readExports records the export names and returns the index of the
+// exported function opa_malloc (-1 if absent).
+func readExports(b []byte, names map[string]bool) (malloc int64, err error) {
+	r := &reader{b: b}
+	n := r.u32()
+	malloc = -1
+	for range n {
+		name := r.name()
+		kind := r.byte()
+		idx := r.u32()
+		if r.err != nil {
+			return 0, r.err
+		}
+		names[name] = true
+		if kind == 0x00 && name == fnMalloc {
+			malloc = int64(idx)
+		}
+	}
+	return malloc, r.err
+}
+
+// readFuncNames reads the function names subsection of the name section.
+// A name given to two functions is dropped: it identifies neither.
+func readFuncNames(content []byte) (map[string]uint32, error) {
+	r := &reader{b: content}
+	r.name()
+	for r.i < len(r.b) && r.err == nil {
+		id := r.byte()
+		size := r.u32()
+		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(r.b)) {
+			return nil, errors.New("memo: malformed name section")
+		}
+		sub := &reader{b: r.b[r.i : r.i+int(size)]}
+		r.i += int(size)
+		if id != 1 {
+			continue
+		}
+		names := map[string]uint32{}
+		dup := map[string]bool{}
+		n := sub.u32()
+		for range n {
+			idx := sub.u32()
+			name := sub.name()
+			if sub.err != nil {
+				return nil, errors.New("memo: malformed name section")
+			}
+			if _, ok := names[name]; ok {
+				dup[name] = true
+			}
+			names[name] = idx
+		}
+		for name := range dup {
+			delete(names, name)
+		}
+		return names, nil
+	}
+	if r.err != nil {
+		return nil, errors.New("memo: malformed name section")
+	}
+	return nil, nil
+}
+
+// appendToVec adds n encoded elements to a vector (count, then elements).
+func appendToVec(vec []byte, n uint32, elems []byte) ([]byte, error) {
+	r := &reader{b: vec}
+	count := r.u32()
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := leb128.AppendUint32(nil, count+n)
+	out = append(out, vec[r.i:]...)
+	return append(out, elems...), nil
+}
+
+// replaceBodies rewrites the code section, replacing the bodies of the
+// functions in bodies (by function index) and copying the others.
+func replaceBodies(b []byte, importedFuncs uint32, bodies map[uint32][]byte) ([]byte, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	out := leb128.AppendUint32(make([]byte, 0, len(b)+256), n)
+	replaced := 0
+	for i := range n {
+		size := r.u32()
+		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(b)) {
+			return nil, errors.New("memo: truncated code section")
+		}
+		body, ok := bodies[importedFuncs+i]
+		if ok {
+			replaced++
+		} else {
+			body = b[r.i : r.i+int(size)]
+		}
+		r.i += int(size)
+		out = leb128.AppendUint32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	if r.err != nil || r.i != len(b) {
+		return nil, errors.New("memo: malformed code section")
+	}
+	if replaced != len(bodies) {
+		return nil, errors.New("memo: code section does not match the function section")
+	}
+	return out, nil
+}
+
+type reader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+var errTruncated = errors.New("memo: truncated module")
+
+func (r *reader) byte() byte {
+	if r.i >= len(r.b) {
+		r.err = errTruncated
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+// u32 reads an unsigned LEB128 value of at most 32 bits.
+func (r *reader) u32() uint32 {
+	var v uint32
+	for shift := 0; shift < 35; shift += 7 {
+		c := r.byte()
+		if r.err != nil {
+			return 0
+		}
+		v |= uint32(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v
+		}
+	}
+	r.err = errors.New("memo: malformed LEB128")
+	return 0
+}
+
+// leb skips a LEB128 value of up to 64 bits.
+func (r *reader) leb() {
+	for range 10 {
+		c := r.byte()
+		if r.err != nil || c&0x80 == 0 {
+			return
+		}
+	}
+	r.err = errors.New("memo: malformed LEB128")
+}
+
+func (r *reader) bytes(n uint32) []byte {
+	if uint64(len(r.b)-r.i) < uint64(n) {
+		r.err = errTruncated
+		r.i = len(r.b)
+		return nil
+	}
+	s := r.b[r.i : r.i+int(n)]
+	r.i += int(n)
+	return s
+}
+
+func (r *reader) name() string {
+	return string(r.bytes(r.u32()))
+}
+
+// valTypes reads a vector of value types; types beyond WebAssembly 2.0
+// (which take more than a byte) are refused.
+func (r *reader) valTypes() string {
+	t := r.bytes(r.u32())
+	for _, c := range t {
+		switch c {
+		case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
+		default:
+			r.err = fmt.Errorf("memo: unsupported value type %#x", c)
+			return ""
+		}
+	}
+	return string(t)
+}
+
+func (r *reader) limits() {
+	flags := r.byte()
+	r.leb()
+	if flags&0x01 != 0 {
+		r.leb()
+	}
+}
+
+func appendName(out []byte, s string) []byte {
+	out = leb128.AppendUint32(out, uint32(len(s)))
+	return append(out, s...)
+}
+
+// appendS32 appends a signed LEB128 value.
+func appendS32(out []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(out, c)
+		}
+		out = append(out, c|0x80)
+	}
+}
