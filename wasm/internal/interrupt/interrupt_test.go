@@ -145,3 +145,32 @@ func TestInstrumentRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzInstrument: Instrument never panics on any bytes, and what it makes
+// of a module wazero accepts is a module wazero accepts.
+func FuzzInstrument(f *testing.F) {
+	f.Add(testModule(false))
+	f.Add(testModule(true))
+	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
+	f.Add(module(section(10, 0x01, 0x05, 0x00, 0x03, 0x40, 0x0b, 0x0b)))
+	yield := interrupt.Yield{Module: "env", Name: "yield", Args: []int32{1, 2}}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	f.Fuzz(func(t *testing.T, m []byte) {
+		out, err := interrupt.Instrument(m, yield, 3)
+		if err != nil {
+			return
+		}
+		c, err := rt.CompileModule(ctx, m)
+		if err != nil {
+			return // an invalid module may stay invalid
+		}
+		c.Close(ctx)
+		c, err = rt.CompileModule(ctx, out)
+		if err != nil {
+			t.Fatalf("the instrumented form of a valid module is invalid: %v", err)
+		}
+		c.Close(ctx)
+	})
+}
