@@ -107,8 +107,11 @@ func (p policyPair) load(ctx context.Context, t testing.TB, data map[string]any)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A fixed memory limit keeps the module the same bytes, so wazero compiles it once.
-	cfg := wasm.NewConfig().WithPoolSize(1).WithMemoryLimitPages(2048).WithData(dataJSON).WithBuiltins(engine.WasmBuiltins(nil))
+	// The host's default limit grows with the data, and with it the module wazero
+	// compiles: a limit rounded up to 64 MiB steps keeps it the same bytes for every
+	// small configuration, so it is compiled once.
+	pages := (1024 + 16*uint32(len(dataJSON))/65536 + 1023) / 1024 * 1024
+	cfg := wasm.NewConfig().WithPoolSize(1).WithMemoryLimitPages(pages).WithData(dataJSON).WithBuiltins(engine.WasmBuiltins(nil))
 	before, err := wasm.Load(ctx, p.before, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +192,10 @@ func randomQueueDecisionInput(r *rand.Rand, paths, partitions []string) []byte {
 	}
 	switch r.IntN(12) {
 	case 0, 1:
-		m[pick(r, diffInputKeys)] = pick(r, diffBadValues)
+		// One field of the wrong type, or several: the first check that fails names it.
+		for n := 1 + r.IntN(3); n > 0; n-- {
+			m[pick(r, diffInputKeys)] = pick(r, diffBadValues)
+		}
 	case 2:
 		delete(m, pick(r, diffInputKeys))
 	case 3:
