@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -29,13 +30,20 @@ import (
 //go:embed testdata/policy-before
 var policyBefore embed.FS
 
-// differentialInputs is how many inputs each differential test decides with both
-// policies: 100,000 (about 20 s a decision on two cores), 5,000 with -short.
-func differentialInputs() int {
-	if testing.Short() {
-		return 5000
+var longDifferential = flag.Bool("long", false, "differential tests: 100,000 inputs for every decision")
+
+// differentialInputs is how many inputs a differential test decides with both
+// policies: quick decides how many it takes by default (the queue decision's 100,000
+// take about 20 s on two cores; placement is much slower), -long makes it 100,000,
+// -short 2,000.
+func differentialInputs(quick int) int {
+	switch {
+	case *longDifferential:
+		return 100000
+	case testing.Short():
+		return 2000
 	}
-	return 100000
+	return quick
 }
 
 // policyPair is one bundle layout compiled to Wasm twice, with the reference modules
@@ -236,7 +244,7 @@ func addSyntheticLookups(data map[string]any) {
 func TestDifferentialQueueDecision(t *testing.T) {
 	r, seed := propertyRand(t, 0x64696671)
 	ctx := context.Background()
-	want := differentialInputs()
+	want := differentialInputs(100000)
 	start := time.Now()
 	pairs := map[bool]policyPair{}
 	decisions, configs := 0, 0
@@ -274,6 +282,130 @@ func TestDifferentialQueueDecision(t *testing.T) {
 			in := randomQueueDecisionInput(r, paths, partitions)
 			d.same(ctx, t, translate.EntrypointYuniKornQueues, in, func() string {
 				return fmt.Sprintf("seed %d, resolver %q\nconfig:\n%s", seed, resolver, src)
+			})
+			decisions++
+		}
+		d.close(ctx)
+	}
+	t.Logf("%d decisions on %d configurations in %s", decisions, configs, time.Since(start).Round(time.Millisecond))
+}
+
+// randomPlacementDecisionInput is one of the placement property test's inputs with,
+// often, a user name or groups of the queue decision's differential test, or a field of
+// the wrong type.
+func randomPlacementDecisionInput(r *rand.Rand, paths []string) []byte {
+	in := randomPlacementInput(r, paths)
+	app := in["application"].(map[string]any)
+	switch r.IntN(3) {
+	case 0:
+		app["user"] = pick(r, diffUserPool)
+	case 1:
+		app["user"] = randomUserName(r)
+	}
+	if r.IntN(4) == 0 {
+		gs := make([]any, r.IntN(4))
+		for i := range gs {
+			gs[i] = pick(r, diffGroupPool)
+		}
+		app["groups"] = gs
+	}
+	if r.IntN(10) == 0 {
+		app[pick(r, []string{"id", "queue", "user", "groups", "tags"})] = pick(r, diffBadValues)
+	}
+	if r.IntN(20) == 0 {
+		in[pick(r, []string{"application", "partition", "state"})] = pick(r, diffBadValues)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestDifferentialPlacement places random applications (and malformed requests) with
+// random placement rules with the reference policy and the current one and requires
+// the same answer, byte for byte: placement shares the queue decision's name rules.
+// 20,000 inputs, 100,000 with -long.
+func TestDifferentialPlacement(t *testing.T) {
+	r, seed := propertyRand(t, 0x64696670)
+	ctx := context.Background()
+	want := differentialInputs(20000)
+	start := time.Now()
+	pairs := map[bool]policyPair{}
+	decisions, configs := 0, 0
+	for decisions < want {
+		src := randomPlacementConfig(r)
+		s := &translate.Sources{Portable: true}
+		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
+			continue // the validator refuses many random rule lists
+		}
+		static := r.IntN(2) == 0
+		resolver := ""
+		if static {
+			resolver = "test"
+		}
+		if err := s.SetGroupResolution(resolver, true); err != nil {
+			t.Fatal(err)
+		}
+		pair, ok := pairs[static]
+		if !ok {
+			pair = compilePolicyPair(ctx, t, s)
+			pairs[static] = pair
+		}
+		data := s.Data()
+		addSyntheticLookups(data)
+		d := pair.load(ctx, t, data)
+		configs++
+		var paths []string
+		for _, q := range s.Queues.Partitions[0].Queues() {
+			paths = append(paths, q.Path)
+		}
+		for i := 0; i < 500 && decisions < want; i++ {
+			in := randomPlacementDecisionInput(r, paths)
+			d.same(ctx, t, translate.EntrypointYuniKornPlacement, in, func() string {
+				return fmt.Sprintf("seed %d, resolver %q\nconfig:\n%s", seed, resolver, src)
+			})
+			decisions++
+		}
+		d.close(ctx)
+	}
+	t.Logf("%d decisions on %d configurations in %s", decisions, configs, time.Since(start).Round(time.Millisecond))
+}
+
+// TestDifferentialAdmissionQueue decides random pods and workloads at admission (where
+// placement runs) under random configurations with the reference policy and the current
+// one and requires the same answer, byte for byte. 10,000 inputs, 100,000 with -long.
+func TestDifferentialAdmissionQueue(t *testing.T) {
+	r, seed := propertyRand(t, 0x64696661)
+	ctx := context.Background()
+	want := differentialInputs(10000)
+	start := time.Now()
+	var pair *policyPair
+	decisions, configs := 0, 0
+	for decisions < want {
+		src := randomAdmissionConfig(r)
+		nss := randomAdmissionNamespaces(r)
+		s := &translate.Sources{Portable: true, Kubernetes: (&Case{Namespaces: nss}).Kubernetes()}
+		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Queues == nil || s.Admission == nil {
+			continue
+		}
+		if err := s.SetGroupResolution("", true); err != nil {
+			t.Fatal(err)
+		}
+		if pair == nil {
+			p := compilePolicyPair(ctx, t, s)
+			pair = &p
+		}
+		d := pair.load(ctx, t, s.Data())
+		configs++
+		for i := 0; i < 500 && decisions < want; i++ {
+			review := randomAdmissionReview(r)
+			if r.IntN(3) == 0 {
+				review["request"].(map[string]any)["userInfo"].(map[string]any)["username"] = pick(r, append(diffUserPool, randomUserName(r)))
+			}
+			in, _ := json.Marshal(review)
+			d.same(ctx, t, translate.EntrypointAdmissionQueue, in, func() string {
+				return fmt.Sprintf("seed %d\nconfig:\n%s\nnamespaces: %s", seed, src, mustJSON(nss))
 			})
 			decisions++
 		}
