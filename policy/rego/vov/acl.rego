@@ -234,7 +234,11 @@ entry_matches(e) if {
 	role == "ADMIN"
 } else := true if {
 	e.kind == "LEADER"
-	role in {"LEADER", "ADMIN"}
+	role == "LEADER"
+} else := true if {
+	# ADMIN ranks above LEADER (a set literal would be built at every call).
+	e.kind == "LEADER"
+	role == "ADMIN"
 }
 
 held := {c | some e in matched; some c, _ in e.caps}
