@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/open-policy-agent/opa/v1/compile"
+
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests/gen"
 	"github.com/aclc-dev/aclc/wasm"
@@ -102,4 +106,52 @@ func BenchmarkPolicyQueueDecision(b *testing.B) {
 		b.ReportMetric(t[side+"-large"]/t[side+"-seed4"], side+"-large/seed")
 	}
 	b.ReportMetric(t["after-seed4"]/t["before-seed4"], "after/before-seed4")
+}
+
+// floorPolicy loads, on the wasm host, a module whose entry point is the constant
+// x := 1: what one opa_eval costs with no policy to speak of.
+func floorPolicy(ctx context.Context, b *testing.B) *wasm.Policy {
+	m, err := ast.ParseModuleWithOpts("floor.rego", "package floor\n\nx := 1\n", ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bu := &bundle.Bundle{Data: map[string]any{}, Modules: []bundle.ModuleFile{{URL: "/floor.rego", Path: "/floor.rego", Raw: []byte("package floor\n\nx := 1\n"), Parsed: m}}}
+	c := compile.New().WithTarget(compile.TargetWasm).WithEntrypoints("floor/x").WithBundle(bu).WithRegoVersion(ast.RegoV1)
+	if err := c.Build(ctx); err != nil {
+		b.Fatal(err)
+	}
+	raw, err := translate.BundleBytes(c.Bundle())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := wasm.Load(ctx, raw, wasm.NewConfig().WithPoolSize(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+// BenchmarkPolicyVOVDecision measures the VOV decision on the wasm host with the
+// reference policy and the current one (examples/vov/acls.yaml with its security.tcl:
+// pat, LEADER from elko, may CHOWN job 00123456), and the floor of a constant policy
+// with the same input. It reports each one's time and the ratios to the floor.
+func BenchmarkPolicyVOVDecision(b *testing.B) {
+	ctx := context.Background()
+	src, err := os.ReadFile("../examples/vov/acls.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := loadBenchDifferential(ctx, b, "../examples/vov/acls.yaml", src)
+	ep := translate.EntrypointVOV
+	in := []byte(`{"object":"00123456","action":"CHOWN","user":"pat","host":"elko"}`)
+	d.same(ctx, b, ep, in, func() string { return "vov" })
+	cases := []*benchCase{
+		{name: "before", p: d.before, ep: ep, input: in},
+		{name: "after", p: d.after, ep: ep, input: in},
+		{name: "floor", p: floorPolicy(ctx, b), ep: "floor/x", input: in},
+	}
+	t := benchmarkInterleaved(ctx, b, cases)
+	b.ReportMetric(t["before"]/t["floor"], "before/floor")
+	b.ReportMetric(t["after"]/t["floor"], "after/floor")
 }
