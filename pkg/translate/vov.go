@@ -111,15 +111,22 @@ func VOVData(s *vov.Spec) map[string]any {
 	for u, list := range userRules {
 		userRulesData[u] = list
 	}
+	// The capabilities as a table, so that the policy checks an action with
+	// one lookup instead of building the set at every decision.
+	capabilities := make(map[string]any, len(vov.Capabilities))
+	for _, c := range vov.Capabilities {
+		capabilities[string(c)] = true
+	}
 	return map[string]any{
-		"owner":      s.Owner,
-		"host":       strings.ToLower(s.Host),
-		"no_rules":   len(s.Rules) == 0,
-		"objects":    objects,
-		"acls":       acls,
-		"members":    membersData,
-		"user_rules": userRulesData,
-		"any_rules":  anyRules,
+		"capabilities": capabilities,
+		"owner":        s.Owner,
+		"host":         strings.ToLower(s.Host),
+		"no_rules":     len(s.Rules) == 0,
+		"objects":      objects,
+		"acls":         acls,
+		"members":      membersData,
+		"user_rules":   userRulesData,
+		"any_rules":    anyRules,
 	}
 }
 

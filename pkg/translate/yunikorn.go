@@ -41,7 +41,26 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 	if cluster == "" {
 		cluster = yunikorn.DefaultClusterID
 	}
-	return map[string]any{"partitions": parts, "cluster": cluster}
+	return map[string]any{"partitions": parts, "cluster": cluster, "user_name": userNameTables()}
+}
+
+// userNameTables are the character classes of YuniKorn's user name rule
+// (configs.UserRegExp) as lookup tables, so that the policy checks a name
+// with one lookup a character: "first" holds the characters a name may start
+// with, "next" those it may hold (the optional trailing "$" is the policy's
+// to trim). The rule only admits ASCII. Derived from the rule itself.
+func userNameTables() map[string]any {
+	first, next := map[string]any{}, map[string]any{}
+	for c := range rune(128) {
+		s := string(c)
+		if yunikorn.UserRegExp.MatchString(s) {
+			first[s] = true
+		}
+		if yunikorn.UserRegExp.MatchString("_" + s + "_") {
+			next[s] = true
+		}
+	}
+	return map[string]any{"first": first, "next": next}
 }
 
 // placementData is a partition's placement manager for the placement

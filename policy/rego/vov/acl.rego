@@ -20,8 +20,10 @@ vov := data.aclc.vov
 # description: The VOV ACL decision; always defined.
 default decision := {"allow": false, "capabilities": [], "role": "UNKNOWN", "reason": "internal error: no rule decided"}
 
+# OPA's Wasm has no rule indexing and evaluates every body it meets: one body checks the
+# input, and the exact error is worked out only when it fails.
 decision := refuse(input_error) if {
-	is_string(input_error)
+	not input_ok
 } else := refuse(concat("", ["unknown object \"", object_raw, "\""])) if {
 	not vov.objects[object_raw]
 } else := server_decision if {
@@ -46,6 +48,17 @@ has_osgroups if {
 	_ = input.osgroups
 }
 
+# Every check of input_error at once; undefined for an input that is not an object.
+input_ok if {
+	non_empty_string(input.object)
+	is_string(action_raw)
+	vov.capabilities[action]
+	non_empty_string(user_raw)
+	is_string(host_raw)
+	string_array(object.get(input, "osgroups", []))
+	is_boolean(server_raw)
+}
+
 # An absent input (OPA's Data API treats {"input": null} as none) is not an object either;
 # "not is_object(input)" would be undefined then, so the test goes through a rule.
 input_is_object if is_object(input)
@@ -58,7 +71,7 @@ input_error := "invalid input: not an object" if {
 } else := `invalid input: "action" must be a string` if {
 	not is_string(action_raw)
 } else := concat("", ["invalid input: unknown action \"", action_raw, "\""]) if {
-	not all_capabilities[action]
+	not vov.capabilities[action]
 } else := `invalid input: "user" must be a non-empty string` if {
 	not non_empty_string(user_raw)
 } else := `invalid input: "host" must be a string` if {
@@ -82,10 +95,9 @@ string_array(a) if {
 	}
 }
 
-all_capabilities := {
-	"ATTACH", "CHOWN", "CREATE", "DELEGATE", "DETACH", "EDIT", "EXISTS",
-	"FORGET", "RESUME", "RETRACE", "SIGNAL", "STOP", "SUSPEND", "VIEW",
-}
+# vovacl's CAPABILITIES TABLE, which the translator writes as a table (a set literal
+# would be built at every decision on OPA's Wasm).
+all_capabilities := object.keys(vov.capabilities)
 
 # The action upper-cased, with P's spelling EXIST read as EXISTS.
 action := "EXISTS" if {
@@ -187,55 +199,46 @@ osgroups := {g | some g in input.osgroups} if {
 # for the type, and SERVER and UNDEF, which match no request) that do, in ACL order.
 matched := [e | some e in obj.entries; entry_matches(e)]
 
-# USER name: that login.
+# One else chain, so that a matching entry stops at its kind; the most common kinds
+# come first.
 entry_matches(e) if {
+	# EVERYBODY
+	e.kind == "EVERYBODY"
+} else := true if {
+	# OWNER, the role: the queue/instance/project owner, whoever owns the object.
+	e.kind == "OWNER"
+	user_raw == vov.owner
+} else := true if {
+	# USER name: that login.
 	e.kind == "USER"
 	e.name == user_raw
-}
-
-# USER without a name, the role: the user that owns the object.
-entry_matches(e) if {
+} else := true if {
+	# USER without a name, the role: the user that owns the object.
 	e.kind == "USER"
 	not e.name
 	user_raw == obj.owner
-}
-
-# OWNER, the role: the queue/instance/project owner, whoever owns the object.
-entry_matches(e) if {
-	e.kind == "OWNER"
-	user_raw == vov.owner
-}
-
-entry_matches(e) if e.kind == "EVERYBODY"
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "OSGROUP"
 	osgroups[e.name]
-}
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "FSGROUP"
 	membership.fsgroups[e.name]
-}
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "USERGROUP"
 	membership.usergroups[e.name]
-}
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "HOST"
 	e.name == host_lower
-}
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "ADMIN"
 	role == "ADMIN"
-}
-
-entry_matches(e) if {
+} else := true if {
 	e.kind == "LEADER"
-	role in {"LEADER", "ADMIN"}
+	role == "LEADER"
+} else := true if {
+	# ADMIN ranks above LEADER (a set literal would be built at every call).
+	e.kind == "LEADER"
+	role == "ADMIN"
 }
 
 held := {c | some e in matched; some c, _ in e.caps}

@@ -7,6 +7,10 @@ import data.vov.acl
 # role), LEADER and HOST entries; a job addressed by its id; a file (a place) by its path
 # or its id; joe in VOV user group designers; pat LEADER from elko, kim ADMIN from a range.
 compiled := {
+	"capabilities": {c: true | some c in [
+		"ATTACH", "CHOWN", "CREATE", "DELEGATE", "DETACH", "EDIT", "EXISTS",
+		"FORGET", "RESUME", "RETRACE", "SIGNAL", "STOP", "SUSPEND", "VIEW",
+	]},
 	"owner": "cadmin",
 	"host": "vovhost",
 	"no_rules": false,

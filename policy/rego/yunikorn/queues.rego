@@ -17,11 +17,15 @@ partitions := data.aclc.yunikorn.partitions
 # description: The queue decision; always defined.
 default decision := {"allow": false, "reason": "internal error: no rule decided"}
 
+# OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
+# is kept short: one body checks the input and the exact error is worked out only when
+# it fails; a request with groups and a valid user name skips the rest of ConvertUGI.
 decision := {"allow": false, "reason": input_error} if {
-	is_string(input_error)
+	not input_ok
 } else := {"allow": false, "reason": concat("", ["partition \"", partition_key, "\" not found"])} if {
 	not partitions[partition_key]
 } else := {"allow": false, "reason": ugi.error} if {
+	not ugi_given
 	is_string(ugi.error)
 } else := existing_queue_decision if {
 	queues[path]
@@ -41,6 +45,22 @@ forced_raw := object.get(input, "forced", false)
 partition_raw := object.get(input, "partition", "")
 
 action := object.get(input, "action", "")
+
+# Every check of input_error at once; undefined for an input that is not an object.
+input_ok if {
+	is_string(input.queue)
+	is_string(user_raw)
+	string_array(groups_raw)
+	is_boolean(forced_raw)
+	is_string(partition_raw)
+	known_action
+}
+
+known_action if {
+	action == "submit"
+} else if {
+	action == "admin"
+}
 
 # An absent input (OPA's Data API treats {"input": null} as none) is not an object either;
 # "not is_object(input)" would be undefined then, so the test goes through a rule.
@@ -62,7 +82,7 @@ input_error := "invalid input: must be a JSON object" if {
 } else := "invalid input: action must be a string" if {
 	not is_string(action)
 } else := concat("", ["unknown action \"", action, "\": want submit or admin"]) if {
-	not action in {"submit", "admin"}
+	not known_action
 }
 
 string_array(a) if {
@@ -87,6 +107,21 @@ path := lower(queue_raw)
 # groups the user is resolved and the user name is not checked, unless the lookup failed
 # on a forced application (then the only group is nogroup); with groups it is checked.
 # A lookup on which YuniKorn panics (resolved.panic) is refused even when forced.
+# ugi_user and ugi_groups are its answer; ugi is read only when the request is not the
+# common case of ugi_given: groups and a valid (so not empty) user name.
+ugi_given if {
+	count(groups_raw) > 0
+	valid_user_name(user_raw)
+}
+
+ugi_user := user_raw if {
+	ugi_given
+} else := ugi.user
+
+ugi_groups := groups_raw if {
+	ugi_given
+} else := ugi.groups
+
 ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 	user_raw == ""
 	forced_raw == true
@@ -116,16 +151,21 @@ given_groups := ["nogroup"] if {
 # (yunikorn/groups_static.rego), or aclc's host builtin with YuniKorn's cache.
 resolved := lookup_groups(user_raw)
 
-# configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$ without a regex engine.
-user_first_chars := "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-user_chars := "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/.@-"
+# configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$ without a regex engine: the
+# translator writes its character classes as tables ("first": the characters a name may
+# start with, "next": those it may hold), so the check is one lookup a character. OPA's
+# Wasm trim_left with the class as cutset costs the name's length times the position of
+# each character in the class.
+user_name_chars := data.aclc.yunikorn.user_name
 
 valid_user_name(u) if {
-	body := trim_suffix(u, "$")
-	body != ""
-	trim_left(substring(body, 0, 1), user_first_chars) == ""
-	trim_left(body, user_chars) == ""
+	chars := split(trim_suffix(u, "$"), "")
+	tables := user_name_chars
+	tables.first[chars[0]]
+	next := tables.next
+	every c in chars {
+		next[c]
+	}
 }
 
 # configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$ without a regex engine.
@@ -144,56 +184,54 @@ existing_queue_decision := submit_check(path) if {
 } else := admin_check(path)
 
 # CheckSubmitAccess: never on the recovery queue; else the first queue from this one up
-# to root whose submit or admin ACL grants. The reason string is built only for that
-# queue: OPA's Wasm has no early exit, so every level of the chain is tested.
+# to root whose submit or admin ACL grants. Most requests are granted by the queue's own
+# ACLs: they are decided without walking the chain, so the cost does not depend on the
+# queue's depth. OPA's Wasm has no early exit, so the chain is tested at every level; the
+# reason string is built only for the level that grants.
 submit_check(p) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
 	p == "root.@recovery@"
-} else := {"allow": true, "reason": submit_grant(p)} if {
-	# Most requests are granted by the queue's own ACLs: decide them without
-	# walking the chain, so the cost does not depend on the queue's depth.
-	submit_allows(p)
-} else := {"allow": true, "reason": submit_grant(hits[0])} if {
-	hits := [n | some n in queues[p].chain; submit_allows(n)]
+} else := {"allow": true, "reason": reason} if {
+	reason := submit_grant(p, queues[p])
+} else := {"allow": true, "reason": submit_grant(hits[0], queues[hits[0]])} if {
+	hits := [n | some n in queues[p].chain; submit_grant(n, queues[n])]
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no submitacl or adminacl on ", p, " or its ancestors allows ", principal])}
 
-submit_allows(n) if acl_allows(queues[n].submit)
-
-submit_allows(n) if acl_allows(queues[n].admin)
-
-submit_grant(n) := concat("", ["submitacl of ", n, " allows ", acl_grant(queues[n].submit)]) if {
-	acl_allows(queues[n].submit)
-} else := concat("", ["adminacl of ", n, " allows ", acl_grant(queues[n].admin)])
+# Why queue n (whose compiled entry is q) admits the request to submit, if it does: its
+# submit ACL, then its admin ACL, each checked as ACL.CheckAccess does (the wildcard, the
+# user name, then the groups in request order).
+submit_grant(n, q) := concat("", ["submitacl of ", n, " allows everybody"]) if {
+	q.submit.all
+} else := concat("", ["submitacl of ", n, " allows user \"", ugi_user, "\""]) if {
+	q.submit.users[ugi_user]
+} else := concat("", ["submitacl of ", n, " allows group \"", g, "\""]) if {
+	g := first_group(q.submit)
+} else := admin_grant(n, q)
 
 # CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
-admin_check(p) := {"allow": true, "reason": concat("", ["adminacl of ", p, " allows ", acl_grant(queues[p].admin)])} if {
-	acl_allows(queues[p].admin)
-} else := {"allow": true, "reason": concat("", ["adminacl of ", hits[0], " allows ", acl_grant(queues[hits[0]].admin)])} if {
-	hits := [n | some n in queues[p].chain; acl_allows(queues[n].admin)]
+admin_check(p) := {"allow": true, "reason": reason} if {
+	reason := admin_grant(p, queues[p])
+} else := {"allow": true, "reason": admin_grant(hits[0], queues[hits[0]])} if {
+	hits := [n | some n in queues[p].chain; admin_grant(n, queues[n])]
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal])}
 
-# ACL.CheckAccess: the wildcard, then the user name, then the groups in request order.
-acl_allows(acl) if acl.all
-
-acl_allows(acl) if acl.users[ugi.user]
-
-acl_allows(acl) if {
-	some g in ugi.groups
-	acl.groups[g]
+admin_grant(n, q) := concat("", ["adminacl of ", n, " allows everybody"]) if {
+	q.admin.all
+} else := concat("", ["adminacl of ", n, " allows user \"", ugi_user, "\""]) if {
+	q.admin.users[ugi_user]
+} else := concat("", ["adminacl of ", n, " allows group \"", g, "\""]) if {
+	g := first_group(q.admin)
 }
 
-# Which check of acl_allows admitted the request, for the reason.
-acl_grant(acl) := "everybody" if {
-	acl.all
-} else := concat("", ["user \"", ugi.user, "\""]) if {
-	acl.users[ugi.user]
-} else := concat("", ["group \"", matched[0], "\""]) if {
-	matched := [g | some g in ugi.groups; acl.groups[g]]
+# The first of the request's groups that acl lists.
+first_group(acl) := matched[0] if {
+	groups := acl.groups
+	matched := [g | some g in ugi_groups; groups[g]]
 	count(matched) > 0
 }
 
-principal := concat("", ["user \"", ugi.user, "\" with groups [", concat(", ", ugi.groups), "]"])
+principal := concat("", ["user \"", ugi_user, "\" with groups [", concat(", ", ugi_groups), "]"])
 
 # A queue that is not configured is decided at its deepest existing ancestor, where
 # YuniKorn would create it.

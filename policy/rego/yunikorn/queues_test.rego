@@ -4,16 +4,25 @@ import data.yunikorn.queues
 
 # A small compiled tree: root grants admin to group ops; root.a submit to sue and
 # group dev; root.a.leaf is a leaf; root.p is a parent with an explicit deny-all.
-tree := {"partitions": {
-	"default": {"queues": {
-		"root": {"leaf": false, "chain": ["root"], "submit": {"all": false}, "admin": {"all": false, "groups": {"ops": true}}},
-		"root.a": {"leaf": false, "chain": ["root.a", "root"], "submit": {"all": false, "users": {"sue": true}, "groups": {"dev": true}}, "admin": {"all": false}},
-		"root.a.leaf": {"leaf": true, "chain": ["root.a.leaf", "root.a", "root"], "submit": {"all": false}, "admin": {"all": false}},
-		"root.p": {"leaf": false, "chain": ["root.p", "root"], "submit": {"all": true}, "admin": {"all": false}},
-		"root.@recovery@": {"leaf": true, "chain": ["root.@recovery@", "root"], "submit": {"all": false}, "admin": {"all": false}},
-	}},
-	"gpu": {"queues": {"root": {"leaf": false, "chain": ["root"], "submit": {"all": true}, "admin": {"all": false}}}},
-}}
+tree := {
+	"partitions": {
+		"default": {"queues": {
+			"root": {"leaf": false, "chain": ["root"], "submit": {"all": false}, "admin": {"all": false, "groups": {"ops": true}}},
+			"root.a": {"leaf": false, "chain": ["root.a", "root"], "submit": {"all": false, "users": {"sue": true}, "groups": {"dev": true}}, "admin": {"all": false}},
+			"root.a.leaf": {"leaf": true, "chain": ["root.a.leaf", "root.a", "root"], "submit": {"all": false}, "admin": {"all": false}},
+			"root.p": {"leaf": false, "chain": ["root.p", "root"], "submit": {"all": true}, "admin": {"all": false}},
+			"root.@recovery@": {"leaf": true, "chain": ["root.@recovery@", "root"], "submit": {"all": false}, "admin": {"all": false}},
+		}},
+		"gpu": {"queues": {"root": {"leaf": false, "chain": ["root"], "submit": {"all": true}, "admin": {"all": false}}}},
+	},
+	"user_name": user_name,
+}
+
+# The tables of YuniKorn's user name rule that the translator writes next to the queues.
+user_name := {
+	"first": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "")},
+	"next": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/.@-", "")},
+}
 
 decide(req) := d if {
 	d := queues.decision with input as req with data.aclc.yunikorn as tree
@@ -91,14 +100,19 @@ test_username_not_checked_without_groups if {
 	decide({"queue": "root.p", "action": "submit", "user": "invaliduser><+"}).allow
 }
 
+valid_user_name(u) if queues.valid_user_name(u) with data.aclc.yunikorn as tree
+
 test_user_regex_without_regex if {
-	queues.valid_user_name("a") with data.aclc.yunikorn as tree
-	queues.valid_user_name("_a.b@c-d:e#f/g$")
-	not queues.valid_user_name("$")
-	not queues.valid_user_name("a$$")
-	not queues.valid_user_name("1a")
-	not queues.valid_user_name("a b")
-	not queues.valid_user_name("é")
+	valid_user_name("a")
+	valid_user_name("_a.b@c-d:e#f/g$")
+	valid_user_name("system:serviceaccount:kube-system:job-controller")
+	not valid_user_name("")
+	not valid_user_name("$")
+	not valid_user_name("a$$")
+	not valid_user_name("1a")
+	not valid_user_name("a b")
+	not valid_user_name("é")
+	not valid_user_name("aé")
 }
 
 test_queue_name_rule_without_regex if {

@@ -1,0 +1,265 @@
+# METADATA
+# title: VOV ACL decision
+# description: |
+#   Decides whether a user, connected from a host, may perform an action on a VOV object:
+#   the input checks, the SERVER bypass, the role from the security rules, and the union of
+#   the capabilities of every honoured entry that matches (EXISTS implied by holding
+#   anything), exactly as pkg/acl/vov decides. The compiled source lives in data.aclc.vov
+#   (written by aclc's translator, see pkg/translate/vov.go), keyed by object and by user
+#   so a decision costs the same for any number of objects. Only builtins that OPA's Wasm
+#   runs natively are used: no regex, no sprintf, no net.*; IPv4 ranges are compared as
+#   numbers computed by hand.
+# schemas:
+#   - input: schema.vov.input
+package vov.acl
+
+vov := data.aclc.vov
+
+# METADATA
+# entrypoint: true
+# description: The VOV ACL decision; always defined.
+default decision := {"allow": false, "capabilities": [], "role": "UNKNOWN", "reason": "internal error: no rule decided"}
+
+decision := refuse(input_error) if {
+	is_string(input_error)
+} else := refuse(concat("", ["unknown object \"", object_raw, "\""])) if {
+	not vov.objects[object_raw]
+} else := server_decision if {
+	server_raw == true
+} else := acl_decision
+
+refuse(reason) := {"allow": false, "capabilities": [], "role": "UNKNOWN", "reason": reason}
+
+# Raw input fields, with the defaults of absent optional fields.
+object_raw := object.get(input, "object", null)
+
+action_raw := object.get(input, "action", null)
+
+user_raw := object.get(input, "user", null)
+
+host_raw := object.get(input, "host", "")
+
+server_raw := object.get(input, "server", false)
+
+# Present, even when null: a null osgroups is an error, not "resolve".
+has_osgroups if {
+	_ = input.osgroups
+}
+
+# An absent input (OPA's Data API treats {"input": null} as none) is not an object either;
+# "not is_object(input)" would be undefined then, so the test goes through a rule.
+input_is_object if is_object(input)
+
+# The first problem with the input, checked in the same order as the reference code.
+input_error := "invalid input: not an object" if {
+	not input_is_object
+} else := `invalid input: "object" must be a non-empty string` if {
+	not non_empty_string(object_raw)
+} else := `invalid input: "action" must be a string` if {
+	not is_string(action_raw)
+} else := concat("", ["invalid input: unknown action \"", action_raw, "\""]) if {
+	not all_capabilities[action]
+} else := `invalid input: "user" must be a non-empty string` if {
+	not non_empty_string(user_raw)
+} else := `invalid input: "host" must be a string` if {
+	not is_string(host_raw)
+} else := `invalid input: "osgroups" must be an array of strings` if {
+	has_osgroups
+	not string_array(input.osgroups)
+} else := `invalid input: "server" must be a boolean` if {
+	not is_boolean(server_raw)
+}
+
+non_empty_string(s) if {
+	is_string(s)
+	s != ""
+}
+
+string_array(a) if {
+	is_array(a)
+	every x in a {
+		is_string(x)
+	}
+}
+
+all_capabilities := {
+	"ATTACH", "CHOWN", "CREATE", "DELEGATE", "DETACH", "EDIT", "EXISTS",
+	"FORGET", "RESUME", "RETRACE", "SIGNAL", "STOP", "SUSPEND", "VIEW",
+}
+
+# The action upper-cased, with P's spelling EXIST read as EXISTS.
+action := "EXISTS" if {
+	upper(action_raw) == "EXIST"
+} else := upper(action_raw)
+
+obj := vov.acls[vov.objects[object_raw]]
+
+host_lower := lower(host_raw)
+
+loopback := {"localhost", "127.0.0.1", "::1"}
+
+# SERVER: only the project owner on the loopback interface holds it; it bypasses the ACL.
+server_decision := {
+	"allow": true,
+	"capabilities": sort(all_capabilities),
+	"role": role,
+	"reason": concat("", ["SERVER: ", vov.owner, " on ", host_raw, " bypasses the ACL of ", obj.type, " \"", obj.address, "\""]),
+} if {
+	user_raw == vov.owner
+	loopback[host_lower]
+} else := {
+	"allow": false,
+	"capabilities": [],
+	"role": role,
+	"reason": concat("", ["SERVER credentials refused: ", user_raw, " on ", host_raw, " is not the server owner on localhost"]),
+}
+
+# The role: without any rule, the owner is ADMIN from the server host or the loopback
+# interface; otherwise the level of the first rule, in resolution order, that matches the
+# user and the host. The user's own list (named-user rules, then the rules of the user's
+# groups) is precomputed, so only that list and the "+" rules are scanned.
+role := "ADMIN" if {
+	vov.no_rules
+	user_raw == vov.owner
+	owner_host
+} else := "UNKNOWN" if {
+	vov.no_rules
+} else := role_hits[0] if {
+	count(role_hits) > 0
+} else := "UNKNOWN"
+
+owner_host if {
+	vov.host != ""
+	host_lower == vov.host
+}
+
+owner_host if loopback[host_lower]
+
+role_hits := [r.level |
+	some r in array.concat(object.get(vov.user_rules, user_raw, []), vov.any_rules)
+	rule_host(r)
+]
+
+rule_host(r) if r.any_host
+
+rule_host(r) if r.names[host_lower]
+
+rule_host(r) if {
+	some rg in r.ranges
+	rg[0] <= host_ip
+	host_ip <= rg[1]
+}
+
+# The host as a 32-bit number when it is a dotted-quad IPv4 address (four decimal octets
+# 0-255 without leading zeros); undefined otherwise.
+host_ip := ((to_number(parts[0]) * 256 + to_number(parts[1])) * 256 + to_number(parts[2])) * 256 + to_number(parts[3]) if {
+	parts := split(host_raw, ".")
+	count(parts) == 4
+	every p in parts {
+		octet(p)
+	}
+}
+
+octet(p) if {
+	count(p) >= 1
+	count(p) <= 3
+	trim_left(p, "0123456789") == ""
+	not leading_zero(p)
+	to_number(p) <= 255
+}
+
+leading_zero(p) if {
+	count(p) > 1
+	startswith(p, "0")
+}
+
+# The user's memberships; a user in no group has none.
+membership := object.get(vov.members, user_raw, {"usergroups": {}, "fsgroups": {}})
+
+# The request's OS groups, or the resolver's answer when it carries none. lookup_osgroups
+# is defined by the module the build picks: vov/groups_static.rego (the "none" rule or
+# data from a static resolver) or aclc's host builtin.
+osgroups := {g | some g in input.osgroups} if {
+	has_osgroups
+} else := {g | some g in lookup_osgroups(user_raw)}
+
+# The entries that can match (the translator leaves out those the AGENTS TABLE marks "n"
+# for the type, and SERVER and UNDEF, which match no request) that do, in ACL order.
+matched := [e | some e in obj.entries; entry_matches(e)]
+
+# USER name: that login.
+entry_matches(e) if {
+	e.kind == "USER"
+	e.name == user_raw
+}
+
+# USER without a name, the role: the user that owns the object.
+entry_matches(e) if {
+	e.kind == "USER"
+	not e.name
+	user_raw == obj.owner
+}
+
+# OWNER, the role: the queue/instance/project owner, whoever owns the object.
+entry_matches(e) if {
+	e.kind == "OWNER"
+	user_raw == vov.owner
+}
+
+entry_matches(e) if e.kind == "EVERYBODY"
+
+entry_matches(e) if {
+	e.kind == "OSGROUP"
+	osgroups[e.name]
+}
+
+entry_matches(e) if {
+	e.kind == "FSGROUP"
+	membership.fsgroups[e.name]
+}
+
+entry_matches(e) if {
+	e.kind == "USERGROUP"
+	membership.usergroups[e.name]
+}
+
+entry_matches(e) if {
+	e.kind == "HOST"
+	e.name == host_lower
+}
+
+entry_matches(e) if {
+	e.kind == "ADMIN"
+	role == "ADMIN"
+}
+
+entry_matches(e) if {
+	e.kind == "LEADER"
+	role in {"LEADER", "ADMIN"}
+}
+
+held := {c | some e in matched; some c, _ in e.caps}
+
+# Holding anything implies knowing the object exists.
+capabilities := held | {"EXISTS"} if {
+	count(held) > 0
+} else := held
+
+# The entries a grant is attributed to: those listing the action, or every match for EXISTS.
+grantors := [e.label | some e in matched] if {
+	action == "EXISTS"
+} else := [e.label | some e in matched; e.caps[action]]
+
+acl_decision := {
+	"allow": true,
+	"capabilities": sort(capabilities),
+	"role": role,
+	"reason": concat("", [action, " on ", obj.type, " \"", obj.address, "\" granted by ", concat(", ", grantors)]),
+} if {
+	capabilities[action]
+} else := {
+	"allow": false,
+	"capabilities": sort(capabilities),
+	"role": role,
+	"reason": concat("", [action, " on ", obj.type, " \"", obj.address, "\" denied to ", user_raw, ": no matching entry grants it"]),
+}

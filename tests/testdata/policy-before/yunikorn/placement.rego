@@ -1,0 +1,570 @@
+# METADATA
+# title: YuniKorn placement decision
+# description: |
+#   Decides where YuniKorn's placement manager puts an application, or why it rejects it:
+#   the partition, ConvertUGI, the rules in order (filters, names, parent chains, create),
+#   the ACL, leaf and draining checks, the root.default fallback, the recovery queue and the
+#   creation of dynamic queues, with YuniKorn's messages. Stateless: input.state says which
+#   dynamic queues exist or drain. The rules are compiled into data.aclc.yunikorn per
+#   partition, each with its parent chain flattened (innermost parent first), so a chain is
+#   evaluated without recursion; every queue lookup is an object key.
+# schemas:
+#   - input: schema.yunikorn.placement.input
+package yunikorn.placement
+
+import data.yunikorn.queues as yq
+
+yk := data.aclc.yunikorn
+
+recovery_queue := "root.@recovery@"
+
+default decision := {"allow": false, "forced": false, "reason": "internal error: no rule decided"}
+
+decision := {"allow": false, "forced": false, "reason": input_error} if {
+	is_string(input_error)
+} else := rejected(
+	concat("", ["Failed to add application ", app_id, " to partition [", yk.cluster, "]", partition_key, ", partition doesn't exist"]),
+	[concat("", ["partition ", partition_key, " does not exist"])],
+) if {
+	not yk.partitions[partition_key]
+} else := rejected(ugi.error, [concat("", ["user: ", ugi.error])]) if {
+	is_string(ugi.error)
+} else := with_identity(rejected(place_failed(no_rule_matched), [concat("", ["no placement rules: ", rules_error])])) if {
+	is_string(rules_error)
+} else := with_identity(placement)
+
+no_rule_matched := "application rejected: no placement rule matched"
+
+# A rejection with YuniKorn's message and the reason entries.
+rejected(message, entries) := {"allow": false, "forced": forced, "message": message, "reason": concat("; ", entries)}
+
+place_failed(cause) := concat("", ["failed to place application ", app_id, ": ", cause])
+
+with_identity(d) := object.union(d, {"user": ugi.user, "groups": ugi.groups}) if {
+	count(ugi.groups) > 0
+} else := object.union(d, {"user": ugi.user})
+
+# Raw input fields, with the defaults of absent fields.
+app := object.get(input, "application", null)
+
+app_id := object.get(app, "id", null)
+
+app_queue := object.get(app, "queue", "")
+
+app_user := object.get(app, "user", "")
+
+app_groups := object.get(app, "groups", [])
+
+app_tags := object.get(app, "tags", {})
+
+partition_raw := object.get(input, "partition", "")
+
+state := object.get(input, "state", {})
+
+state_queues := object.get(state, "queues", [])
+
+input_is_object if is_object(input)
+
+# The first problem with the input, in the reference's order.
+input_error := "invalid input: must be a JSON object" if {
+	not input_is_object
+} else := "invalid input: application must be an object" if {
+	not is_object(app)
+} else := "invalid input: application.id must be a string" if {
+	not is_string(app_id)
+} else := "invalid input: application.queue must be a string" if {
+	not is_string(app_queue)
+} else := "invalid input: application.user must be a string" if {
+	not is_string(app_user)
+} else := "invalid input: application.groups must be an array of strings" if {
+	not yq.string_array(app_groups)
+} else := "invalid input: application.tags must be an object of strings" if {
+	not string_object(app_tags)
+} else := "invalid input: partition must be a string" if {
+	not is_string(partition_raw)
+} else := "invalid input: state must be an object" if {
+	not is_object(state)
+} else := "invalid input: state.queues must be an array of objects" if {
+	not object_array(state_queues)
+} else := "invalid input: state.queues[].path must be a string" if {
+	some q in state_queues
+	not is_string(object.get(q, "path", null))
+} else := "invalid input: state.queues[].leaf must be a boolean" if {
+	some q in state_queues
+	not is_boolean(object.get(q, "leaf", true))
+} else := "invalid input: state.queues[].draining must be a boolean" if {
+	some q in state_queues
+	not is_boolean(object.get(q, "draining", false))
+}
+
+string_object(o) if {
+	is_object(o)
+	every v in o {
+		is_string(v)
+	}
+}
+
+object_array(a) if {
+	is_array(a)
+	every x in a {
+		is_object(x)
+	}
+}
+
+partition_key := "default" if {
+	partition_raw == ""
+} else := "default" if {
+	lower(partition_raw) == "default"
+} else := partition_raw
+
+queues := yk.partitions[partition_key].queues
+
+rules_error := yk.partitions[partition_key].placement.error
+
+rules := yk.partitions[partition_key].placement.rules
+
+# Application.GetTag: the key equal to the name under case folding. YuniKorn takes the
+# first in Go's random map order; the smallest key is taken here, as in the reference.
+tag_value(name) := v if {
+	v := tag_index[fold(name)]
+} else := ""
+
+# Each tag key folded once per decision, not once per lookup: the folded name to the
+# value of the smallest key that folds to it.
+folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
+
+tag_index := {f: app_tags[k] |
+	some _, f in folded_tag_keys
+	k := min({x | some x, g in folded_tag_keys; g == f})
+}
+
+# strings.EqualFold for the names tags have: lower case, and the long s that folds to s.
+fold(s) := lower(replace(s, "ſ", "s"))
+
+# IsAppCreationForced: strconv.ParseBool of the force tag.
+forced if tag_value("application.create.force") in {"1", "t", "T", "TRUE", "true", "True"}
+
+default forced := false
+
+# ConvertUGI, as the queue decision applies it, with force from the tags.
+ugi := {"user": "nobody", "groups": ["nogroup"]} if {
+	app_user == ""
+	forced
+} else := {"error": "empty user cannot resolve"} if {
+	app_user == ""
+} else := {"user": app_user, "groups": resolved.groups} if {
+	count(app_groups) == 0
+	not resolved.error
+} else := {"error": resolved.error} if {
+	count(app_groups) == 0
+	not forced
+} else := {"user": app_user, "groups": given_groups} if {
+	yq.valid_user_name(app_user)
+} else := {"error": "invalid username, it contains invalid characters"}
+
+given_groups := ["nogroup"] if {
+	count(app_groups) == 0
+} else := app_groups
+
+resolved := yq.lookup_groups(app_user)
+
+# --- The partition as this placement sees it: configured queues and the input's state.
+
+# A configured queue; the recovery queue the queue decision adds does not count.
+configured(p) if {
+	queues[p]
+	not queues[p].added
+}
+
+state_paths contains lower(q.path) if some q in state_queues
+
+# The missing ancestors of state queues are dynamic parents.
+state_parents contains pre if {
+	some q in state_queues
+	parts := split(lower(q.path), ".")
+	some i in numbers.range(1, count(parts) - 1)
+	i < count(parts)
+	pre := concat(".", array.slice(parts, 0, i))
+	pre != ""
+}
+
+# getQueueInternal: the lower-cased path.
+exists(name) if configured(lower(name))
+
+exists(name) if state_paths[lower(name)]
+
+exists(name) if state_parents[lower(name)]
+
+# Only asked of a queue that exists.
+leaf(name) := queues[p].leaf if {
+	p := lower(name)
+	configured(p)
+} else := false if {
+	state_parents[lower(name)]
+} else := [object.get(q, "leaf", true) |
+	some q in state_queues
+	lower(q.path) == lower(name)
+][0]
+
+draining(name) if {
+	some q in state_queues
+	lower(q.path) == lower(name)
+	q.draining == true
+}
+
+# Queue.CheckSubmitAccess: never on the recovery queue; else the queue's ACLs, then the
+# parent's check. Queues from the state have no ACLs: the nearest queue up the path that
+# is configured or the recovery queue decides. Most requests are granted by that queue's
+# own ACLs: the else branch walks the chain only for the others, so the cost does not
+# depend on the queue's depth.
+submit(name) := allowed if {
+	allowed := submit_at(acl_holder(lower(name)))
+} else := false
+
+submit_at(h) := false if {
+	h == recovery_queue
+} else := true if {
+	submit_allows(h)
+} else := true if {
+	some n in queues[h].chain
+	submit_allows(n)
+} else := false
+
+acl_holder(p) := p if {
+	configured(p)
+} else := p if {
+	p == recovery_queue
+} else := holders[count(holders) - 1] if {
+	parts := split(p, ".")
+	holders := [pre |
+		some i in numbers.range(1, count(parts))
+		pre := concat(".", array.slice(parts, 0, i))
+		holds_acl(pre)
+	]
+	count(holders) > 0
+}
+
+holds_acl(p) if configured(p)
+
+holds_acl(p) if p == recovery_queue
+
+submit_allows(n) if acl_allows(queues[n].submit)
+
+submit_allows(n) if acl_allows(queues[n].admin)
+
+acl_allows(acl) if acl.all
+
+acl_allows(acl) if acl.users[ugi.user]
+
+acl_allows(acl) if {
+	some g in ugi.groups
+	acl.groups[g]
+}
+
+# --- Filters (YuniKorn's Filter.allowUser).
+
+filter_allows(f) := f.allow if {
+	f.empty
+} else := f.allow if {
+	filter_user(f)
+} else := f.allow if {
+	some g in ugi.groups
+	filter_group(f, g)
+} else := negate(f.allow)
+
+negate(true) := false
+
+negate(false) := true
+
+filter_user(f) if f.users[ugi.user]
+
+filter_user(f) if regex.match(f.user_re, ugi.user)
+
+filter_group(f, g) if f.groups[g]
+
+filter_group(f, g) if regex.match(f.group_re, g)
+
+# --- One rule element on its own, before its parent runs: "skip" (with why), "error",
+# "final" (a qualified name: the parent is not run) or "child" (a name below the parent).
+
+invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
+
+own(el) := {"kind": "final", "queue": "test", "test": true} if {
+	el.name == "test"
+	app_queue == ""
+} else := {"kind": "error", "error": invalid_queue_name} if {
+	el.name == "test"
+	some part in split(app_queue, ".")
+	not yq.valid_queue_name(part)
+} else := {"kind": "final", "queue": replace(app_queue, ".", "_dot_"), "test": true} if {
+	el.name == "test"
+} else := {"kind": "skip", "text": "no queue requested"} if {
+	el.name == "provided"
+	app_queue == ""
+} else := {"kind": "skip", "text": concat("", ["tag ", el.value, " not set"])} if {
+	el.name == "tag"
+	tag_value(el.value) == ""
+} else := {"kind": "skip", "text": "filtered out"} if {
+	not filter_allows(el.filter)
+} else := {"kind": "final", "queue": el.value} if {
+	el.name == "fixed"
+	el.qualified
+} else := {"kind": "child", "child": el.value} if {
+	el.name == "fixed"
+} else := named(ugi.user, false) if {
+	el.name == "user"
+} else := named(app_queue, true) if {
+	el.name == "provided"
+} else := named(tag_value(el.value), true)
+
+# A name from the submission, a tag or the user: qualified when it starts with "root."
+# (never for the user), each part checked; else dots become _dot_ and the whole is checked.
+named(n, may_qualify) := {"kind": "error", "error": invalid_queue_name} if {
+	may_qualify
+	startswith(n, "root.")
+	some part in split(n, ".")
+	not yq.valid_queue_name(part)
+} else := {"kind": "final", "queue": n} if {
+	may_qualify
+	startswith(n, "root.")
+} else := {"kind": "child", "child": child} if {
+	child := replace(n, ".", "_dot_")
+	yq.valid_queue_name(child)
+} else := {"kind": "error", "error": invalid_queue_name}
+
+# "parent: " once per level between the rule and the element an outcome comes from.
+nest(k) := concat("", [x | some i in numbers.range(0, k); i > 0; x := "parent: "])
+
+# --- A rule chain: from the rule down, the first element that is not a child name stops
+# the descent (its parent is not run); then back up, each level checks the queue its
+# parent gave (a leaf is an error) and its own name (missing, without create: nothing).
+chain_result(chain) := res if {
+	n := count(chain)
+	owns := [own(el) | some el in chain]
+	s := last_stop(owns)
+	res := stop_result(chain, owns, n, s)
+}
+
+last_stop(owns) := stops[count(stops) - 1] if {
+	stops := [j | some j, o in owns; o.kind != "child"]
+	count(stops) > 0
+} else := -1
+
+stop_result(chain, owns, n, s) := {"kind": "skip", "text": concat("", [nest((n - 1) - s), owns[s].text]), "lookups": []} if {
+	s >= 0
+	owns[s].kind == "skip"
+} else := {"kind": "error", "error": owns[s].error, "text": concat("", [nest((n - 1) - s), "error: ", owns[s].error]), "lookups": []} if {
+	s >= 0
+	owns[s].kind == "error"
+} else := climb(chain, owns, n, s, base_of(owns, s))
+
+# The queue the levels above the stop build on.
+base_of(_, -1) := "root"
+
+base_of(owns, s) := owns[s].queue if {
+	s >= 0
+	startswith(owns[s].queue, "root.")
+} else := concat("", ["root.", owns[s].queue]) if {
+	s >= 0
+}
+
+# The queue at level j above the stop.
+level_queue(owns, s, base, j) := owns[s].queue if {
+	j == s
+} else := concat(".", array.concat([base], [owns[k].child | some k in numbers.range(s + 1, j)]))
+
+climb(chain, owns, n, s, base) := res if {
+	lo := max([s, 0])
+	events := [e |
+		some j in numbers.range(lo, n - 1)
+		some k in [0, 1]
+		e := level_event(chain, owns, n, s, base, j, k)
+	]
+	fails := [i | some i, e in events; e.fail]
+	res := climb_result(owns, n, s, base, events, fails)
+}
+
+climb_result(owns, n, s, base, events, fails) := object.union(events[fails[0]], {"lookups": [e.lookup | some i, e in events; i <= fails[0]]}) if {
+	count(fails) > 0
+} else := {"kind": "queue", "queue": level_queue(owns, s, base, n - 1), "lookups": [e.lookup | some e in events]}
+
+# Event 0 of level j: the parent's queue must not be an existing leaf.
+level_event(_, owns, n, s, base, j, 0) := e if {
+	j > s
+	j >= 1
+	pq := parent_queue(owns, s, base, j)
+	e := leaf_event(pq, n, j)
+}
+
+# Event 1 of level j: without create, the queue must exist.
+level_event(chain, owns, n, s, base, j, 1) := e if {
+	not final_test(owns, s, j)
+	chain[j].create == false
+	q := level_queue(owns, s, base, j)
+	e := create_event(q, n, j)
+}
+
+final_test(owns, s, j) if {
+	j == s
+	owns[s].test
+}
+
+parent_queue(owns, s, base, j) := base if {
+	j == s + 1
+} else := level_queue(owns, s, base, j - 1)
+
+leaf_event(pq, n, j) := {"fail": true, "kind": "error", "error": msg, "text": concat("", [nest((n - 1) - j), "error: ", msg]), "lookup": pq} if {
+	exists(pq)
+	leaf(pq)
+	msg := concat("", ["parent rule returned a leaf queue: ", pq])
+} else := {"fail": false, "lookup": pq}
+
+create_event(q, n, j) := {"fail": false, "lookup": q} if {
+	exists(q)
+} else := {"fail": true, "kind": "skip", "text": concat("", [nest((n - 1) - j), q, " does not exist and create is false"]), "lookup": q}
+
+# --- PlaceApplication's checks on a rule's queue.
+
+# The outcome of one top-level rule: "skip", "error", "panic" or "placed", its reason entry
+# and the queues it looked up.
+rule_outcome(r) := checked(r.label, chain_result(r.chain))
+
+checked(label, c) := {"kind": "skip", "entry": concat(": ", [label, c.text]), "lookups": c.lookups} if {
+	c.kind == "skip"
+} else := {"kind": "error", "error": c.error, "entry": concat(": ", [label, c.text]), "lookups": c.lookups} if {
+	c.kind == "error"
+} else := object.union(queue_check(label, c.queue), {"lookups": array.concat(c.lookups, [c.queue])})
+
+queue_check(label, q) := placed(label, q) if {
+	q == recovery_queue
+	forced
+} else := skipped(label, concat("", [q, " is not a leaf"])) if {
+	exists(q)
+	not leaf(q)
+} else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", q])) if {
+	exists(q)
+	submit(q) == false
+} else := skipped(label, concat("", [q, " is draining"])) if {
+	exists(q)
+	draining(q)
+} else := placed(label, q) if {
+	exists(q)
+} else := {"kind": "panic", "panic": no_dot_panic, "entry": concat("", [label, ": panic: ", no_dot_panic])} if {
+	split(lower(q), ".")[0] != "root"
+} else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", above, " (nearest existing queue above ", q, ")"])) if {
+	above := nearest_existing(q)
+	submit(above) == false
+} else := placed(label, q)
+
+no_dot_panic := "runtime error: slice bounds out of range [:-1]"
+
+placed(label, q) := {"kind": "placed", "queue": q, "entry": concat("", [label, ": placed in ", q])}
+
+skipped(label, why) := {"kind": "skip", "entry": concat(": ", [label, why])}
+
+# The longest proper prefix of the lower-cased name that exists (root at least).
+nearest_existing(q) := found[count(found) - 1] if {
+	parts := split(lower(q), ".")
+	found := [p |
+		some i in numbers.range(1, count(parts) - 1)
+		p := concat(".", array.slice(parts, 0, i))
+		exists(p)
+	]
+}
+
+# --- The rules in order, then recovery, then root.default.
+
+outcomes := [o |
+	some r in rules
+	o := object.union(rule_outcome(r), {"name": r.name})
+]
+
+terminal := [i | some i, o in outcomes; o.kind != "skip"]
+
+rule_entries(k) := [o.entry | some i, o in outcomes; i <= k]
+
+rule_lookups(k) := [p | some i, o in outcomes; i <= k; some p in o.lookups]
+
+placement := settle(outcomes[t], rule_entries(t), rule_lookups(t)) if {
+	count(terminal) > 0
+	t := terminal[0]
+} else := settle(
+	placed("recovery", recovery_queue),
+	array.concat(rule_entries(count(outcomes)), ["recovery: placed in root.@recovery@"]),
+	rule_lookups(count(outcomes)),
+) if {
+	forced
+} else := fallback(array.concat(rule_entries(count(outcomes)), ["recovery: not forced"]), rule_lookups(count(outcomes)))
+
+# The root.default fallback of the last rule; its rule is "default".
+fallback(entries, lookups) := stateful_flag(
+	rejected(place_failed(no_rule_matched), array.concat(entries, ["default: root.default does not exist"])),
+	array.concat(lookups, ["root.default"]),
+) if {
+	not exists("root.default")
+} else := settle(object.union(queue_check("default", "root.default"), {"name": "default"}), array.concat(entries, [queue_check("default", "root.default").entry]), array.concat(lookups, ["root.default"]))
+
+settle(o, entries, lookups) := stateful_flag(rejected(place_failed(o.error), entries), lookups) if {
+	o.kind == "error"
+} else := stateful_flag({"allow": false, "forced": forced, "panic": o.panic, "reason": concat("; ", entries)}, lookups) if {
+	o.kind == "panic"
+} else := stateful_flag(rejected(place_failed(no_rule_matched), entries), lookups) if {
+	o.kind == "skip"
+} else := stateful_flag(accept(o, entries), array.concat(lookups, [o.queue]))
+
+# The partition's AddApplication after placement: a missing queue is created (the
+# recovery queue, or dynamic queues with their checks); an existing one must be a leaf.
+accept(o, entries) := {"allow": true, "forced": forced, "queue": lower(o.queue), "rule": rule_name(o), "created": true, "reason": concat("; ", entries)} if {
+	not exists(o.queue)
+	lower(o.queue) == recovery_queue
+} else := rejected(
+	concat("", ["failed to create rule based queue ", o.queue, " for application ", app_id, "\n", cause]),
+	array.concat(entries, [concat("", ["creation failed: ", cause])]),
+) if {
+	not exists(o.queue)
+	cause := create_error(o.queue)
+} else := {"allow": true, "forced": forced, "queue": lower(o.queue), "rule": rule_name(o), "created": true, "reason": concat("; ", entries)} if {
+	not exists(o.queue)
+} else := rejected(concat("", ["failed to find queue ", o.queue, " for application ", app_id]), entries) if {
+	not leaf(o.queue)
+} else := {"allow": true, "forced": forced, "queue": lower(o.queue), "rule": rule_name(o), "created": false, "reason": concat("; ", entries)}
+
+rule_name(o) := o.name if {
+	o.name
+} else := "recovery"
+
+# createQueue's checks, with names as the rule produced them.
+create_error(q) := concat("", ["illegal queue name passed in: ", q]) if {
+	not startswith(q, "root")
+} else := concat("", ["illegal queue name passed in: ", q]) if {
+	not contains(q, ".")
+} else := err if {
+	parts := split(q, ".")
+	depth := count(split(nearest_existing(q), "."))
+	current := concat(".", array.slice(parts, 0, depth))
+	err := create_step_error(q, current, array.slice(parts, depth, count(parts)))
+}
+
+create_step_error(q, current, new) := concat("", ["submit access to queue ", current, " denied during create of: ", q]) if {
+	submit(current) == false
+} else := concat("", ["creation of queue ", q, " failed parent is already a leaf: ", current]) if {
+	leaf(current)
+} else := errs[0] if {
+	errs := [e | some i, part in new; e := new_queue_error(part, i == 0, lower(current))]
+	count(errs) > 0
+}
+
+new_queue_error(part, first, parent) := invalid_queue_name if {
+	not yq.valid_queue_name(part)
+} else := "dynamic queue cannot be root.@recovery@" if {
+	part == "@recovery@"
+} else := concat("", ["dynamic queue creation failed: \ncannot add a child queue when queue is marked for deletion: ", parent]) if {
+	first
+	draining(parent)
+}
+
+# The answer looked up a queue the configuration does not hold.
+stateful_flag(d, lookups) := object.union(d, {"stateful": true}) if {
+	some p in lookups
+	not configured(lower(p))
+} else := d

@@ -1,0 +1,222 @@
+# METADATA
+# title: YuniKorn queue ACL decision
+# description: |
+#   Decides whether a user may submit to, or administer, a YuniKorn queue, exactly as
+#   YuniKorn's CheckSubmitAccess / CheckAdminAccess and ConvertUGI do. The compiled queue
+#   configuration lives in data.aclc.yunikorn (written by aclc's translator), keyed by
+#   partition and lower-cased queue path so a decision costs the same for any tree size.
+#   Only string builtins that OPA's Wasm runs natively are used: no regex, no sprintf.
+# schemas:
+#   - input: schema.yunikorn.queues.input
+package yunikorn.queues
+
+partitions := data.aclc.yunikorn.partitions
+
+# METADATA
+# entrypoint: true
+# description: The queue decision; always defined.
+default decision := {"allow": false, "reason": "internal error: no rule decided"}
+
+decision := {"allow": false, "reason": input_error} if {
+	is_string(input_error)
+} else := {"allow": false, "reason": concat("", ["partition \"", partition_key, "\" not found"])} if {
+	not partitions[partition_key]
+} else := {"allow": false, "reason": ugi.error} if {
+	is_string(ugi.error)
+} else := existing_queue_decision if {
+	queues[path]
+} else := {"allow": false, "reason": concat("", ["illegal queue name passed in: ", path])} if {
+	not startswith(path, "root.")
+} else := dynamic_queue_decision
+
+# Raw input fields, with the defaults of absent fields.
+queue_raw := object.get(input, "queue", null)
+
+user_raw := object.get(input, "user", "")
+
+groups_raw := object.get(input, "groups", [])
+
+forced_raw := object.get(input, "forced", false)
+
+partition_raw := object.get(input, "partition", "")
+
+action := object.get(input, "action", "")
+
+# An absent input (OPA's Data API treats {"input": null} as none) is not an object either;
+# "not is_object(input)" would be undefined then, so the test goes through a rule.
+input_is_object if is_object(input)
+
+# The first problem with the input, checked in the same order as the reference code.
+input_error := "invalid input: must be a JSON object" if {
+	not input_is_object
+} else := "invalid input: queue must be a string" if {
+	not is_string(queue_raw)
+} else := "invalid input: user must be a string" if {
+	not is_string(user_raw)
+} else := "invalid input: groups must be an array of strings" if {
+	not string_array(groups_raw)
+} else := "invalid input: forced must be a boolean" if {
+	not is_boolean(forced_raw)
+} else := "invalid input: partition must be a string" if {
+	not is_string(partition_raw)
+} else := "invalid input: action must be a string" if {
+	not is_string(action)
+} else := concat("", ["unknown action \"", action, "\": want submit or admin"]) if {
+	not action in {"submit", "admin"}
+}
+
+string_array(a) if {
+	is_array(a)
+	every x in a {
+		is_string(x)
+	}
+}
+
+# YuniKorn's partition name rule: "" and any case of "default" are "default".
+partition_key := "default" if {
+	partition_raw == ""
+} else := "default" if {
+	lower(partition_raw) == "default"
+} else := partition_raw
+
+queues := partitions[partition_key].queues
+
+path := lower(queue_raw)
+
+# ConvertUGI: an empty user is refused unless forced (then nobody/nogroup); without
+# groups the user is resolved and the user name is not checked, unless the lookup failed
+# on a forced application (then the only group is nogroup); with groups it is checked.
+# A lookup on which YuniKorn panics (resolved.panic) is refused even when forced.
+ugi := {"user": "nobody", "groups": ["nogroup"]} if {
+	user_raw == ""
+	forced_raw == true
+} else := {"error": "empty user cannot resolve"} if {
+	user_raw == ""
+} else := {"user": user_raw, "groups": resolved.groups} if {
+	count(groups_raw) == 0
+	not resolved.error
+} else := {"error": resolved.error} if {
+	count(groups_raw) == 0
+	forced_raw != true
+} else := {"error": resolved.error} if {
+	count(groups_raw) == 0
+	resolved.panic
+} else := {"user": user_raw, "groups": given_groups} if {
+	valid_user_name(user_raw)
+} else := {"error": "invalid username, it contains invalid characters"}
+
+# The groups the request carries, or YuniKorn's fallback when a forced lookup failed.
+given_groups := ["nogroup"] if {
+	count(groups_raw) == 0
+} else := groups_raw
+
+# The lookup of a request without groups: {"groups": [...]} or, when it failed,
+# {"groups": [...], "error": "..."}, with "panic" when YuniKorn would panic. lookup_groups is defined by the module the build
+# picks: YuniKorn's "none" rule and data compiled from a static resolver
+# (yunikorn/groups_static.rego), or aclc's host builtin with YuniKorn's cache.
+resolved := lookup_groups(user_raw)
+
+# configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$ without a regex engine.
+user_first_chars := "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+user_chars := "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/.@-"
+
+valid_user_name(u) if {
+	body := trim_suffix(u, "$")
+	body != ""
+	trim_left(substring(body, 0, 1), user_first_chars) == ""
+	trim_left(body, user_chars) == ""
+}
+
+# configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$ without a regex engine.
+queue_name_chars := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:#/@-"
+
+valid_queue_name(n) if {
+	count(n) >= 1
+	count(n) <= 64
+	trim_left(n, queue_name_chars) == ""
+}
+
+invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
+
+existing_queue_decision := submit_check(path) if {
+	action == "submit"
+} else := admin_check(path)
+
+# CheckSubmitAccess: never on the recovery queue; else the first queue from this one up
+# to root whose submit or admin ACL grants. The reason string is built only for that
+# queue: OPA's Wasm has no early exit, so every level of the chain is tested.
+submit_check(p) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
+	p == "root.@recovery@"
+} else := {"allow": true, "reason": submit_grant(p)} if {
+	# Most requests are granted by the queue's own ACLs: decide them without
+	# walking the chain, so the cost does not depend on the queue's depth.
+	submit_allows(p)
+} else := {"allow": true, "reason": submit_grant(hits[0])} if {
+	hits := [n | some n in queues[p].chain; submit_allows(n)]
+	count(hits) > 0
+} else := {"allow": false, "reason": concat("", ["no submitacl or adminacl on ", p, " or its ancestors allows ", principal])}
+
+submit_allows(n) if acl_allows(queues[n].submit)
+
+submit_allows(n) if acl_allows(queues[n].admin)
+
+submit_grant(n) := concat("", ["submitacl of ", n, " allows ", acl_grant(queues[n].submit)]) if {
+	acl_allows(queues[n].submit)
+} else := concat("", ["adminacl of ", n, " allows ", acl_grant(queues[n].admin)])
+
+# CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
+admin_check(p) := {"allow": true, "reason": concat("", ["adminacl of ", p, " allows ", acl_grant(queues[p].admin)])} if {
+	acl_allows(queues[p].admin)
+} else := {"allow": true, "reason": concat("", ["adminacl of ", hits[0], " allows ", acl_grant(queues[hits[0]].admin)])} if {
+	hits := [n | some n in queues[p].chain; acl_allows(queues[n].admin)]
+	count(hits) > 0
+} else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal])}
+
+# ACL.CheckAccess: the wildcard, then the user name, then the groups in request order.
+acl_allows(acl) if acl.all
+
+acl_allows(acl) if acl.users[ugi.user]
+
+acl_allows(acl) if {
+	some g in ugi.groups
+	acl.groups[g]
+}
+
+# Which check of acl_allows admitted the request, for the reason.
+acl_grant(acl) := "everybody" if {
+	acl.all
+} else := concat("", ["user \"", ugi.user, "\""]) if {
+	acl.users[ugi.user]
+} else := concat("", ["group \"", matched[0], "\""]) if {
+	matched := [g | some g in ugi.groups; acl.groups[g]]
+	count(matched) > 0
+}
+
+principal := concat("", ["user \"", ugi.user, "\" with groups [", concat(", ", ugi.groups), "]"])
+
+# A queue that is not configured is decided at its deepest existing ancestor, where
+# YuniKorn would create it.
+path_parts := split(path, ".")
+
+existing_prefixes := [p |
+	some i in numbers.range(0, count(path_parts) - 1)
+	p := concat(".", array.slice(path_parts, 0, i + 1))
+	queues[p]
+]
+
+ancestor := existing_prefixes[count(existing_prefixes) - 1]
+
+new_parts := array.slice(path_parts, count(existing_prefixes), count(path_parts))
+
+dynamic_queue_decision := {"allow": c.allow, "reason": concat("", ["queue ", path, " does not exist: checked at ", ancestor, ", where ", c.reason])} if {
+	action == "admin"
+	c := admin_check(ancestor)
+} else := {"allow": false, "reason": concat("", ["submit access to queue ", ancestor, " denied during create of: ", path])} if {
+	not submit_check(ancestor).allow
+} else := {"allow": false, "reason": concat("", ["creation of queue ", path, " failed parent is already a leaf: ", ancestor])} if {
+	queues[ancestor].leaf
+} else := {"allow": false, "reason": invalid_queue_name} if {
+	some part in new_parts
+	not valid_queue_name(part)
+} else := {"allow": true, "reason": concat("", ["queue ", path, " does not exist: created under ", ancestor, ", where ", submit_check(ancestor).reason])}
