@@ -300,8 +300,47 @@ func TestCorpusVerdicts(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no admission corpus: %v", err)
 	}
+	var compared, denied, approximate int
+	skipped := eachValidationCase(t, root, paths, newClient, func(c corpusCase, cl *client.Client, request, resp map[string]any, allowed bool, ns string) {
+		got := violations(t, cl, request, c.namespaceObject(ns))
+		compared++
+		if allowed {
+			if len(got) != 0 {
+				t.Errorf("%s: the policy allows, the template refuses: %q", c.Note, got)
+			}
+			return
+		}
+		denied++
+		status, _ := resp["status"].(map[string]any)
+		want, _ := status["message"].(string)
+		switch {
+		case len(got) != 1:
+			t.Errorf("%s: the policy refuses (%q), the template gives %d violations %q", c.Note, want, len(got), got)
+		case got[0] == want:
+		case portableTexts[got[0]]:
+			approximate++
+			t.Logf("%s: portable text %q for %q", c.Note, got[0], want)
+		default:
+			t.Errorf("%s: message %q, want %q", c.Note, got[0], want)
+		}
+	})
+	t.Logf("%d validation cases compared (%d refusals, %d with the portable library's approximate text), %d skipped", compared, denied, approximate, skipped)
+	if compared < 150 || denied < 50 {
+		t.Errorf("too few cases compared (%d, %d refusals): the corpus reader has drifted from the corpus", compared, denied)
+	}
+}
+
+// eachValidationCase reads the corpus files at paths and calls fn for each
+// case the API server could send to Gatekeeper (validationRequest), with a
+// client for the case's source (one per distinct source, made by
+// newClient from its built manifests), the request, the expected response,
+// whether it allows, and the request's namespace ("default" when empty).
+// Cases of an invalid source are passed over; it returns how many cases
+// were not validation cases.
+func eachValidationCase(t *testing.T, root string, paths []string, newClient func(testing.TB, *manifests) *client.Client,
+	fn func(c corpusCase, cl *client.Client, request, resp map[string]any, allowed bool, ns string)) (skipped int) {
+	t.Helper()
 	clients := map[string]*client.Client{}
-	var compared, denied, approximate, skipped int
 	for _, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
@@ -343,33 +382,10 @@ func TestCorpusVerdicts(t *testing.T) {
 			if ns == "" {
 				ns = "default"
 			}
-			got := violations(t, cl, request, c.namespaceObject(ns))
-			compared++
-			if allowed {
-				if len(got) != 0 {
-					t.Errorf("%s: the policy allows, the template refuses: %q", c.Note, got)
-				}
-				continue
-			}
-			denied++
-			status, _ := resp["status"].(map[string]any)
-			want, _ := status["message"].(string)
-			switch {
-			case len(got) != 1:
-				t.Errorf("%s: the policy refuses (%q), the template gives %d violations %q", c.Note, want, len(got), got)
-			case got[0] == want:
-			case portableTexts[got[0]]:
-				approximate++
-				t.Logf("%s: portable text %q for %q", c.Note, got[0], want)
-			default:
-				t.Errorf("%s: message %q, want %q", c.Note, got[0], want)
-			}
+			fn(c, cl, request, resp, allowed, ns)
 		}
 	}
-	t.Logf("%d validation cases compared (%d refusals, %d with the portable library's approximate text), %d skipped", compared, denied, approximate, skipped)
-	if compared < 150 || denied < 50 {
-		t.Errorf("too few cases compared (%d, %d refusals): the corpus reader has drifted from the corpus", compared, denied)
-	}
+	return skipped
 }
 
 // validationRequest returns the AdmissionRequest of a case the API server

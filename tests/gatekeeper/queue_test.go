@@ -2,7 +2,6 @@ package gatekeeper
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/open-policy-agent/frameworks/constraint/pkg/client"
 	"github.com/open-policy-agent/frameworks/constraint/pkg/client/drivers/rego"
 	"github.com/open-policy-agent/frameworks/constraint/pkg/client/reviews"
-	"gopkg.in/yaml.v3"
 )
 
 // newQueueClient loads the queue template and its deny and warn
@@ -82,73 +80,34 @@ func TestQueueCorpusVerdicts(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no queue corpus: %v", err)
 	}
-	clients := map[string]*client.Client{}
-	var compared, denied, warned, skipped int
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f corpusFile
-		if err := yaml.Unmarshal(raw, &f); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for _, c := range f.Cases {
-			request, reason := validationRequest(c)
-			if request == nil {
-				skipped++
-				t.Logf("%s: not a validation case: %s", c.Note, reason)
-				continue
-			}
-			src, err := c.source(root, f)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Note, err)
-			}
-			cl, ok := clients[string(src)]
-			if !ok {
-				m, err := build(t, src)
-				if err != nil {
-					t.Fatalf("%s: %v", c.Note, err)
-				}
-				cl = newQueueClient(t, m)
-				clients[string(src)] = cl
-			}
-			resp, _ := c.Want["response"].(map[string]any)
-			allowed, ok := resp["allowed"].(bool)
-			if !ok {
-				t.Fatalf("%s: the case's want has no response.allowed", c.Note)
-			}
-			var wantWarn []string
-			if ws, _ := resp["warnings"].([]any); ws != nil {
-				for _, w := range ws {
-					wantWarn = append(wantWarn, w.(string))
-				}
-			}
-			sort.Strings(wantWarn)
-			ns, _ := request["namespace"].(string)
-			if ns == "" {
-				ns = "default"
-			}
-			deny, warn := queueResults(t, cl, request, c.namespaceObject(ns))
-			compared++
-			if strings.Join(warn, "\n") != strings.Join(wantWarn, "\n") {
-				t.Errorf("%s: warnings %q, want %q", c.Note, warn, wantWarn)
-			}
-			warned += len(warn)
-			if allowed {
-				if len(deny) != 0 {
-					t.Errorf("%s: the policy allows, the template refuses: %q", c.Note, deny)
-				}
-				continue
-			}
-			denied++
-			status, _ := resp["status"].(map[string]any)
-			want, _ := status["message"].(string)
-			if len(deny) != 1 || deny[0] != want {
-				t.Errorf("%s: the policy refuses with %q, the template gives %q", c.Note, want, deny)
+	var compared, denied, warned int
+	skipped := eachValidationCase(t, root, paths, newQueueClient, func(c corpusCase, cl *client.Client, request, resp map[string]any, allowed bool, ns string) {
+		var wantWarn []string
+		if ws, _ := resp["warnings"].([]any); ws != nil {
+			for _, w := range ws {
+				wantWarn = append(wantWarn, w.(string))
 			}
 		}
-	}
+		sort.Strings(wantWarn)
+		deny, warn := queueResults(t, cl, request, c.namespaceObject(ns))
+		compared++
+		if strings.Join(warn, "\n") != strings.Join(wantWarn, "\n") {
+			t.Errorf("%s: warnings %q, want %q", c.Note, warn, wantWarn)
+		}
+		warned += len(warn)
+		if allowed {
+			if len(deny) != 0 {
+				t.Errorf("%s: the policy allows, the template refuses: %q", c.Note, deny)
+			}
+			return
+		}
+		denied++
+		status, _ := resp["status"].(map[string]any)
+		want, _ := status["message"].(string)
+		if len(deny) != 1 || deny[0] != want {
+			t.Errorf("%s: the policy refuses with %q, the template gives %q", c.Note, want, deny)
+		}
+	})
 	t.Logf("%d validation cases compared (%d refusals, %d warnings), %d skipped", compared, denied, warned, skipped)
 	if compared < 80 || denied < 30 {
 		t.Errorf("too few cases compared (%d, %d refusals): the corpus reader has drifted from the corpus", compared, denied)
