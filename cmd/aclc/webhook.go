@@ -54,7 +54,7 @@ var webhookContext = func() (context.Context, context.CancelFunc) {
 // webhookOptions are webhook's flags.
 type webhookOptions struct {
 	addr, certFile, keyFile, sans, caOut, engine, kind string
-	selfSigned                                         bool
+	selfSigned, decisionLogs                           bool
 	interval                                           time.Duration
 	log                                                logOptions
 	cluster                                            *clusterFlags
@@ -68,6 +68,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.sans, "san", "", "comma-separated extra host names or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
 	fs.StringVar(&o.caOut, "ca-out", "", "with --self-signed, write the CA certificate (PEM) to this file: clients trust it, 'manifests --ca-file' takes it")
 	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine: native, rego, wasm or opa-wasm")
+	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
@@ -146,7 +147,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
-	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger)
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs)
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {

@@ -121,7 +121,7 @@ func TestWebhookServes(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "20ms", settings}, &stdout, &stderr)
+		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "20ms", "--decision-logs", settings}, &stdout, &stderr)
 	}()
 
 	addrRE := regexp.MustCompile(`listening on (https://127\.0\.0\.1:\d+)`)

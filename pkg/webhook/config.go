@@ -40,6 +40,7 @@ type Config struct {
 	idleTimeout       time.Duration
 	shutdownGrace     time.Duration
 	log               *slog.Logger
+	decisionLogs      bool
 }
 
 // NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of
@@ -128,6 +129,15 @@ func (c Config) WithShutdownGrace(d time.Duration) Config {
 // connection errors); nil means slog.Default().
 func (c Config) WithLogger(l *slog.Logger) Config {
 	c.log = l
+	return c
+}
+
+// WithDecisionLogs logs one line per review answered ("Decision Log": uid,
+// path, allowed, duration), as OPA's console decision logs do. Off by
+// default: at thousands of reviews a second the lines cost more than the
+// decisions, and the metrics already count every answer.
+func (c Config) WithDecisionLogs(on bool) Config {
+	c.decisionLogs = on
 	return c
 }
 

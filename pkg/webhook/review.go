@@ -102,10 +102,13 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	writeReview(w, resp)
 }
 
-// decided counts a review's answer and logs it: one line per review, as
-// OPA's decision log has one per decision.
+// decided counts a review's answer and, with decision logs on, logs it: one
+// line per review, as OPA's decision log has one per decision.
 func (s *Server) decided(path, uid string, allowed bool, start time.Time) {
 	s.m.decision(path, allowed)
+	if !s.cfg.decisionLogs {
+		return
+	}
 	s.log.Info("Decision Log", "uid", uid, "path", path, "allowed", allowed,
 		"duration_ms", float64(time.Since(start).Microseconds())/1000)
 }

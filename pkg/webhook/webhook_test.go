@@ -1,9 +1,11 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -379,6 +381,27 @@ func TestMetricsCount(t *testing.T) {
 	for _, name := range []string{"go_goroutines", "process_start_time_seconds"} {
 		if _, ok := m[name]; !ok {
 			t.Errorf("%s missing from /metrics", name)
+		}
+	}
+}
+
+// TestDecisionLogsOptIn: a review answered is logged only with
+// WithDecisionLogs, as OPA's console decision logs are opt-in.
+func TestDecisionLogsOptIn(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewJSONHandler(&buf, nil))
+		srv := New(&fakeEngine{}, NewConfig().WithLogger(log).WithDecisionLogs(on))
+		req := httptest.NewRequest("POST", "/mutate", strings.NewReader(podReview))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		lines := strings.Count(buf.String(), `"msg":"Decision Log"`)
+		if want := map[bool]int{false: 0, true: 1}[on]; lines != want || on && !strings.Contains(buf.String(), `"uid":"u-1"`) {
+			t.Errorf("decision logs %v: %d decision lines, want %d:\n%s", on, lines, want, buf.String())
 		}
 	}
 }
