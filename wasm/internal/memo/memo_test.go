@@ -97,11 +97,11 @@ func testModule(names map[uint32]string) []byte {
 
 // harness runs a rewritten test module.
 type harness struct {
-	ctx                                context.Context
-	mod                                api.Module
-	init, push, pop, insert, get, heap api.Function
-	heapGlobal                         api.MutableGlobal
-	evalHeap                           uint64
+	ctx                          context.Context
+	mod                          api.Module
+	init, push, pop, insert, get api.Function
+	heapGlobal                   api.MutableGlobal
+	evalHeap                     uint64
 }
 
 func newHarness(t *testing.T, module []byte, interpreter bool) *harness {
