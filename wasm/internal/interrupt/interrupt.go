@@ -47,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
+	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
 )
 
 // Yield names the imported function the instrumented code calls every
@@ -91,23 +92,23 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	if interval == 0 || interval > 1<<30 {
 		return nil, errors.New("interrupt: interval out of range")
 	}
-	r := &reader{b: module, i: 8}
+	r := newReader(module, 8)
 	var secs []section
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(r.b)) {
+	for r.I < len(r.B) {
+		id := r.Byte()
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
 			return nil, errors.New("interrupt: truncated section")
 		}
-		s := section{id: id, content: r.b[r.i : r.i+int(size)]}
-		r.i += int(size)
+		s := section{id: id, content: r.B[r.I : r.I+int(size)]}
+		r.I += int(size)
 		if id == 0 {
 			// DWARF sections address code by byte offset, which the
 			// rewrite shifts; drop them rather than mislead stack traces.
-			cr := &reader{b: s.content}
-			n := cr.u32()
-			if cr.err == nil && uint64(cr.i)+uint64(n) <= uint64(len(s.content)) &&
-				strings.HasPrefix(string(s.content[cr.i:cr.i+int(n)]), ".debug_") {
+			cr := newReader(s.content, 0)
+			n := cr.U32()
+			if cr.Err == nil && uint64(cr.I)+uint64(n) <= uint64(len(s.content)) &&
+				strings.HasPrefix(string(s.content[cr.I:cr.I+int(n)]), ".debug_") {
 				continue
 			}
 		}
@@ -132,10 +133,10 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 			}
 			importedGlobals, yieldFunc, yieldType = ig, fi, ti
 		case secGlobal:
-			sr := &reader{b: s.content}
-			definedGlobals = sr.u32()
-			if sr.err != nil {
-				return nil, sr.err
+			sr := newReader(s.content, 0)
+			definedGlobals = sr.U32()
+			if sr.Err != nil {
+				return nil, sr.Err
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 
 	// The new global: mutable i32 initialised to interval.
 	newGlobal := []byte{0x7f, 0x01, 0x41}
-	newGlobal = appendS32(newGlobal, int32(interval))
+	newGlobal = leb128.AppendInt32(newGlobal, int32(interval))
 	newGlobal = append(newGlobal, opEnd)
 
 	var check []byte
@@ -165,12 +166,12 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	check = leb128.AppendUint32(check, g)   // global.get
 	check = append(check, 0x45, opIf, 0x40) // i32.eqz; if
 	check = append(check, 0x41)
-	check = appendS32(check, int32(interval)) // i32.const interval
+	check = leb128.AppendInt32(check, int32(interval)) // i32.const interval
 	check = append(check, 0x24)
 	check = leb128.AppendUint32(check, g) // global.set
 	for _, a := range yield.Args {
 		check = append(check, 0x41)
-		check = appendS32(check, a)
+		check = leb128.AppendInt32(check, a)
 	}
 	check = append(check, 0x10)
 	check = leb128.AppendUint32(check, uint32(yieldFunc)) // call
@@ -219,73 +220,73 @@ type funcType struct {
 }
 
 func readTypes(b []byte) ([]funcType, error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	var types []funcType
 	for range n {
-		if form := r.byte(); form != 0x60 {
+		if form := r.Byte(); form != 0x60 {
 			return nil, fmt.Errorf("interrupt: unsupported type form %#x", form)
 		}
 		ft := funcType{allI32: true}
-		ft.params = int(r.u32())
+		ft.params = int(r.U32())
 		for range ft.params {
-			t := r.byte()
+			t := r.Byte()
 			if !isValType(t) {
 				return nil, fmt.Errorf("interrupt: unsupported value type %#x", t)
 			}
 			ft.allI32 = ft.allI32 && t == 0x7f
 		}
-		ft.results = int(r.u32())
+		ft.results = int(r.U32())
 		for range ft.results {
-			if t := r.byte(); !isValType(t) {
+			if t := r.Byte(); !isValType(t) {
 				return nil, fmt.Errorf("interrupt: unsupported value type %#x", t)
 			}
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		types = append(types, ft)
 	}
-	return types, r.err
+	return types, r.Err
 }
 
 // readImports counts the imported globals and finds the yield function's
 // index and type.
 func readImports(b []byte, yield Yield) (globals uint32, yieldFunc int64, yieldType uint32, err error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	yieldFunc = -1
 	var funcs int64
 	for range n {
-		mod := r.name()
-		name := r.name()
-		switch kind := r.byte(); kind {
+		mod := r.Name()
+		name := r.Name()
+		switch kind := r.Byte(); kind {
 		case 0x00: // func
-			t := r.u32()
+			t := r.U32()
 			if mod == yield.Module && name == yield.Name && yieldFunc < 0 {
 				yieldFunc, yieldType = funcs, t
 			}
 			funcs++
 		case 0x01: // table
-			r.byte() // reftype
-			r.limits()
+			r.Byte() // reftype
+			r.Limits()
 		case 0x02: // memory
-			r.limits()
+			r.Limits()
 		case 0x03: // global
-			r.byte() // valtype
-			r.byte() // mutability
+			r.Byte() // valtype
+			r.Byte() // mutability
 			globals++
 		case 0x04: // tag
-			r.byte()
-			r.u32()
+			r.Byte()
+			r.U32()
 		default:
 			return 0, 0, 0, fmt.Errorf("interrupt: unknown import kind %#x", kind)
 		}
-		if r.err != nil {
-			return 0, 0, 0, r.err
+		if r.Err != nil {
+			return 0, 0, 0, r.Err
 		}
 	}
-	return globals, yieldFunc, yieldType, r.err
+	return globals, yieldFunc, yieldType, r.Err
 }
 
 // appendToVec adds one encoded element to a vector (count followed by the
@@ -294,9 +295,9 @@ func appendToVec(vec, elem []byte) []byte {
 	var n uint32
 	rest := vec
 	if len(vec) > 0 {
-		r := &reader{b: vec}
-		n = r.u32()
-		rest = vec[r.i:]
+		r := newReader(vec, 0)
+		n = r.U32()
+		rest = vec[r.I:]
 	}
 	out := leb128.AppendUint32(nil, n+1)
 	out = append(out, rest...)
@@ -318,53 +319,53 @@ func insertSection(secs []section, s section) []section {
 // instrumentCode rewrites the code section, inserting check after the block
 // type of every loop.
 func instrumentCode(b []byte, check []byte) ([]byte, error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	out := leb128.AppendUint32(make([]byte, 0, len(b)+len(b)/8), n)
 	var body []byte
 	for f := range n {
-		size := r.u32()
-		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(b)) {
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(b)) {
 			return nil, errors.New("interrupt: truncated code section")
 		}
 		var err error
-		body, err = instrumentBody(body[:0], b[r.i:r.i+int(size)], check)
+		body, err = instrumentBody(body[:0], b[r.I:r.I+int(size)], check)
 		if err != nil {
 			return nil, fmt.Errorf("interrupt: function %d: %w", f, err)
 		}
-		r.i += int(size)
+		r.I += int(size)
 		out = leb128.AppendUint32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
-	if r.err != nil || r.i != len(b) {
+	if r.Err != nil || r.I != len(b) {
 		return nil, errors.New("interrupt: malformed code section")
 	}
 	return out, nil
 }
 
 func instrumentBody(out, body, check []byte) ([]byte, error) {
-	r := &reader{b: body}
-	groups := r.u32()
+	r := newReader(body, 0)
+	groups := r.U32()
 	for range groups {
-		r.u32()
-		if t := r.byte(); !isValType(t) {
+		r.U32()
+		if t := r.Byte(); !isValType(t) {
 			return nil, fmt.Errorf("unsupported local type %#x", t)
 		}
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	out = append(out, body[:r.i]...)
-	for r.i < len(r.b) {
-		start := r.i
-		op := r.byte()
+	out = append(out, body[:r.I]...)
+	for r.I < len(r.B) {
+		start := r.I
+		op := r.Byte()
 		if err := r.skipImmediates(op); err != nil {
 			return nil, err
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
-		out = append(out, body[start:r.i]...)
+		out = append(out, body[start:r.I]...)
 		if op == opLoop {
 			out = append(out, check...)
 		}
@@ -387,61 +388,61 @@ func (r *reader) skipImmediates(op byte) error {
 		op == 0x1a || op == 0x1b || op == 0xd1:
 		// unreachable, nop, else, end, return, drop, select, ref.is_null
 	case op == opBlock || op == opLoop || op == opIf:
-		r.leb() // block type: 0x40, a value type or an s33 type index
+		r.LEB() // block type: 0x40, a value type or an s33 type index
 	case op == 0x0c || op == 0x0d: // br, br_if
-		r.u32()
+		r.U32()
 	case op == 0x0e: // br_table
-		n := r.u32()
+		n := r.U32()
 		for range n {
-			r.u32()
+			r.U32()
 		}
-		r.u32()
+		r.U32()
 	case op == 0x10: // call
-		r.u32()
+		r.U32()
 	case op == 0x11: // call_indirect
-		r.u32()
-		r.u32()
+		r.U32()
+		r.U32()
 	case op == 0x1c: // select t*
-		n := r.u32()
+		n := r.U32()
 		for range n {
-			r.byte()
+			r.Byte()
 		}
 	case op >= 0x20 && op <= 0x26: // local.*, global.*, table.get/set
-		r.u32()
+		r.U32()
 	case op >= 0x28 && op <= 0x3e: // loads and stores: memarg
-		r.u32()
-		r.u32()
+		r.U32()
+		r.U32()
 	case op == 0x3f || op == 0x40: // memory.size, memory.grow
-		r.u32()
+		r.U32()
 	case op == 0x41 || op == 0x42: // i32.const, i64.const
-		r.leb()
+		r.LEB()
 	case op == 0x43: // f32.const
-		r.skip(4)
+		r.Skip(4)
 	case op == 0x44: // f64.const
-		r.skip(8)
+		r.Skip(8)
 	case op >= 0x45 && op <= 0xc4: // numeric, conversions, sign extension
 	case op == 0xd0: // ref.null
-		r.byte()
+		r.Byte()
 	case op == 0xd2: // ref.func
-		r.u32()
+		r.U32()
 	case op == 0xfc:
-		switch sub := r.u32(); {
+		switch sub := r.U32(); {
 		case sub <= 7: // saturating truncations
 		case sub == 8: // memory.init
-			r.u32()
-			r.u32()
+			r.U32()
+			r.U32()
 		case sub == 9: // data.drop
-			r.u32()
+			r.U32()
 		case sub == 10: // memory.copy
-			r.u32()
-			r.u32()
+			r.U32()
+			r.U32()
 		case sub == 11: // memory.fill
-			r.u32()
+			r.U32()
 		case sub == 12 || sub == 14: // table.init, table.copy
-			r.u32()
-			r.u32()
+			r.U32()
+			r.U32()
 		case sub == 13 || (sub >= 15 && sub <= 17): // elem.drop, table.grow/size/fill
-			r.u32()
+			r.U32()
 		default:
 			return fmt.Errorf("unsupported instruction 0xfc %d", sub)
 		}
@@ -451,87 +452,7 @@ func (r *reader) skipImmediates(op byte) error {
 	return nil
 }
 
-type reader struct {
-	b   []byte
-	i   int
-	err error
-}
+// reader reads the module's bytes; see wasmbin.Reader.
+type reader struct{ wasmbin.Reader }
 
-var errTruncated = errors.New("interrupt: truncated module")
-
-func (r *reader) byte() byte {
-	if r.i >= len(r.b) {
-		r.err = errTruncated
-		return 0
-	}
-	c := r.b[r.i]
-	r.i++
-	return c
-}
-
-func (r *reader) skip(n int) {
-	if len(r.b)-r.i < n {
-		r.err = errTruncated
-		r.i = len(r.b)
-		return
-	}
-	r.i += n
-}
-
-// u32 reads an unsigned LEB128 value of at most 32 bits.
-func (r *reader) u32() uint32 {
-	var v uint32
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.byte()
-		if r.err != nil {
-			return 0
-		}
-		v |= uint32(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.err = errors.New("interrupt: malformed LEB128")
-	return 0
-}
-
-// leb skips a signed or unsigned LEB128 value of up to 64 bits.
-func (r *reader) leb() {
-	for range 10 {
-		c := r.byte()
-		if r.err != nil || c&0x80 == 0 {
-			return
-		}
-	}
-	r.err = errors.New("interrupt: malformed LEB128")
-}
-
-func (r *reader) name() string {
-	n := r.u32()
-	start := r.i
-	r.skip(int(n))
-	if r.err != nil {
-		return ""
-	}
-	return string(r.b[start:r.i])
-}
-
-func (r *reader) limits() {
-	flags := r.byte()
-	r.leb()
-	if flags&0x01 != 0 {
-		r.leb()
-	}
-}
-
-// appendS32 appends a signed LEB128 value.
-func appendS32(out []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(out, c)
-		}
-		out = append(out, c|0x80)
-	}
-}
+func newReader(b []byte, i int) *reader { return &reader{wasmbin.Reader{B: b, I: i}} }

@@ -16,3 +16,15 @@ func AppendUint32(out []byte, v uint32) []byte {
 		return append(out, c)
 	}
 }
+
+// AppendInt32 appends v as signed LEB128.
+func AppendInt32(out []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(out, c)
+		}
+		out = append(out, c|0x80)
+	}
+}

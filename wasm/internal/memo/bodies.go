@@ -56,7 +56,7 @@ func (c code) op(ops ...byte) code { return append(c, ops...) }
 
 func (c code) idx(op byte, i uint32) code { return leb128.AppendUint32(append(c, op), i) }
 
-func (c code) i32(v int32) code { return appendS32(append(c, opI32Const), v) }
+func (c code) i32(v int32) code { return leb128.AppendInt32(append(c, opI32Const), v) }
 
 // mem appends a load or store with an alignment hint of 4 bytes.
 func (c code) mem(op byte, offset uint32) code {

@@ -52,6 +52,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
+	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
 )
 
 // TableGlobal is the name under which the rewritten module exports the
@@ -118,16 +119,16 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 	if len(module) < 8 || string(module[:4]) != "\x00asm" || string(module[4:8]) != "\x01\x00\x00\x00" {
 		return nil, 0, errors.New("memo: not a WebAssembly 1.0 binary module")
 	}
-	r := &reader{b: module, i: 8}
+	r := newReader(module, 8)
 	var secs []section
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(r.b)) {
+	for r.I < len(r.B) {
+		id := r.Byte()
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
 			return nil, 0, errors.New("memo: truncated section")
 		}
-		s := section{id: id, content: r.b[r.i : r.i+int(size)]}
-		r.i += int(size)
+		s := section{id: id, content: r.B[r.I : r.I+int(size)]}
+		r.I += int(size)
 		if id == secCustom && strings.HasPrefix(customName(s.content), ".debug_") {
 			// DWARF addresses code by byte offset, which new bodies
 			// shift; drop it rather than mislead stack traces.
@@ -154,9 +155,9 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 		case secFunc:
 			funcTypes, err = readFuncs(s.content)
 		case secGlobal:
-			sr := &reader{b: s.content}
-			globals += sr.u32()
-			err = sr.err
+			sr := newReader(s.content, 0)
+			globals += sr.U32()
+			err = sr.Err
 		case secExport:
 			malloc, err = readExports(s.content, exports)
 		case secCustom:
@@ -224,7 +225,7 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 	var newGlobals []byte
 	for _, init := range []uint32{0, initialStamp, initialStamp, 0, 0} {
 		newGlobals = append(newGlobals, 0x7f, 0x01, opI32Const) // mutable i32
-		newGlobals = appendS32(newGlobals, int32(init))
+		newGlobals = leb128.AppendInt32(newGlobals, int32(init))
 		newGlobals = append(newGlobals, opEnd)
 	}
 	export := appendName(nil, TableGlobal)
@@ -274,120 +275,120 @@ func hasName(names map[string]uint32, name string) bool {
 
 // customName returns the name of a custom section ("" if malformed).
 func customName(content []byte) string {
-	r := &reader{b: content}
-	return r.name()
+	r := newReader(content, 0)
+	return r.Name()
 }
 
 func readTypes(b []byte) ([]funcType, error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	types := make([]funcType, 0, min(n, 1<<16))
 	for range n {
-		if form := r.byte(); form != 0x60 {
+		if form := r.Byte(); form != 0x60 {
 			return nil, fmt.Errorf("memo: unsupported type form %#x", form)
 		}
 		var ft funcType
 		ft.params = r.valTypes()
 		ft.results = r.valTypes()
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		types = append(types, ft)
 	}
-	return types, r.err
+	return types, r.Err
 }
 
 // countImports counts the imported functions and globals, which come first
 // in their index spaces.
 func countImports(b []byte) (funcs, globals uint32, err error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	for range n {
-		r.name()
-		r.name()
-		switch kind := r.byte(); kind {
+		r.Name()
+		r.Name()
+		switch kind := r.Byte(); kind {
 		case 0x00: // func
-			r.u32()
+			r.U32()
 			funcs++
 		case 0x01: // table
-			r.byte()
-			r.limits()
+			r.Byte()
+			r.Limits()
 		case 0x02: // memory
-			r.limits()
+			r.Limits()
 		case 0x03: // global
-			r.byte()
-			r.byte()
+			r.Byte()
+			r.Byte()
 			globals++
 		case 0x04: // tag
-			r.byte()
-			r.u32()
+			r.Byte()
+			r.U32()
 		default:
 			return 0, 0, fmt.Errorf("memo: unknown import kind %#x", kind)
 		}
-		if r.err != nil {
-			return 0, 0, r.err
+		if r.Err != nil {
+			return 0, 0, r.Err
 		}
 	}
-	return funcs, globals, r.err
+	return funcs, globals, r.Err
 }
 
 func readFuncs(b []byte) ([]uint32, error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	out := make([]uint32, 0, min(n, 1<<16))
 	for range n {
-		out = append(out, r.u32())
-		if r.err != nil {
-			return nil, r.err
+		out = append(out, r.U32())
+		if r.Err != nil {
+			return nil, r.Err
 		}
 	}
-	return out, r.err
+	return out, r.Err
 }
 
 // readExports records the export names and returns the index of the
 // exported function opa_malloc (-1 if absent).
 func readExports(b []byte, names map[string]bool) (malloc int64, err error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	malloc = -1
 	for range n {
-		name := r.name()
-		kind := r.byte()
-		idx := r.u32()
-		if r.err != nil {
-			return 0, r.err
+		name := r.Name()
+		kind := r.Byte()
+		idx := r.U32()
+		if r.Err != nil {
+			return 0, r.Err
 		}
 		names[name] = true
 		if kind == 0x00 && name == fnMalloc {
 			malloc = int64(idx)
 		}
 	}
-	return malloc, r.err
+	return malloc, r.Err
 }
 
 // readFuncNames reads the function names subsection of the name section.
 // A name given to two functions is dropped: it identifies neither.
 func readFuncNames(content []byte) (map[string]uint32, error) {
-	r := &reader{b: content}
-	r.name()
-	for r.i < len(r.b) && r.err == nil {
-		id := r.byte()
-		size := r.u32()
-		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(r.b)) {
+	r := newReader(content, 0)
+	r.Name()
+	for r.I < len(r.B) && r.Err == nil {
+		id := r.Byte()
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
 			return nil, errors.New("memo: malformed name section")
 		}
-		sub := &reader{b: r.b[r.i : r.i+int(size)]}
-		r.i += int(size)
+		sub := newReader(r.B[r.I:r.I+int(size)], 0)
+		r.I += int(size)
 		if id != 1 {
 			continue
 		}
 		names := map[string]uint32{}
 		dup := map[string]bool{}
-		n := sub.u32()
+		n := sub.U32()
 		for range n {
-			idx := sub.u32()
-			name := sub.name()
-			if sub.err != nil {
+			idx := sub.U32()
+			name := sub.Name()
+			if sub.Err != nil {
 				return nil, errors.New("memo: malformed name section")
 			}
 			if _, ok := names[name]; ok {
@@ -400,7 +401,7 @@ func readFuncNames(content []byte) (map[string]uint32, error) {
 		}
 		return names, nil
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return nil, errors.New("memo: malformed name section")
 	}
 	return nil, nil
@@ -408,39 +409,39 @@ func readFuncNames(content []byte) (map[string]uint32, error) {
 
 // appendToVec adds n encoded elements to a vector (count, then elements).
 func appendToVec(vec []byte, n uint32, elems []byte) ([]byte, error) {
-	r := &reader{b: vec}
-	count := r.u32()
-	if r.err != nil {
-		return nil, r.err
+	r := newReader(vec, 0)
+	count := r.U32()
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	out := leb128.AppendUint32(nil, count+n)
-	out = append(out, vec[r.i:]...)
+	out = append(out, vec[r.I:]...)
 	return append(out, elems...), nil
 }
 
 // replaceBodies rewrites the code section, replacing the bodies of the
 // functions in bodies (by function index) and copying the others.
 func replaceBodies(b []byte, importedFuncs uint32, bodies map[uint32][]byte) ([]byte, error) {
-	r := &reader{b: b}
-	n := r.u32()
+	r := newReader(b, 0)
+	n := r.U32()
 	out := leb128.AppendUint32(make([]byte, 0, len(b)+256), n)
 	replaced := 0
 	for i := range n {
-		size := r.u32()
-		if r.err != nil || uint64(r.i)+uint64(size) > uint64(len(b)) {
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(b)) {
 			return nil, errors.New("memo: truncated code section")
 		}
 		body, ok := bodies[importedFuncs+i]
 		if ok {
 			replaced++
 		} else {
-			body = b[r.i : r.i+int(size)]
+			body = b[r.I : r.I+int(size)]
 		}
-		r.i += int(size)
+		r.I += int(size)
 		out = leb128.AppendUint32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
-	if r.err != nil || r.i != len(b) {
+	if r.Err != nil || r.I != len(b) {
 		return nil, errors.New("memo: malformed code section")
 	}
 	if replaced != len(bodies) {
@@ -449,103 +450,27 @@ func replaceBodies(b []byte, importedFuncs uint32, bodies map[uint32][]byte) ([]
 	return out, nil
 }
 
-type reader struct {
-	b   []byte
-	i   int
-	err error
-}
+// reader reads the module's bytes; see wasmbin.Reader.
+type reader struct{ wasmbin.Reader }
 
-var errTruncated = errors.New("memo: truncated module")
-
-func (r *reader) byte() byte {
-	if r.i >= len(r.b) {
-		r.err = errTruncated
-		return 0
-	}
-	c := r.b[r.i]
-	r.i++
-	return c
-}
-
-// u32 reads an unsigned LEB128 value of at most 32 bits.
-func (r *reader) u32() uint32 {
-	var v uint32
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.byte()
-		if r.err != nil {
-			return 0
-		}
-		v |= uint32(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.err = errors.New("memo: malformed LEB128")
-	return 0
-}
-
-// leb skips a LEB128 value of up to 64 bits.
-func (r *reader) leb() {
-	for range 10 {
-		c := r.byte()
-		if r.err != nil || c&0x80 == 0 {
-			return
-		}
-	}
-	r.err = errors.New("memo: malformed LEB128")
-}
-
-func (r *reader) bytes(n uint32) []byte {
-	if uint64(len(r.b)-r.i) < uint64(n) {
-		r.err = errTruncated
-		r.i = len(r.b)
-		return nil
-	}
-	s := r.b[r.i : r.i+int(n)]
-	r.i += int(n)
-	return s
-}
-
-func (r *reader) name() string {
-	return string(r.bytes(r.u32()))
-}
+func newReader(b []byte, i int) *reader { return &reader{wasmbin.Reader{B: b, I: i}} }
 
 // valTypes reads a vector of value types; types beyond WebAssembly 2.0
 // (which take more than a byte) are refused.
 func (r *reader) valTypes() string {
-	t := r.bytes(r.u32())
+	t := r.Bytes(r.U32())
 	for _, c := range t {
 		switch c {
 		case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
 		default:
-			r.err = fmt.Errorf("memo: unsupported value type %#x", c)
+			r.Err = fmt.Errorf("memo: unsupported value type %#x", c)
 			return ""
 		}
 	}
 	return string(t)
 }
 
-func (r *reader) limits() {
-	flags := r.byte()
-	r.leb()
-	if flags&0x01 != 0 {
-		r.leb()
-	}
-}
-
 func appendName(out []byte, s string) []byte {
 	out = leb128.AppendUint32(out, uint32(len(s)))
 	return append(out, s...)
-}
-
-// appendS32 appends a signed LEB128 value.
-func appendS32(out []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(out, c)
-		}
-		out = append(out, c|0x80)
-	}
 }

@@ -52,7 +52,7 @@ func testModule(names map[uint32]string) []byte {
 	imports := vec(1, str("env"), str("opa_abort"), []byte{0x00, 3})
 	funcs := vec(6, []byte{2, 0, 0, 0, 1, 2})
 	memory := vec(1, []byte{0x00, 2})
-	globals := vec(1, []byte{0x7f, 0x01, opI32Const}, appendS32(nil, 4096), []byte{opEnd})
+	globals := vec(1, []byte{0x7f, 0x01, opI32Const}, leb128.AppendInt32(nil, 4096), []byte{opEnd})
 	exports := vec(8,
 		str("memory"), []byte{0x02, 0},
 		str("opa_malloc"), []byte{0x00, 1},
