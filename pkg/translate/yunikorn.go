@@ -41,7 +41,7 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 	if cluster == "" {
 		cluster = yunikorn.DefaultClusterID
 	}
-	return map[string]any{"partitions": parts, "cluster": cluster, "user_name": userNameTables()}
+	return map[string]any{"partitions": parts, "cluster": cluster, "user_name": userNameTables(), "queue_name": queueNameTable()}
 }
 
 // userNameTables are the character classes of YuniKorn's user name rule
@@ -61,6 +61,20 @@ func userNameTables() map[string]any {
 		}
 	}
 	return map[string]any{"first": first, "next": next}
+}
+
+// queueNameTable is the character class of YuniKorn's queue name rule
+// (configs.QueueNameRegExp, which also bounds the length: the policy counts)
+// as a lookup table, for the same reason as userNameTables. Derived from the
+// rule itself.
+func queueNameTable() map[string]any {
+	chars := map[string]any{}
+	for c := range rune(128) {
+		if s := string(c); yunikorn.QueueNameRegExp.MatchString(s) {
+			chars[s] = true
+		}
+	}
+	return chars
 }
 
 // placementData is a partition's placement manager for the placement

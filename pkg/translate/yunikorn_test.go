@@ -24,3 +24,16 @@ func TestUserNameTablesAreTheUserRegExp(t *testing.T) {
 		}
 	}
 }
+
+// The queue policy checks queue name parts against this table instead of the
+// regex: configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$.
+func TestQueueNameTableIsTheQueueNameRegExp(t *testing.T) {
+	var got []string
+	for c := range queueNameTable() {
+		got = append(got, c)
+	}
+	sort.Strings(got)
+	if s, want := strings.Join(got, ""), "#-/0123456789:@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"; s != want {
+		t.Errorf("got %q, want %q", s, want)
+	}
+}

@@ -18,6 +18,7 @@ el(name, value, create) := {"name": name, "value": value, "create": create, "qua
 yunikorn := {
 	"cluster": "mycluster",
 	"user_name": data.yunikorn.queues_test.user_name,
+	"queue_name": data.yunikorn.queues_test.queue_name,
 	"partitions": {"default": {
 		"queues": {
 			"root": q(false, ["root"], acl_none),

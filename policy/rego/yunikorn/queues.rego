@@ -168,13 +168,18 @@ valid_user_name(u) if {
 	}
 }
 
-# configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$ without a regex engine.
-queue_name_chars := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:#/@-"
+# configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$ without a regex engine: the
+# translator writes the character class as a table, one lookup a character (as for
+# user names above).
+queue_name_chars := data.aclc.yunikorn.queue_name
 
 valid_queue_name(n) if {
 	count(n) >= 1
 	count(n) <= 64
-	trim_left(n, queue_name_chars) == ""
+	table := queue_name_chars
+	every c in split(n, "") {
+		table[c]
+	}
 }
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"

@@ -16,6 +16,7 @@ tree := {
 		"gpu": {"queues": {"root": {"leaf": false, "chain": ["root"], "submit": {"all": true}, "admin": {"all": false}}}},
 	},
 	"user_name": user_name,
+	"queue_name": queue_name,
 }
 
 # The tables of YuniKorn's user name rule that the translator writes next to the queues.
@@ -23,6 +24,9 @@ user_name := {
 	"first": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "")},
 	"next": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/.@-", "")},
 }
+
+# The table of YuniKorn's queue name rule, likewise.
+queue_name := {c: true | some c in split("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:#/@-", "")}
 
 decide(req) := d if {
 	d := queues.decision with input as req with data.aclc.yunikorn as tree
@@ -115,12 +119,16 @@ test_user_regex_without_regex if {
 	not valid_user_name("aé")
 }
 
+valid_queue_name(n) if queues.valid_queue_name(n) with data.aclc.yunikorn as tree
+
 test_queue_name_rule_without_regex if {
-	queues.valid_queue_name("a-b_c:d#e/f@g")
-	queues.valid_queue_name("0")
-	not queues.valid_queue_name("")
-	not queues.valid_queue_name("a.b")
-	not queues.valid_queue_name(concat("", [x | some _ in numbers.range(1, 65); x := "a"]))
+	valid_queue_name("a-b_c:d#e/f@g")
+	valid_queue_name("0")
+	valid_queue_name(concat("", [x | some _ in numbers.range(1, 64); x := "a"]))
+	not valid_queue_name("")
+	not valid_queue_name("a.b")
+	not valid_queue_name("é")
+	not valid_queue_name(concat("", [x | some _ in numbers.range(1, 65); x := "a"]))
 }
 
 test_partition_default_any_case if {
