@@ -224,6 +224,36 @@ func randomQueueDecisionInput(r *rand.Rand, paths, partitions []string) []byte {
 	return b
 }
 
+// pairsByResolution holds the compiled policy pair of each group resolution a
+// differential test picks at random: YuniKorn's test resolver compiled into the data
+// (static), or the host's lookup.
+type pairsByResolution map[bool]policyPair
+
+// loadRandom gives s a group resolution picked at random, compiles the pair for it the
+// first time, and loads s's data (passed through edit, when set) into it; it returns
+// the loaded pair and the resolver picked.
+func (ps pairsByResolution) loadRandom(ctx context.Context, t testing.TB, r *rand.Rand, s *translate.Sources, edit func(map[string]any)) (differential, string) {
+	t.Helper()
+	static := r.IntN(2) == 0
+	resolver := ""
+	if static {
+		resolver = "test"
+	}
+	if err := s.SetGroupResolution(resolver, true); err != nil {
+		t.Fatal(err)
+	}
+	pair, ok := ps[static]
+	if !ok {
+		pair = compilePolicyPair(ctx, t, s)
+		ps[static] = pair
+	}
+	data := s.Data()
+	if edit != nil {
+		edit(data)
+	}
+	return pair.load(ctx, t, data), resolver
+}
+
 // addSyntheticLookups adds lookups a static table never holds (a failure with groups,
 // a lookup YuniKorn panics on) to the data, so that every branch of ConvertUGI is reached.
 func addSyntheticLookups(data map[string]any) {
@@ -246,7 +276,7 @@ func TestDifferentialQueueDecision(t *testing.T) {
 	ctx := context.Background()
 	want := differentialInputs(100000)
 	start := time.Now()
-	pairs := map[bool]policyPair{}
+	pairs := pairsByResolution{}
 	decisions, configs := 0, 0
 	for decisions < want {
 		src, partitions := randomConfig(r)
@@ -254,22 +284,7 @@ func TestDifferentialQueueDecision(t *testing.T) {
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
 			continue // e.g. a double space the runtime refuses
 		}
-		static := r.IntN(2) == 0
-		resolver := ""
-		if static {
-			resolver = "test"
-		}
-		if err := s.SetGroupResolution(resolver, true); err != nil {
-			t.Fatal(err)
-		}
-		pair, ok := pairs[static]
-		if !ok {
-			pair = compilePolicyPair(ctx, t, s)
-			pairs[static] = pair
-		}
-		data := s.Data()
-		addSyntheticLookups(data)
-		d := pair.load(ctx, t, data)
+		d, resolver := pairs.loadRandom(ctx, t, r, s, addSyntheticLookups)
 		configs++
 		var paths []string
 		for _, p := range s.Queues.Partitions {
@@ -331,7 +346,7 @@ func TestDifferentialPlacement(t *testing.T) {
 	ctx := context.Background()
 	want := differentialInputs(20000)
 	start := time.Now()
-	pairs := map[bool]policyPair{}
+	pairs := pairsByResolution{}
 	decisions, configs := 0, 0
 	for decisions < want {
 		src := randomPlacementConfig(r)
@@ -339,22 +354,7 @@ func TestDifferentialPlacement(t *testing.T) {
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
 			continue // the validator refuses many random rule lists
 		}
-		static := r.IntN(2) == 0
-		resolver := ""
-		if static {
-			resolver = "test"
-		}
-		if err := s.SetGroupResolution(resolver, true); err != nil {
-			t.Fatal(err)
-		}
-		pair, ok := pairs[static]
-		if !ok {
-			pair = compilePolicyPair(ctx, t, s)
-			pairs[static] = pair
-		}
-		data := s.Data()
-		addSyntheticLookups(data)
-		d := pair.load(ctx, t, data)
+		d, resolver := pairs.loadRandom(ctx, t, r, s, addSyntheticLookups)
 		configs++
 		var paths []string
 		for _, q := range s.Queues.Partitions[0].Queues() {

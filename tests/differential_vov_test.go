@@ -157,7 +157,7 @@ func TestDifferentialVOV(t *testing.T) {
 	ctx := context.Background()
 	want := differentialInputs(100000)
 	start := time.Now()
-	pairs := map[bool]policyPair{}
+	pairs := pairsByResolution{}
 	decisions, configs, rejected := 0, 0, 0
 	for decisions < want {
 		src, objects := randomVOVProject(r)
@@ -168,20 +168,7 @@ func TestDifferentialVOV(t *testing.T) {
 			}
 			continue
 		}
-		static := r.IntN(2) == 0
-		resolver := ""
-		if static {
-			resolver = "test"
-		}
-		if err := s.SetGroupResolution(resolver, true); err != nil {
-			t.Fatal(err)
-		}
-		pair, ok := pairs[static]
-		if !ok {
-			pair = compilePolicyPair(ctx, t, s)
-			pairs[static] = pair
-		}
-		d := pair.load(ctx, t, s.Data())
+		d, resolver := pairs.loadRandom(ctx, t, r, s, nil)
 		configs++
 		for i := 0; i < 500 && decisions < want; i++ {
 			in := randomVOVInput(r, objects)
