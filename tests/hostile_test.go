@@ -10,6 +10,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/tests/gen"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
@@ -28,7 +29,7 @@ func TestEscapingLargeAnnotation(t *testing.T) {
 	}
 	defer set.Close(ctx)
 	for _, c := range []string{"<", "&", "\u2028"} {
-		input := escapingReview(64<<10, c)
+		input := gen.EscapingReview(64<<10, c)
 		var ref []byte
 		for _, e := range set.Engines {
 			ectx, cancel := context.WithTimeout(ctx, 20*time.Second)

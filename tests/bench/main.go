@@ -210,7 +210,7 @@ func newScenarios(samples, largeQueues, vovObjects int, small bool) []*scenario 
 	// Every engine takes tens of milliseconds on it (opa-wasm hundreds):
 	// fewer samples keep the run in bounds.
 	escape := &scenario{name: "admission-escape-64k", what: "the admission configuration, a Pod CREATE with an unrelated 64 KiB annotation of `<`, which the user.info patch must escape as Go does",
-		reuse: adm, input: escapingReview(64<<10, "<"), ep: translate.EntrypointAdmissionReview, samples: max(samples/100, 50)}
+		reuse: adm, input: gen.EscapingReview(64<<10, "<"), ep: translate.EntrypointAdmissionReview, samples: max(samples/100, 50)}
 
 	vovSrc, err := os.ReadFile("examples/vov/acls.yaml")
 	check(err)
@@ -239,29 +239,6 @@ func newScenarios(samples, largeQueues, vovObjects int, small bool) []*scenario 
 
 // longUser is a service account's user name as the API server spells it.
 const longUser = "system:serviceaccount:kube-system:job-controller"
-
-// escapingReview is a Pod CREATE by alice whose unrelated annotation is n
-// bytes of c, a character Go's HTML-safe encoder escapes.
-func escapingReview(n int, c string) []byte {
-	review := map[string]any{
-		"apiVersion": "admission.k8s.io/v1",
-		"kind":       "AdmissionReview",
-		"request": map[string]any{
-			"uid":       "esc",
-			"kind":      map[string]any{"group": "", "version": "v1", "kind": "Pod"},
-			"namespace": "default",
-			"operation": "CREATE",
-			"userInfo":  map[string]any{"username": "alice", "groups": []string{"devs"}},
-			"object": map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{
-				"name":        "p",
-				"annotations": map[string]any{"note": strings.Repeat(c, n)},
-			}},
-		},
-	}
-	b, err := json.Marshal(review)
-	check(err)
-	return b
-}
 
 // selectScenarios returns the named scenarios in the order of all.
 func selectScenarios(all []*scenario, names string) ([]*scenario, error) {

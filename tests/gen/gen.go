@@ -4,6 +4,7 @@ package gen
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -120,4 +121,30 @@ func VOVObjects(src []byte, n int) []byte {
 		fmt.Fprintf(&b, "    acl:\n      - {agent: OWNER, actions: \"EDIT VIEW FORGET EXISTS\"}\n      - {agent: \"USER u%d\", actions: \"VIEW EDIT\"}\n      - {agent: EVERYBODY, actions: VIEW}\n", i)
 	}
 	return b.Bytes()
+}
+
+// EscapingReview is a Pod CREATE by alice (group devs) whose unrelated
+// annotation is n bytes of c: used with a character Go's HTML-safe encoder
+// escapes, it makes every engine's patch writer escape n bytes.
+func EscapingReview(n int, c string) []byte {
+	review := map[string]any{
+		"apiVersion": "admission.k8s.io/v1",
+		"kind":       "AdmissionReview",
+		"request": map[string]any{
+			"uid":       "esc",
+			"kind":      map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+			"namespace": "default",
+			"operation": "CREATE",
+			"userInfo":  map[string]any{"username": "alice", "groups": []string{"devs"}},
+			"object": map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{
+				"name":        "p",
+				"annotations": map[string]any{"note": strings.Repeat(c, n)},
+			}},
+		},
+	}
+	b, err := json.Marshal(review)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
