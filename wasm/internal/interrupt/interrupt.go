@@ -44,7 +44,6 @@ package interrupt
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
 	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
@@ -77,63 +76,39 @@ var sectionRank = map[byte]int{
 	8: 9, 9: 10, 12: 11, secCode: 12, 11: 13,
 }
 
-type section struct {
-	id      byte
-	content []byte
-}
+type section = wasmbin.Section
 
 // Instrument returns an instrumented copy of the module that calls the
 // yield import every interval loop iterations; see the package
 // documentation.
 func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
-	if len(module) < 8 || string(module[:4]) != "\x00asm" || module[4] != 1 || module[5] != 0 || module[6] != 0 || module[7] != 0 {
-		return nil, errors.New("interrupt: not a WebAssembly 1.0 binary module")
-	}
 	if interval == 0 || interval > 1<<30 {
 		return nil, errors.New("interrupt: interval out of range")
 	}
-	r := newReader(module, 8)
-	var secs []section
-	for r.I < len(r.B) {
-		id := r.Byte()
-		size := r.U32()
-		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
-			return nil, errors.New("interrupt: truncated section")
-		}
-		s := section{id: id, content: r.B[r.I : r.I+int(size)]}
-		r.I += int(size)
-		if id == 0 {
-			// DWARF sections address code by byte offset, which the
-			// rewrite shifts; drop them rather than mislead stack traces.
-			cr := newReader(s.content, 0)
-			n := cr.U32()
-			if cr.Err == nil && uint64(cr.I)+uint64(n) <= uint64(len(s.content)) &&
-				strings.HasPrefix(string(s.content[cr.I:cr.I+int(n)]), ".debug_") {
-				continue
-			}
-		}
-		secs = append(secs, s)
+	secs, err := wasmbin.Sections(module)
+	if err != nil {
+		return nil, fmt.Errorf("interrupt: %w", err)
 	}
 
 	var types []funcType
 	var importedGlobals, definedGlobals uint32
 	yieldFunc, yieldType := int64(-1), uint32(0)
 	for _, s := range secs {
-		switch s.id {
+		switch s.ID {
 		case secType:
-			t, err := readTypes(s.content)
+			t, err := readTypes(s.Content)
 			if err != nil {
 				return nil, err
 			}
 			types = t
 		case secImport:
-			ig, fi, ti, err := readImports(s.content, yield)
+			ig, fi, ti, err := readImports(s.Content, yield)
 			if err != nil {
 				return nil, err
 			}
 			importedGlobals, yieldFunc, yieldType = ig, fi, ti
 		case secGlobal:
-			sr := newReader(s.content, 0)
+			sr := newReader(s.Content, 0)
 			definedGlobals = sr.U32()
 			if sr.Err != nil {
 				return nil, sr.Err
@@ -183,17 +158,17 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	var out []section
 	hasGlobal, hasCode := false, false
 	for _, s := range secs {
-		switch s.id {
+		switch s.ID {
 		case secGlobal:
 			hasGlobal = true
-			s.content = appendToVec(s.content, newGlobal)
+			s.Content = appendToVec(s.Content, newGlobal)
 		case secCode:
 			hasCode = true
-			c, err := instrumentCode(s.content, check)
+			c, err := instrumentCode(s.Content, check)
 			if err != nil {
 				return nil, err
 			}
-			s.content = c
+			s.Content = c
 		}
 		out = append(out, s)
 	}
@@ -201,15 +176,15 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 		return nil, errors.New("interrupt: module has no code section")
 	}
 	if !hasGlobal {
-		out = insertSection(out, section{id: secGlobal, content: appendToVec(nil, newGlobal)})
+		out = insertSection(out, section{ID: secGlobal, Content: appendToVec(nil, newGlobal)})
 	}
 
 	res := make([]byte, 0, len(module)+len(module)/8)
 	res = append(res, module[:8]...)
 	for _, s := range out {
-		res = append(res, s.id)
-		res = leb128.AppendUint32(res, uint32(len(s.content)))
-		res = append(res, s.content...)
+		res = append(res, s.ID)
+		res = leb128.AppendUint32(res, uint32(len(s.Content)))
+		res = append(res, s.Content...)
 	}
 	return res, nil
 }
@@ -307,9 +282,9 @@ func appendToVec(vec, elem []byte) []byte {
 // insertSection inserts s before the first known section that must follow
 // it.
 func insertSection(secs []section, s section) []section {
-	rank := sectionRank[s.id]
+	rank := sectionRank[s.ID]
 	for i, x := range secs {
-		if r, ok := sectionRank[x.id]; ok && r > rank {
+		if r, ok := sectionRank[x.ID]; ok && r > rank {
 			return append(secs[:i:i], append([]section{s}, secs[i:]...)...)
 		}
 	}

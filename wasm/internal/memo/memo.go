@@ -49,7 +49,6 @@ package memo
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
 	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
@@ -102,10 +101,7 @@ var stampLimit uint32 = 1 << 31
 // stampLimit.
 var initialStamp uint32
 
-type section struct {
-	id      byte
-	content []byte
-}
+type section = wasmbin.Section
 
 type funcType struct {
 	params, results string // value type bytes
@@ -116,25 +112,9 @@ type funcType struct {
 // TableGlobal). It returns an error, and no module, when module is not an
 // OPA-compiled module it can rewrite.
 func Rewrite(module []byte) ([]byte, uint32, error) {
-	if len(module) < 8 || string(module[:4]) != "\x00asm" || string(module[4:8]) != "\x01\x00\x00\x00" {
-		return nil, 0, errors.New("memo: not a WebAssembly 1.0 binary module")
-	}
-	r := newReader(module, 8)
-	var secs []section
-	for r.I < len(r.B) {
-		id := r.Byte()
-		size := r.U32()
-		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
-			return nil, 0, errors.New("memo: truncated section")
-		}
-		s := section{id: id, content: r.B[r.I : r.I+int(size)]}
-		r.I += int(size)
-		if id == secCustom && strings.HasPrefix(customName(s.content), ".debug_") {
-			// DWARF addresses code by byte offset, which new bodies
-			// shift; drop it rather than mislead stack traces.
-			continue
-		}
-		secs = append(secs, s)
+	secs, err := wasmbin.Sections(module)
+	if err != nil {
+		return nil, 0, fmt.Errorf("memo: %w", err)
 	}
 
 	var (
@@ -147,22 +127,22 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 	)
 	for _, s := range secs {
 		var err error
-		switch s.id {
+		switch s.ID {
 		case secType:
-			types, err = readTypes(s.content)
+			types, err = readTypes(s.Content)
 		case secImport:
-			importedFuncs, globals, err = countImports(s.content)
+			importedFuncs, globals, err = countImports(s.Content)
 		case secFunc:
-			funcTypes, err = readFuncs(s.content)
+			funcTypes, err = readFuncs(s.Content)
 		case secGlobal:
-			sr := newReader(s.content, 0)
+			sr := newReader(s.Content, 0)
 			globals += sr.U32()
 			err = sr.Err
 		case secExport:
-			malloc, err = readExports(s.content, exports)
+			malloc, err = readExports(s.Content, exports)
 		case secCustom:
-			if customName(s.content) == "name" {
-				names, err = readFuncNames(s.content)
+			if customName(s.Content) == "name" {
+				names, err = readFuncNames(s.Content)
 			}
 		}
 		if err != nil {
@@ -235,15 +215,15 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 	out := make([]section, 0, len(secs))
 	seen := map[byte]bool{}
 	for _, s := range secs {
-		seen[s.id] = true
+		seen[s.ID] = true
 		var err error
-		switch s.id {
+		switch s.ID {
 		case secGlobal:
-			s.content, err = appendToVec(s.content, 5, newGlobals)
+			s.Content, err = appendToVec(s.Content, 5, newGlobals)
 		case secExport:
-			s.content, err = appendToVec(s.content, 1, export)
+			s.Content, err = appendToVec(s.Content, 1, export)
 		case secCode:
-			s.content, err = replaceBodies(s.content, importedFuncs, bodies)
+			s.Content, err = replaceBodies(s.Content, importedFuncs, bodies)
 		}
 		if err != nil {
 			return nil, 0, err
@@ -261,9 +241,9 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 	res := make([]byte, 0, len(module)+len(newGlobals)+64)
 	res = append(res, module[:8]...)
 	for _, s := range out {
-		res = append(res, s.id)
-		res = leb128.AppendUint32(res, uint32(len(s.content)))
-		res = append(res, s.content...)
+		res = append(res, s.ID)
+		res = leb128.AppendUint32(res, uint32(len(s.Content)))
+		res = append(res, s.Content...)
 	}
 	return res, uint32(nfuncs) * slotBytes, nil
 }

@@ -5,7 +5,10 @@
 // See https://webassembly.github.io/spec/core/binary/index.html
 package wasmbin
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // ErrTruncated is the error of a read past the end of the bytes.
 var ErrTruncated = errors.New("truncated module")
@@ -95,4 +98,39 @@ func (r *Reader) Limits() {
 	if flags&0x01 != 0 {
 		r.LEB()
 	}
+}
+
+// Section is one section of a module: its id and its content.
+type Section struct {
+	ID      byte
+	Content []byte
+}
+
+// Sections checks the module's header (WebAssembly 1.0 binary format) and
+// splits it into its sections, in order. Custom sections named ".debug_*"
+// (DWARF) are left out: they address code by byte offset, which a rewrite
+// of the code shifts, and would mislead stack traces.
+func Sections(module []byte) ([]Section, error) {
+	if len(module) < 8 || string(module[:4]) != "\x00asm" || string(module[4:8]) != "\x01\x00\x00\x00" {
+		return nil, errors.New("not a WebAssembly 1.0 binary module")
+	}
+	r := &Reader{B: module, I: 8}
+	var secs []Section
+	for r.I < len(r.B) {
+		id := r.Byte()
+		size := r.U32()
+		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
+			return nil, errors.New("truncated section")
+		}
+		s := Section{ID: id, Content: r.B[r.I : r.I+int(size)]}
+		r.I += int(size)
+		if id == 0 {
+			cr := &Reader{B: s.Content}
+			if name := cr.Name(); cr.Err == nil && strings.HasPrefix(name, ".debug_") {
+				continue
+			}
+		}
+		secs = append(secs, s)
+	}
+	return secs, nil
 }
