@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/compile"
@@ -140,6 +142,27 @@ func main() {
 	}
 	seed := all[0]
 	r.floor = floorRun(ctx, seed.input, *samples)
+	if long := byName(scenarios, "seed-long-user"); long != nil {
+		fmt.Fprintln(os.Stderr, "per-character probe")
+		probe := charProbeRun(ctx, seed.input, long.input, *samples)
+		r.probe = &probe
+	}
+	fmt.Fprintln(os.Stderr, "profiles")
+	fp, err := profileFloor(ctx, seed.input, 200)
+	check(err)
+	r.profiles = append(r.profiles, fp)
+	for _, sc := range scenarios {
+		if !slices.Contains(profiled, sc.name) {
+			continue
+		}
+		n := 200
+		if sc.samples > 0 {
+			n = 5
+		}
+		p, err := profileScenario(ctx, sc, n)
+		check(err)
+		r.profiles = append(r.profiles, p)
+	}
 	if *names == "" {
 		fmt.Fprintln(os.Stderr, "group resolution")
 		res := resolutionRun(ctx, seed.src, *samples)
@@ -470,12 +493,7 @@ func verdict(ok bool) string {
 // floorRun measures what the wasm host cannot go below: opa_eval of a
 // module whose entry point is a constant, with the same input.
 func floorRun(ctx context.Context, input []byte, samples int) result {
-	c := compile.New().WithTarget(compile.TargetWasm).WithEntrypoints("floor/x").
-		WithFS(fstest.MapFS{"floor.rego": {Data: []byte("package floor\n\nx := 1\n")}}).WithPaths("floor.rego")
-	check(c.Build(ctx))
-	var buf bytes.Buffer
-	check(bundle.NewWriter(&buf).Write(*c.Bundle()))
-	p, err := wasm.Load(ctx, buf.Bytes(), wasm.NewConfig())
+	p, err := wasm.Load(ctx, floorBundle(ctx), wasm.NewConfig())
 	check(err)
 	defer p.Close(ctx)
 	e := floorEngine{p}
@@ -562,6 +580,102 @@ func ldapLookups() (cached, uncached *testing.BenchmarkResult, skipped string) {
 		}
 	})
 	return &cr, &ur, ""
+}
+
+// probeResult times checks of every character of a user name, each alone
+// in a module, on a short and a long name: the policy's (split, then a
+// table lookup a character) and the two other ways OPA's Wasm offers,
+// regex.match and trim_left over the character class.
+type probeResult struct {
+	shortChars, longChars int
+	probes                []probe
+}
+
+type probe struct {
+	name        string
+	short, long result
+}
+
+// perChar is a probe's cost of one more character.
+func (p probeResult) perChar(name string) time.Duration {
+	for _, x := range p.probes {
+		if x.name == name {
+			return (x.long.median - x.short.median) / time.Duration(p.longChars-p.shortChars)
+		}
+	}
+	return 0
+}
+
+// userNameClass is the character class of YuniKorn's user names after the
+// first character.
+const userNameClass = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/_.@-"
+
+// userNameProbes are the per-character checks the probe times, each the
+// body of the rule x; the first is the policy's.
+var userNameProbes = []struct{ name, body string }{
+	{"split and a table", "chars := split(input.user, \"\")\n\tt := data.chars\n\tevery c in chars {\n\t\tt[c]\n\t}"},
+	{"regex.match", "regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, input.user)"},
+	{"trim_left", "trim_left(input.user, \"" + userNameClass + "\") == \"\""},
+}
+
+// charProbeRun runs the per-character probes with the inputs of the seed
+// and seed-long-user scenarios.
+func charProbeRun(ctx context.Context, short, long []byte, samples int) probeResult {
+	var chars strings.Builder
+	chars.WriteString(`{"chars":{`)
+	for i, c := range userNameClass {
+		if i > 0 {
+			chars.WriteString(",")
+		}
+		fmt.Fprintf(&chars, "%q:true", string(c))
+	}
+	chars.WriteString("}}")
+	user := func(in []byte) int {
+		var v struct{ User string }
+		check(json.Unmarshal(in, &v))
+		return utf8.RuneCountInString(v.User)
+	}
+	r := probeResult{shortChars: user(short), longChars: user(long)}
+	for _, pr := range userNameProbes {
+		raw := wasmBundle(ctx, "probe/x", fstest.MapFS{
+			"probe.rego": {Data: []byte("package probe\n\nx if {\n\t" + pr.body + "\n}\n")},
+			"data.json":  {Data: []byte(chars.String())},
+		})
+		p, err := wasm.Load(ctx, raw, wasm.NewConfig())
+		check(err)
+		e := probeEngine{p}
+		r.probes = append(r.probes, probe{name: pr.name, short: measure(ctx, e, short, []byte("true"), samples, 0), long: measure(ctx, e, long, []byte("true"), samples, 0)})
+		check(p.Close(ctx))
+	}
+	return r
+}
+
+type probeEngine struct{ p *wasm.Policy }
+
+func (probeEngine) Name() string { return "wasm, per-character probe" }
+func (e probeEngine) Eval(ctx context.Context, _ string, input []byte) (json.RawMessage, error) {
+	return e.p.Eval(ctx, "probe/x", input)
+}
+func (probeEngine) Close(context.Context) error { return nil }
+
+// floorBundle is the Wasm bundle of the floor: the constant rule floor/x.
+func floorBundle(ctx context.Context) []byte {
+	return wasmBundle(ctx, "floor/x", fstest.MapFS{"floor.rego": {Data: []byte("package floor\n\nx := 1\n")}})
+}
+
+// wasmBundle compiles the modules and data files of fsys to a Wasm bundle
+// with one entry point.
+func wasmBundle(ctx context.Context, ep string, fsys fstest.MapFS) []byte {
+	var paths []string
+	for p := range fsys {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	c := compile.New().WithTarget(compile.TargetWasm).WithEntrypoints(ep).WithFS(fsys).WithPaths(paths...)
+	check(c.Build(ctx))
+	var buf bytes.Buffer
+	check(bundle.NewWriter(&buf).Write(*c.Bundle()))
+	return buf.Bytes()
 }
 
 type floorEngine struct{ p *wasm.Policy }

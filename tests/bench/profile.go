@@ -37,6 +37,28 @@ type callProfile struct {
 type fnStats struct {
 	name  string
 	calls int64
+	// For a step (see isStep): the guest calls and opa_malloc calls made
+	// while it runs, its own call included, counted once however deeply
+	// it recurses.
+	step              bool
+	active            int
+	inclusive, allocs int64
+}
+
+// isStep tells the functions the breakdown is made of: the rules and
+// functions the policy compiles to (OPA names them g<N>.data.<package>.<rule>),
+// and the phases of opa_eval around them.
+func isStep(name string) bool {
+	if strings.HasPrefix(name, "g") {
+		if i := strings.Index(name, ".data."); i > 1 && strings.Trim(name[1:i], "0123456789") == "" {
+			return true
+		}
+	}
+	switch name {
+	case "opa_eval", "eval", "opa_json_parse", "opa_value_parse", "opa_json_dump", "opa_value_dump":
+		return true
+	}
+	return false
 }
 
 // callCounter is the listener of every guest function. Its counts are not
@@ -45,6 +67,63 @@ type fnStats struct {
 type callCounter struct {
 	fns   []*fnStats
 	calls int64
+	// active holds the steps running now, outermost first, each once.
+	active []*fnStats
+	// stack is every call running now, to know what After ends.
+	stack []*fnStats
+}
+
+// fnListener counts the calls of one function.
+type fnListener struct {
+	c      *callCounter
+	s      *fnStats
+	malloc bool
+}
+
+func (l fnListener) Before(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
+	c, s := l.c, l.s
+	s.calls++
+	c.calls++
+	c.stack = append(c.stack, s)
+	if s.step {
+		if s.active == 0 {
+			c.active = append(c.active, s)
+		}
+		s.active++
+	}
+	for _, a := range c.active {
+		a.inclusive++
+		if l.malloc {
+			a.allocs++
+		}
+	}
+}
+
+func (l fnListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {
+	l.c.pop()
+}
+
+func (l fnListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {
+	l.c.pop()
+}
+
+func (c *callCounter) pop() {
+	if len(c.stack) == 0 {
+		return
+	}
+	s := c.stack[len(c.stack)-1]
+	c.stack = c.stack[:len(c.stack)-1]
+	if s.step {
+		s.active--
+		if s.active == 0 {
+			for i, a := range c.active {
+				if a == s {
+					c.active = append(c.active[:i], c.active[i+1:]...)
+					break
+				}
+			}
+		}
+	}
 }
 
 func (c *callCounter) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
@@ -56,12 +135,9 @@ func (c *callCounter) NewFunctionListener(def api.FunctionDefinition) experiment
 			name = fmt.Sprintf("$%d", def.Index())
 		}
 	}
-	s := &fnStats{name: name}
+	s := &fnStats{name: name, step: isStep(name)}
 	c.fns = append(c.fns, s)
-	return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
-		s.calls++
-		c.calls++
-	})
+	return fnListener{c: c, s: s, malloc: name == "opa_malloc"}
 }
 
 // scenarioSources reads a scenario's configuration, or that of the
@@ -102,13 +178,33 @@ func profileScenario(ctx context.Context, sc *scenario, n int) (*callProfile, er
 	if err != nil {
 		return nil, fmt.Errorf("native: %w", err)
 	}
+	load := func(c wasm.Config) (engine.Engine, error) {
+		return engine.NewWasm(ctx, raw, c, engine.NewGroupCache(s.Groups()))
+	}
+	return profileEngine(ctx, sc.name, sc.entrypoint(), load, sc.input, want, n)
+}
+
+// profileFloor counts the calls of the floor's constant rule with the input.
+func profileFloor(ctx context.Context, input []byte, n int) (*callProfile, error) {
+	raw := floorBundle(ctx)
+	load := func(c wasm.Config) (engine.Engine, error) {
+		p, err := wasm.Load(ctx, raw, c)
+		return floorEngine{p}, err
+	}
+	return profileEngine(ctx, "floor", "floor/x", load, input, []byte("1"), n)
+}
+
+// profileEngine loads a policy twice, with a listener on every guest
+// function and without, and counts the calls of n decisions, each checked
+// against want.
+func profileEngine(ctx context.Context, name, ep string, load func(wasm.Config) (engine.Engine, error), input, want []byte, n int) (*callProfile, error) {
 	counter := &callCounter{}
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(1).WithFunctionListener(counter), engine.NewGroupCache(s.Groups()))
+	w, err := load(wasm.NewConfig().WithPoolSize(1).WithFunctionListener(counter))
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close(ctx)
-	plain, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(1), engine.NewGroupCache(s.Groups()))
+	plain, err := load(wasm.NewConfig().WithPoolSize(1))
 	if err != nil {
 		return nil, err
 	}
@@ -116,22 +212,22 @@ func profileScenario(ctx context.Context, sc *scenario, n int) (*callProfile, er
 
 	// Loading calls into the guest too (the data, the entry points):
 	// counting starts after a first decision.
-	if _, err := w.Eval(ctx, sc.entrypoint(), sc.input); err != nil {
+	if _, err := w.Eval(ctx, ep, input); err != nil {
 		return nil, err
 	}
 	for _, f := range counter.fns {
-		f.calls = 0
+		f.calls, f.inclusive, f.allocs = 0, 0, 0
 	}
-	p := &callProfile{scenario: sc.name, entrypoint: sc.entrypoint(), decisions: n, fns: counter.fns, minCalls: -1}
+	p := &callProfile{scenario: name, entrypoint: ep, decisions: n, fns: counter.fns, minCalls: -1}
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		before := counter.calls
-		got, err := w.Eval(ctx, sc.entrypoint(), sc.input)
+		got, err := w.Eval(ctx, ep, input)
 		if err != nil {
 			return nil, err
 		}
 		if !sameJSON(got, want) {
-			return nil, fmt.Errorf("%s: the wasm decision differs from native: %.200s", sc.name, got)
+			return nil, fmt.Errorf("%s: the wasm decision differs from native: %.200s", name, got)
 		}
 		c := counter.calls - before
 		if p.minCalls < 0 || c < p.minCalls {
@@ -140,7 +236,7 @@ func profileScenario(ctx context.Context, sc *scenario, n int) (*callProfile, er
 		p.maxCalls = max(p.maxCalls, c)
 	}
 	p.instrumented = time.Since(start) / time.Duration(n)
-	p.plain = measure(ctx, epEngine{plain, sc.entrypoint()}, sc.input, want, max(n, 100), 0).median
+	p.plain = measure(ctx, epEngine{plain, ep}, input, want, max(n, 100), 0).median
 	return p, nil
 }
 
@@ -191,6 +287,62 @@ func (p *callProfile) render() string {
 		c := float64(f.calls) / float64(p.decisions)
 		fmt.Fprintf(&b, "  %-44s %10.1f %5.1f%%\n", f.name, c, 100*c/total)
 	}
+	b.WriteString(p.renderSteps(total))
 	b.WriteString("\n")
 	return b.String()
+}
+
+// renderSteps is the per-step breakdown: for each phase of opa_eval and each
+// rule or function of the policy, the guest calls and opa_malloc calls made
+// while it runs (what it calls included), per decision. Steps nest, so the
+// shares add up to more than 100 %.
+func (p *callProfile) renderSteps(total float64) string {
+	steps := p.steps(30)
+	var b strings.Builder
+	fmt.Fprintf(&b, "  steps: guest calls and opa_malloc while each runs (nested steps included)\n")
+	fmt.Fprintf(&b, "  %-52s %6s %9s %6s %7s\n", "step", "calls", "inclusive", "share", "mallocs")
+	n := float64(p.decisions)
+	for _, f := range steps {
+		in := float64(f.inclusive) / n
+		fmt.Fprintf(&b, "  %-52s %6.1f %9.1f %5.1f%% %7.1f\n", stepName(f.name), float64(f.calls)/n, in, 100*in/total, float64(f.allocs)/n)
+	}
+	return b.String()
+}
+
+// steps returns the n steps with the most inclusive calls.
+func (p *callProfile) steps(n int) []*fnStats {
+	var fs []*fnStats
+	for _, f := range p.fns {
+		if f.step && f.inclusive > 0 {
+			fs = append(fs, f)
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].inclusive != fs[j].inclusive {
+			return fs[i].inclusive > fs[j].inclusive
+		}
+		return fs[i].name < fs[j].name
+	})
+	return fs[:min(n, len(fs))]
+}
+
+// innerSteps are the n steps with the most inclusive calls other than
+// opa_eval, eval and the entry point's rule, which hold them all.
+func (p *callProfile) innerSteps(n int) []*fnStats {
+	entry := "data." + strings.ReplaceAll(p.entrypoint, "/", ".")
+	var fs []*fnStats
+	for _, f := range p.steps(n + 3) {
+		if f.name != "opa_eval" && f.name != "eval" && stepName(f.name) != entry && len(fs) < n {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// stepName drops the g<N>. prefix OPA gives a compiled rule.
+func stepName(name string) string {
+	if i := strings.Index(name, ".data."); i > 0 && strings.HasPrefix(name, "g") {
+		return name[i+1:]
+	}
+	return name
 }

@@ -26,6 +26,10 @@ type report struct {
 	res    *resolution
 	load   *loadResult
 	served *serveResult
+	// profiles are the guest calls of the floor (first) and of the
+	// profiled decisions; probe is the per-character probe.
+	profiles []*callProfile
+	probe    *probeResult
 }
 
 // engines lists the engines in the order of the tables.
@@ -62,6 +66,9 @@ type target struct {
 	measured string // the figure as rendered
 	value    float64
 	met      bool
+	// limit says, for a target not met, what limits the figure, from
+	// the profiles and the probe of the same run.
+	limit string
 }
 
 // ratioTarget is a target on the ratio of two medians; it is left out
@@ -115,7 +122,70 @@ func (r report) targets() []target {
 			measured: fmt.Sprintf("%.0f/s, p50 %s, p99 %s, max %s, %d errors of %d", l.rps, us(l.p50), us(l.p99), us(l.pMax), l.errors, l.requests),
 			value:    l.rps, met: l.met()})
 	}
+	for i := range ts {
+		if !ts[i].met {
+			ts[i].limit = r.limit(ts[i].what)
+		}
+	}
 	return ts
+}
+
+// profile returns the profile of the named decision ("floor" for the
+// floor), nil when it was not profiled.
+func (r report) profile(name string) *callProfile {
+	for _, p := range r.profiles {
+		if p.scenario == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// beyondFloor says how many guest calls and opa_malloc calls a decision
+// makes beyond the floor's, and which of its steps make most of them.
+func (r report) beyondFloor(name string) string {
+	p, f := r.profile(name), r.profile("floor")
+	if p == nil || f == nil {
+		return ""
+	}
+	var top []string
+	for _, s := range p.innerSteps(4) {
+		top = append(top, fmt.Sprintf("`%s` %.0f", stepName(s.name), float64(s.inclusive)/float64(p.decisions)))
+	}
+	return fmt.Sprintf("the floor makes %.0f guest calls (%.0f `opa_malloc`), the %s decision %.0f (%.0f): its own Rego is the other %.0f calls, most of them in %s (profile below)",
+		f.totalCalls(), f.calls("opa_malloc"), name, p.totalCalls(), p.calls("opa_malloc"), p.totalCalls()-f.totalCalls(), strings.Join(top, ", "))
+}
+
+// limit explains, from the profiles and the probe, what limits the
+// figure of a target not met; "" when the run has nothing to show.
+func (r report) limit(what string) string {
+	switch {
+	case strings.HasPrefix(what, "a 48-character user"):
+		pr := r.probe
+		ws, wl := r.median("seed", engine.Wasm), r.median("seed-long-user", engine.Wasm)
+		if pr == nil || ws == 0 {
+			return ""
+		}
+		per := pr.perChar(userNameProbes[0].name)
+		extra := time.Duration(pr.longChars-pr.shortChars) * per
+		var others []string
+		for _, x := range pr.probes[1:] {
+			others = append(others, fmt.Sprintf("`%s` %s a character (%s for the short name)", x.name, us(pr.perChar(x.name)), us(x.short.median)))
+		}
+		text := fmt.Sprintf("YuniKorn checks every character of the name (`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`); the policy does it with `split` and one table lookup a character, which alone (the probe) costs %s a character in this run (%s for the short name), so the %d more characters cost %s: %.2f× the seed median for that alone (measured: %s more). The other ways OPA's Wasm offers, in the same run: %s",
+			us(per), us(pr.probes[0].short.median), pr.longChars-pr.shortChars, us(extra), float64(ws+extra)/float64(ws), us(wl-ws), strings.Join(others, ", "))
+		if p, q := r.profile("seed-long-user"), r.profile("seed"); p != nil && q != nil {
+			text += fmt.Sprintf("; guest calls %.0f against %.0f, `opa_malloc` %.0f against %.0f", p.totalCalls(), q.totalCalls(), p.calls("opa_malloc"), q.calls("opa_malloc"))
+		}
+		return text
+	case strings.HasPrefix(what, "seed on `wasm`"), strings.HasPrefix(what, "`wasm` median ≤ 3 µs"):
+		return r.beyondFloor("seed")
+	case strings.HasPrefix(what, "VOV on `wasm`"):
+		return r.beyondFloor("vov")
+	case strings.HasPrefix(what, "`opa-wasm` / `wasm`"), strings.HasPrefix(what, "`rego` / `wasm`"):
+		return "a ratio of two engines on one machine shared with other work; the `wasm` side is limited as the floor target says: " + r.beyondFloor("seed")
+	}
+	return ""
 }
 
 // markdown renders docs/BENCHMARKS.md.
@@ -142,8 +212,18 @@ func (r report) markdown() string {
 		fmt.Fprintf(&b, "\nRatios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×, wasm / native = %.2f×, wasm / floor = %.2f×.\n\n", q["opa-wasm/wasm"], q["rego/wasm"], q["wasm/native"], q["wasm/floor"])
 	}
 	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
+	var limits []target
 	for _, t := range r.targets() {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.what, t.measured, verdict(t.met))
+		if t.limit != "" {
+			limits = append(limits, t)
+		}
+	}
+	if len(limits) > 0 {
+		b.WriteString("\nWhat limits the targets not met, from the profiles and the probe of this run:\n\n")
+		for _, t := range limits {
+			fmt.Fprintf(&b, "- %s: %s.\n", t.what, t.limit)
+		}
 	}
 	if r.load != nil {
 		b.WriteString(renderMixedLoad(*r.load))
@@ -172,6 +252,7 @@ func (r report) markdown() string {
 		fmt.Fprintf(&b, "; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median", us(ws-r.floor.median))
 	}
 	b.WriteString(". `make profile` counts the guest function calls of each decision.\n")
+	b.WriteString(r.renderProfiles())
 	fmt.Fprintf(&b, "\nSingle decisions are timed one by one (%d per engine, after a warm-up, fewer where a scenario says so), so the median includes ~50 ns of timer overhead. The Go heap check allows 1 MiB of noise from the runtime itself.\n", r.samples)
 	if r.served != nil {
 		b.WriteString("\n" + renderServe(*r.served))
@@ -194,6 +275,35 @@ type reportJSON struct {
 	Targets   []targetJSON                     `json:"targets"`
 	// SamplesByScenario names the scenarios timed with fewer samples.
 	SamplesByScenario map[string]int `json:"samples_by_scenario,omitempty"`
+	// Profiles are the guest calls per decision ("floor" included).
+	Profiles  map[string]profileJSON `json:"profiles,omitempty"`
+	CharProbe *probeJSON             `json:"char_probe,omitempty"`
+}
+
+type profileJSON struct {
+	GuestCalls jsonFloat  `json:"guest_calls"`
+	Mallocs    jsonFloat  `json:"opa_malloc"`
+	Steps      []stepJSON `json:"steps"`
+}
+
+type stepJSON struct {
+	Step      string    `json:"step"`
+	Calls     jsonFloat `json:"calls"`
+	Inclusive jsonFloat `json:"inclusive_guest_calls"`
+	Mallocs   jsonFloat `json:"opa_malloc"`
+}
+
+type probeJSON struct {
+	ShortChars int              `json:"short_chars"`
+	LongChars  int              `json:"long_chars"`
+	Probes     []probeCheckJSON `json:"checks"`
+}
+
+type probeCheckJSON struct {
+	Check     string `json:"check"`
+	ShortNs   int64  `json:"short_median_ns"`
+	LongNs    int64  `json:"long_median_ns"`
+	PerCharNs int64  `json:"per_char_ns"`
 }
 
 type engineJSON struct {
@@ -211,6 +321,7 @@ type targetJSON struct {
 	Measured string    `json:"measured"`
 	Value    jsonFloat `json:"value"`
 	Met      bool      `json:"met"`
+	Limit    string    `json:"limit,omitempty"`
 }
 
 // jsonFloat is a float that JSON can carry: NaN and infinities (a
@@ -263,11 +374,54 @@ func (r report) json() ([]byte, error) {
 		}
 	}
 	for _, t := range r.targets() {
-		doc.Targets = append(doc.Targets, targetJSON{Target: t.what, Measured: t.measured, Value: jsonFloat(t.value), Met: t.met})
+		doc.Targets = append(doc.Targets, targetJSON{Target: t.what, Measured: t.measured, Value: jsonFloat(t.value), Met: t.met, Limit: t.limit})
+	}
+	for _, p := range r.profiles {
+		if doc.Profiles == nil {
+			doc.Profiles = map[string]profileJSON{}
+		}
+		pj := profileJSON{GuestCalls: jsonFloat(p.totalCalls()), Mallocs: jsonFloat(p.calls("opa_malloc"))}
+		for _, st := range p.steps(12) {
+			n := float64(p.decisions)
+			pj.Steps = append(pj.Steps, stepJSON{Step: stepName(st.name), Calls: jsonFloat(float64(st.calls) / n), Inclusive: jsonFloat(float64(st.inclusive) / n), Mallocs: jsonFloat(float64(st.allocs) / n)})
+		}
+		doc.Profiles[p.scenario] = pj
+	}
+	if pr := r.probe; pr != nil {
+		doc.CharProbe = &probeJSON{ShortChars: pr.shortChars, LongChars: pr.longChars}
+		for _, x := range pr.probes {
+			doc.CharProbe.Probes = append(doc.CharProbe.Probes, probeCheckJSON{Check: x.name, ShortNs: x.short.median.Nanoseconds(), LongNs: x.long.median.Nanoseconds(), PerCharNs: pr.perChar(x.name).Nanoseconds()})
+		}
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("render json: %w", err)
 	}
 	return append(out, '\n'), nil
+}
+
+// renderProfiles is the section of the guest calls of each profiled
+// decision and the per-character probe.
+func (r report) renderProfiles() string {
+	if len(r.profiles) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Where each decision spends its guest calls\n\nCounted on the `wasm` engine in this run with a listener on every guest function (`make profile` prints the same, with the most called functions). A step is a phase of `opa_eval` or a rule or function of the policy; its inclusive count is every guest call made while it runs, so nested steps count in each. Guest calls are not time, but they are stable from run to run where timings are not.\n\n")
+	b.WriteString("| decision | guest calls | `opa_malloc` | steps with most calls (inclusive, `opa_malloc`) |\n|---|---|---|---|\n")
+	for _, p := range r.profiles {
+		var steps []string
+		for _, st := range p.innerSteps(6) {
+			n := float64(p.decisions)
+			steps = append(steps, fmt.Sprintf("`%s` %.0f (%.0f)", stepName(st.name), float64(st.inclusive)/n, float64(st.allocs)/n))
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %s |\n", p.scenario, p.totalCalls(), p.calls("opa_malloc"), strings.Join(steps, ", "))
+	}
+	if pr := r.probe; pr != nil {
+		fmt.Fprintf(&b, "\nPer-character probes: modules whose one rule checks every character of `input.user`, with the inputs of `seed` (%d characters) and `seed-long-user` (%d); the first is how the queue decision checks a user name.\n\n| check | %d characters | %d characters | a character |\n|---|---|---|---|\n", pr.shortChars, pr.longChars, pr.shortChars, pr.longChars)
+		for _, x := range pr.probes {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", x.name, us(x.short.median), us(x.long.median), us(pr.perChar(x.name)))
+		}
+	}
+	return b.String()
 }

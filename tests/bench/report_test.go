@@ -153,3 +153,93 @@ func TestReportAgrees(t *testing.T) {
 		t.Errorf("seed-long-user / seed target not rendered from the figures:\n%s", md)
 	}
 }
+
+// fakeProfile is a profile of one decision (counts for 10 decisions) with
+// two steps.
+func fakeProfile(name string, calls, mallocs int64) *callProfile {
+	return &callProfile{scenario: name, decisions: 10, fns: []*fnStats{
+		{name: "opa_eval", calls: 10, step: true, inclusive: 10 * calls, allocs: 10 * mallocs},
+		{name: "g0.data.p." + name, calls: 10, step: true, inclusive: 5 * calls, allocs: 5 * mallocs},
+		{name: "opa_malloc", calls: 10 * mallocs},
+		{name: "opa_value_get", calls: 10*calls - 20 - 10*mallocs},
+	}}
+}
+
+// TestReportLimits: a target not met says what limits it, with the
+// figures of the profiles and the probe, in the Markdown and the JSON
+// alike; the profiles' section carries every profiled decision.
+func TestReportLimits(t *testing.T) {
+	r := fakeReport()
+	r.floor.median = 100 * time.Nanosecond // every decision far above the floor
+	r.profiles = []*callProfile{fakeProfile("floor", 100, 20), fakeProfile("seed", 600, 70), fakeProfile("seed-long-user", 1300, 200), fakeProfile("vov", 1100, 96)}
+	r.probe = &probeResult{shortChars: 4, longChars: 48, probes: []probe{
+		{name: userNameProbes[0].name, short: result{median: 2000 * time.Nanosecond}, long: result{median: 6400 * time.Nanosecond}},
+		{name: userNameProbes[1].name, short: result{median: 20000 * time.Nanosecond}, long: result{median: 42000 * time.Nanosecond}},
+	}}
+	md := r.markdown()
+	js, err := r.json()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Targets []struct {
+			Target, Limit string
+			Met           bool
+		} `json:"targets"`
+		Profiles map[string]struct {
+			GuestCalls float64 `json:"guest_calls"`
+			Mallocs    float64 `json:"opa_malloc"`
+		} `json:"profiles"`
+		CharProbe struct {
+			Checks []struct {
+				PerCharNs int64 `json:"per_char_ns"`
+			} `json:"checks"`
+		} `json:"char_probe"`
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if c := doc.CharProbe.Checks; len(c) != 2 || c[0].PerCharNs != 100 || c[1].PerCharNs != 500 {
+		t.Errorf("char_probe.checks = %+v, want per_char_ns (6400-2000)/44 = 100 and (42000-20000)/44 = 500", c)
+	}
+	limits := map[string]string{}
+	for _, tg := range doc.Targets {
+		if tg.Met && tg.Limit != "" {
+			t.Errorf("%s: met, yet a limit: %s", tg.Target, tg.Limit)
+		}
+		if tg.Limit != "" {
+			limits[tg.Target] = tg.Limit
+			if !strings.Contains(md, "- "+tg.Target+": "+tg.Limit+".\n") {
+				t.Errorf("the Markdown does not give the limit of %q", tg.Target)
+			}
+		}
+	}
+	for _, want := range []struct{ target, text string }{
+		{"seed on `wasm` ≤ 2.5× the floor", "the floor makes 100 guest calls (20 `opa_malloc`), the seed decision 600 (70): its own Rego is the other 500 calls, most of them in `data.p.seed` 300"},
+		{"VOV on `wasm` ≤ 3× the floor", "the vov decision 1100 (96)"},
+		{"seed-long-user / seed", "0.10 µs a character in this run (2.00 µs for the short name), so the 44 more characters cost 4.40 µs"},
+		{"seed-long-user / seed", "`regex.match` 0.50 µs a character (20.00 µs for the short name)"},
+	} {
+		found := false
+		for target, l := range limits {
+			if strings.Contains(target, want.target) {
+				found = true
+				if !strings.Contains(l, want.text) {
+					t.Errorf("%s: limit %q does not say %q", want.target, l, want.text)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no limit given", want.target)
+		}
+	}
+	for name, p := range doc.Profiles {
+		row := fmt.Sprintf("| %s | %.0f | %.0f | ", name, p.GuestCalls, p.Mallocs)
+		if !strings.Contains(md, row) {
+			t.Errorf("profile %s: the Markdown has no row %s", name, row)
+		}
+	}
+	if len(doc.Profiles) != 4 {
+		t.Errorf("JSON has %d profiles, want 4", len(doc.Profiles))
+	}
+}
