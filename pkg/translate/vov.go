@@ -21,9 +21,10 @@ const EntrypointVOV = "vov/acl/decision"
 //	acls       address -> {type, address, owner, entries}; entries are those
 //	           that can match only (vov.CanMatch: not an agent marked "n"
 //	           for the type, not SERVER or UNDEF), in ACL order, each {kind,
-//	           name, caps: {CAP: true}, label: `ACL 3 USER "john"`} with n
-//	           counted over the whole ACL; a USER entry without a name is
-//	           the object owner's role
+//	           test, name, caps: {CAP: true}, label: `ACL 3 USER "john"`}
+//	           with n counted over the whole ACL; a USER entry without a
+//	           name is the object owner's role, and its test is OBJOWNER
+//	           (the kind for every other entry)
 //	members    user -> {usergroups: {g: true}, fsgroups: {g: true}}
 //	user_rules user -> that user's named-user rules, then the -group rules
 //	           of the user's groups, each tier highest level first, then in
@@ -54,7 +55,7 @@ func VOVData(s *vov.Spec) map[string]any {
 			for _, c := range e.Capabilities {
 				caps[string(c)] = true
 			}
-			entry := map[string]any{"kind": string(e.Agent.Kind), "caps": caps, "label": vov.EntryLabel(i, e.Agent)}
+			entry := map[string]any{"kind": string(e.Agent.Kind), "test": entryTest(e.Agent), "caps": caps, "label": vov.EntryLabel(i, e.Agent)}
 			if e.Agent.Name != "" {
 				entry["name"] = e.Agent.Name
 				if e.Agent.Kind == vov.AgentHost {
@@ -147,4 +148,13 @@ func ruleData(r vov.SecurityRule) map[string]any {
 		}
 	}
 	return map[string]any{"level": r.Level, "any_host": anyHost, "names": names, "ranges": ranges}
+}
+
+// entryTest is how the policy matches an entry: by its kind, except a USER
+// entry without a name, which stands for the object's owner.
+func entryTest(a vov.Agent) string {
+	if a.Kind == vov.AgentUser && a.Name == "" {
+		return "OBJOWNER"
+	}
+	return string(a.Kind)
 }

@@ -152,11 +152,13 @@ role_hits := [r.level |
 	rule_host(r)
 ]
 
-rule_host(r) if r.any_host
-
-rule_host(r) if r.names[host_lower]
-
+# One else chain: a rule for any host or a host it names is decided without the
+# IPv4 ranges (OPA's Wasm would evaluate every body of a rule).
 rule_host(r) if {
+	r.any_host
+} else if {
+	r.names[host_lower]
+} else if {
 	some rg in r.ranges
 	rg[0] <= host_ip
 	host_ip <= rg[1]
@@ -199,47 +201,40 @@ osgroups := {g | some g in input.osgroups} if {
 # for the type, and SERVER and UNDEF, which match no request) that do, in ACL order.
 matched := [e | some e in obj.entries; entry_matches(e)]
 
-# One else chain, so that a matching entry stops at its kind; the most common kinds
-# come first.
-entry_matches(e) if {
-	# EVERYBODY
-	e.kind == "EVERYBODY"
-} else := true if {
-	# OWNER, the role: the queue/instance/project owner, whoever owns the object.
-	e.kind == "OWNER"
-	user_raw == vov.owner
-} else := true if {
-	# USER name: that login.
-	e.kind == "USER"
-	e.name == user_raw
-} else := true if {
-	# USER without a name, the role: the user that owns the object.
-	e.kind == "USER"
-	not e.name
-	user_raw == obj.owner
-} else := true if {
-	e.kind == "OSGROUP"
-	osgroups[e.name]
-} else := true if {
-	e.kind == "FSGROUP"
-	membership.fsgroups[e.name]
-} else := true if {
-	e.kind == "USERGROUP"
-	membership.usergroups[e.name]
-} else := true if {
-	e.kind == "HOST"
-	e.name == host_lower
-} else := true if {
-	e.kind == "ADMIN"
-	role == "ADMIN"
-} else := true if {
-	e.kind == "LEADER"
-	role == "LEADER"
-} else := true if {
-	# ADMIN ranks above LEADER (a set literal would be built at every call).
-	e.kind == "LEADER"
-	role == "ADMIN"
-}
+# An entry matches through its test (the translator writes it: the agent's kind, or
+# OBJOWNER for a USER entry without a name, the object owner's role). The tests that
+# depend only on the request are worked out once a decision, in fixed_tests; the named
+# ones are one lookup each. OPA's Wasm evaluates every body of a rule, so two bodies,
+# each failing at once where it does not apply, cost less than a chain over the kinds.
+entry_matches(e) if fixed_tests[e.test]
+
+entry_matches(e) if named_match(e.test, e.name)
+
+fixed_tests contains "EVERYBODY"
+
+# OWNER, the role: the queue/instance/project owner, whoever owns the object.
+fixed_tests contains "OWNER" if user_raw == vov.owner
+
+# USER without a name, the role: the user that owns the object.
+fixed_tests contains "OBJOWNER" if user_raw == obj.owner
+
+fixed_tests contains "ADMIN" if role == "ADMIN"
+
+# ADMIN ranks above LEADER.
+fixed_tests contains "LEADER" if role == "LEADER"
+
+fixed_tests contains "LEADER" if role == "ADMIN"
+
+# USER name: that login.
+named_match("USER", name) if name == user_raw
+
+named_match("OSGROUP", name) if osgroups[name]
+
+named_match("FSGROUP", name) if membership.fsgroups[name]
+
+named_match("USERGROUP", name) if membership.usergroups[name]
+
+named_match("HOST", name) if name == host_lower
 
 held := {c | some e in matched; some c, _ in e.caps}
 
