@@ -84,13 +84,13 @@ const (
 )
 
 // signatures are the expected types: parameter and result value types.
-var signatures = map[string]funcType{
+var signatures = map[string]wasmbin.FuncType{
 	fnInit:   {},
 	fnPush:   {},
 	fnPop:    {},
-	fnInsert: {params: "\x7f\x7f"},
-	fnGet:    {params: "\x7f", results: "\x7f"},
-	fnMalloc: {params: "\x7f", results: "\x7f"},
+	fnInsert: {Params: "\x7f\x7f"},
+	fnGet:    {Params: "\x7f", Results: "\x7f"},
+	fnMalloc: {Params: "\x7f", Results: "\x7f"},
 }
 
 // stampLimit is the counter value past which init clears the table; see the
@@ -103,90 +103,41 @@ var initialStamp uint32
 
 type section = wasmbin.Section
 
-type funcType struct {
-	params, results string // value type bytes
-}
-
 // Rewrite returns a copy of module whose memoization functions use a flat
 // table, and the size in bytes of the table the host must provide (see
 // TableGlobal). It returns an error, and no module, when module is not an
 // OPA-compiled module it can rewrite.
 func Rewrite(module []byte) ([]byte, uint32, error) {
-	secs, err := wasmbin.Sections(module)
+	m, err := wasmbin.Parse(module)
 	if err != nil {
 		return nil, 0, fmt.Errorf("memo: %w", err)
 	}
-
-	var (
-		types                  []funcType
-		funcTypes              []uint32 // type index of each defined function
-		importedFuncs, globals uint32
-		exports                = map[string]bool{}
-		malloc                 = int64(-1)
-		names                  map[string]uint32
-	)
-	for _, s := range secs {
-		var err error
-		switch s.ID {
-		case secType:
-			types, err = readTypes(s.Content)
-		case secImport:
-			importedFuncs, globals, err = countImports(s.Content)
-		case secFunc:
-			funcTypes, err = readFuncs(s.Content)
-		case secGlobal:
-			sr := newReader(s.Content, 0)
-			globals += sr.U32()
-			err = sr.Err
-		case secExport:
-			malloc, err = readExports(s.Content, exports)
-		case secCustom:
-			if customName(s.Content) == "name" {
-				names, err = readFuncNames(s.Content)
-			}
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-	}
-	if exports[TableGlobal] {
+	if _, ok := m.Exports[TableGlobal]; ok {
 		return nil, 0, fmt.Errorf("memo: module already exports %q", TableGlobal)
 	}
-	nfuncs := uint64(importedFuncs) + uint64(len(funcTypes))
-	if nfuncs > 1<<24 {
-		return nil, 0, errors.New("memo: too many functions")
-	}
+	nfuncs := m.NumFuncs()
 
-	// Find the functions and check their signatures. OPA's compiler
-	// replaces the body of every function the policy cannot reach with
-	// `unreachable` and drops its name: push and pop, which only `with`
-	// statements call, are then nameless, and there is nothing to replace.
-	// They come as a pair, or the frames would not nest.
-	if hasName(names, fnPush) != hasName(names, fnPop) {
+	if hasName(m.Names, fnPush) != hasName(m.Names, fnPop) {
 		return nil, 0, errors.New("memo: module names only one of opa_memoize_push and opa_memoize_pop")
 	}
 	fn := map[string]uint32{}
 	for _, name := range []string{fnInit, fnPush, fnPop, fnInsert, fnGet, fnMalloc} {
-		idx, ok := names[name]
-		if name == fnMalloc {
-			// The ABI exports opa_malloc; the name section need not agree.
-			idx, ok = uint32(malloc), malloc >= 0
-		}
-		if !ok && (name == fnPush || name == fnPop) {
+		if !hasName(m.Names, name) && (name == fnPush || name == fnPop) {
 			continue
 		}
-		if !ok {
-			return nil, 0, fmt.Errorf("memo: module has no function named %s", name)
+		var idx uint32
+		var err error
+		if name == fnMalloc {
+			idx, err = m.ExportedFunc(name, signatures[name])
+		} else {
+			idx, err = m.Defined(name, signatures[name])
 		}
-		if idx < importedFuncs || uint64(idx) >= nfuncs {
-			return nil, 0, fmt.Errorf("memo: %s is not a function defined by the module", name)
-		}
-		t := funcTypes[idx-importedFuncs]
-		if int(t) >= len(types) || types[t] != signatures[name] {
-			return nil, 0, fmt.Errorf("memo: %s has an unexpected signature", name)
+		if err != nil {
+			return nil, 0, fmt.Errorf("memo: %w", err)
 		}
 		fn[name] = idx
 	}
+	globals := m.Globals
 
 	g := globalIndices{table: globals, cur: globals + 1, next: globals + 2, frame: globals + 3, undo: globals + 4}
 	bodies := map[uint32][]byte{
@@ -208,249 +159,38 @@ func Rewrite(module []byte) ([]byte, uint32, error) {
 		newGlobals = leb128.AppendInt32(newGlobals, int32(init))
 		newGlobals = append(newGlobals, opEnd)
 	}
-	export := appendName(nil, TableGlobal)
+	export := wasmbin.AppendName(nil, TableGlobal)
 	export = append(export, 0x03) // global
 	export = leb128.AppendUint32(export, g.table)
 
-	out := make([]section, 0, len(secs))
+	out := make([]section, 0, len(m.Sections))
 	seen := map[byte]bool{}
-	for _, s := range secs {
+	for _, s := range m.Sections {
 		seen[s.ID] = true
 		var err error
 		switch s.ID {
 		case secGlobal:
-			s.Content, err = appendToVec(s.Content, 5, newGlobals)
+			s.Content, err = wasmbin.AppendToVec(s.Content, 5, newGlobals)
 		case secExport:
-			s.Content, err = appendToVec(s.Content, 1, export)
+			s.Content, err = wasmbin.AppendToVec(s.Content, 1, export)
 		case secCode:
-			s.Content, err = replaceBodies(s.Content, importedFuncs, bodies)
+			s.Content, err = wasmbin.ReplaceBodies(s.Content, m.ImportedFuncs, bodies)
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("memo: %w", err)
 		}
 		out = append(out, s)
 	}
 	for _, id := range []byte{secGlobal, secExport, secCode} {
 		if !seen[id] {
-			// OPA modules have all three; inserting the missing ones is
-			// not worth its code.
 			return nil, 0, fmt.Errorf("memo: module has no section %d", id)
 		}
 	}
-
-	res := make([]byte, 0, len(module)+len(newGlobals)+64)
-	res = append(res, module[:8]...)
-	for _, s := range out {
-		res = append(res, s.ID)
-		res = leb128.AppendUint32(res, uint32(len(s.Content)))
-		res = append(res, s.Content...)
-	}
+	res := wasmbin.Encode(module, out)
 	return res, uint32(nfuncs) * slotBytes, nil
 }
 
 func hasName(names map[string]uint32, name string) bool {
 	_, ok := names[name]
 	return ok
-}
-
-// customName returns the name of a custom section ("" if malformed).
-func customName(content []byte) string {
-	r := newReader(content, 0)
-	return r.Name()
-}
-
-func readTypes(b []byte) ([]funcType, error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	types := make([]funcType, 0, min(n, 1<<16))
-	for range n {
-		if form := r.Byte(); form != 0x60 {
-			return nil, fmt.Errorf("memo: unsupported type form %#x", form)
-		}
-		var ft funcType
-		ft.params = r.valTypes()
-		ft.results = r.valTypes()
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		types = append(types, ft)
-	}
-	return types, r.Err
-}
-
-// countImports counts the imported functions and globals, which come first
-// in their index spaces.
-func countImports(b []byte) (funcs, globals uint32, err error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	for range n {
-		r.Name()
-		r.Name()
-		switch kind := r.Byte(); kind {
-		case 0x00: // func
-			r.U32()
-			funcs++
-		case 0x01: // table
-			r.Byte()
-			r.Limits()
-		case 0x02: // memory
-			r.Limits()
-		case 0x03: // global
-			r.Byte()
-			r.Byte()
-			globals++
-		case 0x04: // tag
-			r.Byte()
-			r.U32()
-		default:
-			return 0, 0, fmt.Errorf("memo: unknown import kind %#x", kind)
-		}
-		if r.Err != nil {
-			return 0, 0, r.Err
-		}
-	}
-	return funcs, globals, r.Err
-}
-
-func readFuncs(b []byte) ([]uint32, error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	out := make([]uint32, 0, min(n, 1<<16))
-	for range n {
-		out = append(out, r.U32())
-		if r.Err != nil {
-			return nil, r.Err
-		}
-	}
-	return out, r.Err
-}
-
-// readExports records the export names and returns the index of the
-// exported function opa_malloc (-1 if absent).
-func readExports(b []byte, names map[string]bool) (malloc int64, err error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	malloc = -1
-	for range n {
-		name := r.Name()
-		kind := r.Byte()
-		idx := r.U32()
-		if r.Err != nil {
-			return 0, r.Err
-		}
-		names[name] = true
-		if kind == 0x00 && name == fnMalloc {
-			malloc = int64(idx)
-		}
-	}
-	return malloc, r.Err
-}
-
-// readFuncNames reads the function names subsection of the name section.
-// A name given to two functions is dropped: it identifies neither.
-func readFuncNames(content []byte) (map[string]uint32, error) {
-	r := newReader(content, 0)
-	r.Name()
-	for r.I < len(r.B) && r.Err == nil {
-		id := r.Byte()
-		size := r.U32()
-		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(r.B)) {
-			return nil, errors.New("memo: malformed name section")
-		}
-		sub := newReader(r.B[r.I:r.I+int(size)], 0)
-		r.I += int(size)
-		if id != 1 {
-			continue
-		}
-		names := map[string]uint32{}
-		dup := map[string]bool{}
-		n := sub.U32()
-		for range n {
-			idx := sub.U32()
-			name := sub.Name()
-			if sub.Err != nil {
-				return nil, errors.New("memo: malformed name section")
-			}
-			if _, ok := names[name]; ok {
-				dup[name] = true
-			}
-			names[name] = idx
-		}
-		for name := range dup {
-			delete(names, name)
-		}
-		return names, nil
-	}
-	if r.Err != nil {
-		return nil, errors.New("memo: malformed name section")
-	}
-	return nil, nil
-}
-
-// appendToVec adds n encoded elements to a vector (count, then elements).
-func appendToVec(vec []byte, n uint32, elems []byte) ([]byte, error) {
-	r := newReader(vec, 0)
-	count := r.U32()
-	if r.Err != nil {
-		return nil, r.Err
-	}
-	out := leb128.AppendUint32(nil, count+n)
-	out = append(out, vec[r.I:]...)
-	return append(out, elems...), nil
-}
-
-// replaceBodies rewrites the code section, replacing the bodies of the
-// functions in bodies (by function index) and copying the others.
-func replaceBodies(b []byte, importedFuncs uint32, bodies map[uint32][]byte) ([]byte, error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	out := leb128.AppendUint32(make([]byte, 0, len(b)+256), n)
-	replaced := 0
-	for i := range n {
-		size := r.U32()
-		if r.Err != nil || uint64(r.I)+uint64(size) > uint64(len(b)) {
-			return nil, errors.New("memo: truncated code section")
-		}
-		body, ok := bodies[importedFuncs+i]
-		if ok {
-			replaced++
-		} else {
-			body = b[r.I : r.I+int(size)]
-		}
-		r.I += int(size)
-		out = leb128.AppendUint32(out, uint32(len(body)))
-		out = append(out, body...)
-	}
-	if r.Err != nil || r.I != len(b) {
-		return nil, errors.New("memo: malformed code section")
-	}
-	if replaced != len(bodies) {
-		return nil, errors.New("memo: code section does not match the function section")
-	}
-	return out, nil
-}
-
-// reader reads the module's bytes; see wasmbin.Reader.
-type reader struct{ wasmbin.Reader }
-
-func newReader(b []byte, i int) *reader { return &reader{wasmbin.Reader{B: b, I: i}} }
-
-// valTypes reads a vector of value types; types beyond WebAssembly 2.0
-// (which take more than a byte) are refused.
-func (r *reader) valTypes() string {
-	t := r.Bytes(r.U32())
-	for _, c := range t {
-		switch c {
-		case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
-		default:
-			r.Err = fmt.Errorf("memo: unsupported value type %#x", c)
-			return ""
-		}
-	}
-	return string(t)
-}
-
-func appendName(out []byte, s string) []byte {
-	out = leb128.AppendUint32(out, uint32(len(s)))
-	return append(out, s...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
+	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
 )
 
 func vec(n int, elems ...[]byte) []byte {
@@ -25,7 +26,7 @@ func sec(id byte, content []byte) []byte {
 	return append(leb128.AppendUint32([]byte{id}, uint32(len(content))), content...)
 }
 
-func str(s string) []byte { return appendName(nil, s) }
+func str(s string) []byte { return wasmbin.AppendName(nil, s) }
 
 func u32(v uint32) []byte { return leb128.AppendUint32(nil, v) }
 

@@ -1,5 +1,5 @@
 // Package wasmbin reads the parts of the WebAssembly binary format that the
-// host's module rewriters (interrupt, memo) need: bytes, LEB128 integers,
+// host's module rewriters (interrupt, memo, reroute) need: bytes, LEB128 integers,
 // names and limits, with the first error kept and every later read a no-op.
 //
 // See https://webassembly.github.io/spec/core/binary/index.html
