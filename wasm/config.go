@@ -47,7 +47,9 @@ type Config struct {
 	// which compiles much faster than its compiler, for tests that load
 	// thousands of small policies.
 	noMemoRewrite bool
-	interpreter   bool
+	// For tests: noRegexRoute keeps the module's own regex.match.
+	noRegexRoute bool
+	interpreter  bool
 }
 
 // NewConfig returns the default configuration: a pool of

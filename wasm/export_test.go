@@ -64,6 +64,23 @@ func WithoutMemoRewrite(c Config) Config {
 	return c
 }
 
+// WithoutRegexRoute keeps the module's own regex.match.
+func WithoutRegexRoute(c Config) Config {
+	c.noRegexRoute = true
+	return c
+}
+
+// RegexRouted reports whether the policy's regex.match is served by the host.
+func RegexRouted(p *Policy) bool { return p.regexes != nil }
+
+// RegexCalls is the number of regex.match calls the host has served.
+func RegexCalls(p *Policy) int64 {
+	if p.regexes == nil {
+		return 0
+	}
+	return p.regexes.calls.Load()
+}
+
 // Memoized reports whether the policy's module runs with the memoization
 // table (the rewrite applied).
 func Memoized(p *Policy) bool { return p.memoTable != 0 }

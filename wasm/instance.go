@@ -570,6 +570,10 @@ const (
 	yieldInterval = 1 << 14
 )
 
+// regexMatchID is the builtin id with which the rewritten opa_regex_match
+// calls opa_builtin2 (see internal/reroute and regexMatch).
+const regexMatchID = -3
+
 // yield stops the evaluation when its context is done. Being a call into
 // Go, it is also a safe point for the Go scheduler and garbage collector,
 // which cannot preempt native Wasm code.
@@ -589,6 +593,10 @@ func (inst *instance) hostBuiltin1(ctx context.Context, _ api.Module, stack []ui
 }
 
 func (inst *instance) hostBuiltin2(ctx context.Context, _ api.Module, stack []uint64) {
+	if int32(uint32(stack[0])) == regexMatchID && inst.p.regexes != nil {
+		inst.regexMatch(ctx, stack)
+		return
+	}
 	inst.dispatch(ctx, stack, 2)
 }
 

@@ -30,8 +30,9 @@ const minOPACases = 1000
 // TestOPACasesMemoRewrite runs OPA's own conformance cases
 // (v1/test/cases/testdata/v1 of the OPA module), compiled to Wasm as OPA's
 // Wasm end-to-end test compiles them (rego.Compile of the case's query),
-// on this host with the memoization rewrite (internal/memo) and without
-// it, and requires byte-identical result sets, or identical errors.
+// on this host with the module rewrites — memoization (internal/memo) and
+// regex.match served by the host (internal/reroute) — and without them,
+// and requires byte-identical result sets, or identical errors.
 //
 // Skipped: cases OPA's Wasm exceptions list skips
 // (internal/wasm/sdk/test/e2e/exceptions.yaml), cases that set environment
@@ -70,7 +71,7 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 	if os.Getenv("ACLC_OPA_CASES_COMPILER") == "" {
 		cfg = wasm.WithInterpreter(cfg)
 	}
-	var ran, failed, rewritten, excepted, withEnv, noCompile, needsBuiltins, badInput atomic.Int64
+	var ran, failed, rewritten, excepted, withEnv, noCompile, needsBuiltins, badInput, regexCalls, noRoute atomic.Int64
 	t.Run("cases", func(t *testing.T) {
 		for _, tc := range set.Sorted().Cases {
 			t.Run(tc.Note, func(t *testing.T) {
@@ -101,12 +102,12 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 					}
 					c = c.WithData(data)
 				}
-				got, memoized, gerr := evalCase(module, c, input)
+				got, memoized, gerr := evalCase(module, c, input, &regexCalls)
 				if gerr != nil && strings.Contains(gerr.Error(), "not found") && strings.Contains(gerr.Error(), "builtin") {
 					needsBuiltins.Add(1)
 					t.Skip(gerr)
 				}
-				want, _, werr := evalCase(module, wasm.WithoutMemoRewrite(c), input)
+				want, _, werr := evalCase(module, wasm.WithoutRegexRoute(wasm.WithoutMemoRewrite(c)), input, &noRoute)
 				ran.Add(1)
 				if memoized {
 					rewritten.Add(1)
@@ -123,8 +124,14 @@ func TestOPACasesMemoRewrite(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("OPA cases: %d evaluated with and without the rewrite (%d of them rewritten, %d failing alike in both); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing non-deterministic builtins, %d with input that is not JSON",
-		ran.Load(), rewritten.Load(), failed.Load(), excepted.Load(), withEnv.Load(), noCompile.Load(), needsBuiltins.Load(), badInput.Load())
+	t.Logf("OPA cases: %d evaluated with and without the rewrites (%d of them rewritten, %d failing alike in both; %d regex.match calls served by the host); skipped: %d in OPA's Wasm exceptions, %d setting environment variables, %d not compiling to Wasm, %d needing non-deterministic builtins, %d with input that is not JSON",
+		ran.Load(), rewritten.Load(), failed.Load(), regexCalls.Load(), excepted.Load(), withEnv.Load(), noCompile.Load(), needsBuiltins.Load(), badInput.Load())
+	if noRoute.Load() != 0 {
+		t.Errorf("the host served %d regex.match calls without the rewrite", noRoute.Load())
+	}
+	if regexCalls.Load() < 40 {
+		t.Errorf("the host served %d regex.match calls, want OPA's regex cases to go through it", regexCalls.Load())
+	}
 	if n := ran.Load(); n < minOPACases {
 		t.Fatalf("evaluated %d OPA cases, want at least %d", n, minOPACases)
 	}
@@ -188,8 +195,9 @@ func caseInput(tc cases.TestCase) ([]byte, error) {
 }
 
 // evalCase loads the module and evaluates it once, returning the result
-// set and whether the memoization rewrite was applied.
-func evalCase(module []byte, cfg wasm.Config, input []byte) ([]byte, bool, error) {
+// set and whether the memoization rewrite was applied; regexCalls counts
+// the regex.match calls the host served.
+func evalCase(module []byte, cfg wasm.Config, input []byte, regexCalls *atomic.Int64) ([]byte, bool, error) {
 	ctx := context.Background()
 	p, err := wasm.Load(ctx, module, cfg)
 	if err != nil {
@@ -197,6 +205,7 @@ func evalCase(module []byte, cfg wasm.Config, input []byte) ([]byte, bool, error
 	}
 	defer p.Close(ctx)
 	res, err := wasm.EvalResultSet(ctx, p, "eval", input)
+	regexCalls.Add(wasm.RegexCalls(p))
 	return res, wasm.Memoized(p), err
 }
 

@@ -46,6 +46,7 @@ import (
 
 	"github.com/aclc-dev/aclc/wasm/internal/interrupt"
 	"github.com/aclc-dev/aclc/wasm/internal/memo"
+	"github.com/aclc-dev/aclc/wasm/internal/reroute"
 )
 
 // ErrUndefined is returned by Eval when the entrypoint is undefined for the
@@ -89,6 +90,9 @@ type Policy struct {
 	// same in every instance (see instance.loadData).
 	memoBytes uint32
 	memoTable uint32
+	// regexes serves opa_regex_match when the module's calls of it are
+	// sent to the host (see internal/reroute); nil when they are not.
+	regexes *regexCache
 	// recycleSlack: see recycleSlack in instance.go.
 	recycleSlack uint32
 
@@ -207,15 +211,25 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	// instrumented does the runtime fall back to wazero's
 	// WithCloseOnContextDone, which is 4-5x slower for small evaluations
 	// (an exit to Go per loop iteration and a goroutine per call).
+	// regex.match: OPA's C library compiles every pattern again at each
+	// evaluation; the host matches instead, with expressions compiled once
+	// per policy (see internal/reroute and regexCache). A module that
+	// cannot be rewritten keeps its own.
+	module := bc.module
+	if !cfg.noRegexRoute {
+		if m, rerr := reroute.Regex(module, regexMatchID); rerr == nil {
+			module, p.regexes = m, newRegexCache()
+		}
+	}
 	if !cfg.noMemoRewrite {
-		if m, n, merr := memo.Rewrite(bc.module); merr == nil {
+		if m, n, merr := memo.Rewrite(module); merr == nil {
 			err = p.compile(ctx, m)
 			p.memoBytes = n
 		}
 	}
 	if p.compiled == nil {
 		p.memoBytes = 0
-		if err = p.compile(ctx, bc.module); err != nil {
+		if err = p.compile(ctx, module); err != nil {
 			return nil, fmt.Errorf("compile module: %w", err)
 		}
 	}
