@@ -183,15 +183,14 @@ fold(s) := lower(replace(s, "ſ", "s"))
 
 # IsAppCreationForced: strconv.ParseBool of the force tag. Only the keys that fold to
 # the force tag's name are looked at (tag_value builds the index of every key).
-forced if force_tag in {"1", "t", "T", "TRUE", "true", "True"}
-
-default forced := false
-
-force_tag := app_tags[min(keys)] if {
+forced if {
 	count(app_tags) > 0
 	keys := {k | some k, _ in app_tags; fold(k) == "application.create.force"}
 	count(keys) > 0
-} else := ""
+	app_tags[min(keys)] in {"1", "t", "T", "TRUE", "true", "True"}
+}
+
+default forced := false
 
 # ConvertUGI, as the queue decision applies it, with force from the tags. ugi_user and
 # ugi_groups are its answer; ugi is read only when the request is not the common case of
