@@ -170,10 +170,13 @@ tag_value(name) := v if {
 } else := ""
 
 # Each tag key folded once per decision, not once per lookup: the folded name to the
-# value of the smallest key that folds to it.
+# value of the smallest key that folds to it. When no two keys fold to the same name
+# (the common case), each key is its folded name's only one.
 folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
 
-tag_index := {f: app_tags[k] |
+tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
+	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)
+} else := {f: app_tags[k] |
 	some _, f in folded_tag_keys
 	k := min({x | some x, g in folded_tag_keys; g == f})
 }
@@ -250,26 +253,37 @@ valid_queue_name(n) if {
 	}
 }
 
-# --- The common placement without the rule machinery: no state, and the first rule, a
-# single element with a filter that admits the user, names a configured leaf (not the
-# recovery queue) that the user may submit to. The answer is the one the rules, the
-# checks and the acceptance below give then: placed, not created, nothing stateful.
+# --- Rules decided without the rule machinery: no state, and a rule of a single element
+# that names, on its own, a configured queue other than the recovery queue. Then the
+# chain's lookups are all configured, its create check passes, and PlaceApplication's
+# checks are the queue's leaf flag and ACLs (nothing drains): the outcome is the one the
+# machinery below gives. When the first rule places so, the answer is built directly:
+# placed in an existing leaf, not created, nothing stateful.
 first_placed := {
-	"allow": true, "forced": forced, "queue": p, "rule": r.name, "created": false,
-	"reason": concat("", [r.label, ": placed in ", q]),
-	"user": app_user, "groups": app_groups,
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": r.name, "created": false,
+	"reason": o.entry, "user": app_user, "groups": app_groups,
 } if {
-	count(state_queues) == 0
 	r := rules[0]
+	o := direct_outcome(r)
+	o.kind == "placed"
+}
+
+direct_outcome(r) := o if {
+	count(state_queues) == 0
 	count(r.chain) == 1
 	q := direct_queue(r.chain[0])
 	p := lower(q)
 	p != recovery_queue
 	entry := queues[p]
-	entry.leaf == true
 	not entry.added
-	may_submit(entry)
+	o := direct_check(r.label, q, entry)
 }
+
+direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"])) if {
+	entry.leaf == false
+} else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", q])) if {
+	not may_submit(entry)
+} else := placed(label, q)
 
 # The queue a rule element names on its own, when it names one (own and the climb of a
 # one-element chain): a qualified name as given, else below root.
@@ -316,8 +330,8 @@ may_submit(entry) if {
 
 # A configured queue; the recovery queue the queue decision adds does not count.
 configured(p) if {
-	queues[p]
-	not queues[p].added
+	entry := queues[p]
+	not entry.added
 }
 
 state_paths contains lower(q.path) if some q in state_queues
@@ -577,7 +591,9 @@ create_event(q, n, j) := {"fail": false, "lookup": q} if {
 
 # The outcome of one top-level rule: "skip", "error", "panic" or "placed", its reason entry
 # and the queues it looked up.
-rule_outcome(r) := checked(r.label, chain_result(r.chain))
+rule_outcome(r) := o if {
+	o := direct_outcome(r)
+} else := checked(r.label, chain_result(r.chain))
 
 checked(label, c) := {"kind": "skip", "entry": concat(": ", [label, c.text]), "lookups": c.lookups} if {
 	c.kind == "skip"
