@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -139,13 +140,14 @@ func (d differential) close(ctx context.Context) {
 
 // same decides input with both policies and fails unless the answers are the same
 // bytes (both are OPA's canonical JSON).
-func (d differential) same(ctx context.Context, t testing.TB, ep string, input []byte, context func() string) {
+func (d differential) same(ctx context.Context, t testing.TB, ep string, input []byte, context func() string) []byte {
 	t.Helper()
 	want, errB := d.before.Eval(ctx, ep, input)
 	got, errA := d.after.Eval(ctx, ep, input)
 	if errB != nil || errA != nil || !bytes.Equal(want, got) {
 		t.Fatalf("%s: the rewritten policy answers differently\n%s\ninput: %s\nbefore: %s (%v)\nafter:  %s (%v)", ep, context(), input, want, errB, got, errA)
 	}
+	return got
 }
 
 // Inputs the queue decision must treat exactly as before, well-formed or not.
@@ -324,17 +326,117 @@ func randomPlacementDecisionInput(r *rand.Rand, paths []string) []byte {
 		}
 		app["groups"] = gs
 	}
+	if r.IntN(6) == 0 {
+		// Tag keys that fold to the same name, the long s among them: the smallest key's
+		// value is taken.
+		tags, _ := app["tags"].(map[string]any)
+		if tags == nil {
+			tags = map[string]any{}
+			app["tags"] = tags
+		}
+		for n := 1 + r.IntN(2); n > 0; n-- {
+			tags[pick(r, diffFoldingTagKeys)] = pick(r, append(tagValuePool, "true", "1", "T"))
+		}
+	}
 	if r.IntN(10) == 0 {
 		app[pick(r, []string{"id", "queue", "user", "groups", "tags"})] = pick(r, diffBadValues)
 	}
 	if r.IntN(20) == 0 {
 		in[pick(r, []string{"application", "partition", "state"})] = pick(r, diffBadValues)
 	}
+	if r.IntN(4) == 0 {
+		// The common request the policy answers first: groups, a valid user name, a
+		// configured queue (as named or in another case), no state.
+		app["user"] = pick(r, []string{"sue", "john", "bob", "Sue", "nobody", "dev", "_u", "a.b@c", "svc$"})
+		gs := []any{pick(r, groupPool)}
+		if r.IntN(2) == 0 {
+			gs = append(gs, pick(r, groupPool))
+		}
+		app["groups"] = gs
+		if q := pick(r, paths); r.IntN(4) == 0 {
+			app["queue"] = strings.ToUpper(q)
+		} else {
+			app["queue"] = q
+		}
+		delete(in, "state")
+	}
+	if r.IntN(20) == 0 {
+		// A state queue entry of the wrong shape, alone or after a good one.
+		qs := []any{}
+		if r.IntN(2) == 0 {
+			qs = append(qs, map[string]any{"path": pick(r, paths)})
+		}
+		bad := map[string]any{"path": pick(r, paths)}
+		switch r.IntN(4) {
+		case 0:
+			qs = append(qs, pick(r, diffBadValues))
+		case 1:
+			bad["path"] = pick(r, diffBadValues)
+		case 2:
+			bad["leaf"] = pick(r, diffBadValues)
+		case 3:
+			bad["draining"] = pick(r, diffBadValues)
+		}
+		if r.IntN(4) != 0 {
+			qs = append(qs, bad)
+		}
+		in["state"] = map[string]any{"queues": qs}
+	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		panic(err)
 	}
 	return b
+}
+
+// diffFoldingTagKeys fold to the names placement reads (strings.EqualFold).
+var diffFoldingTagKeys = []string{"namespace", "Namespace", "NAMESPACE", "nameſpace", "namespace.parentqueue", "Namespace.ParentQueue",
+	"application.create.force", "Application.Create.Force", "application.create.forſe", "APPLICATION.CREATE.FORCE"}
+
+// placementShapes counts the kinds of answer a differential test saw, so that its log
+// shows each path of the policy was reached.
+type placementShapes map[string]int
+
+func (c placementShapes) add(answer []byte) {
+	var d struct {
+		Allow    bool   `json:"allow"`
+		Created  bool   `json:"created"`
+		Stateful bool   `json:"stateful"`
+		Reason   string `json:"reason"`
+		Message  string `json:"message"`
+		Panic    string `json:"panic"`
+	}
+	if json.Unmarshal(answer, &d) != nil {
+		c["unreadable"]++
+		return
+	}
+	switch {
+	case strings.HasPrefix(d.Reason, "invalid input"):
+		c["invalid input"]++
+	case d.Allow && !d.Created && !d.Stateful && !strings.Contains(d.Reason, "; "):
+		c["placed by the first rule in a configured queue"]++
+	case d.Allow && !d.Created:
+		c["placed in an existing queue"]++
+	case d.Allow:
+		c["placed in a created queue"]++
+	case d.Panic != "":
+		c["panic"]++
+	default:
+		c["rejected"]++
+	}
+}
+
+func (c placementShapes) String() string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "; %s: %d", k, c[k])
+	}
+	return strings.TrimPrefix(b.String(), "; ")
 }
 
 // TestDifferentialPlacement places random applications (and malformed requests) with
@@ -348,6 +450,7 @@ func TestDifferentialPlacement(t *testing.T) {
 	start := time.Now()
 	pairs := pairsByResolution{}
 	decisions, configs := 0, 0
+	shapes := placementShapes{}
 	for decisions < want {
 		src := randomPlacementConfig(r)
 		s := &translate.Sources{Portable: true}
@@ -362,14 +465,14 @@ func TestDifferentialPlacement(t *testing.T) {
 		}
 		for i := 0; i < 500 && decisions < want; i++ {
 			in := randomPlacementDecisionInput(r, paths)
-			d.same(ctx, t, translate.EntrypointYuniKornPlacement, in, func() string {
+			shapes.add(d.same(ctx, t, translate.EntrypointYuniKornPlacement, in, func() string {
 				return fmt.Sprintf("seed %d, resolver %q\nconfig:\n%s", seed, resolver, src)
-			})
+			}))
 			decisions++
 		}
 		d.close(ctx)
 	}
-	t.Logf("%d decisions on %d configurations in %s", decisions, configs, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d decisions on %d configurations in %s (%s)", decisions, configs, time.Since(start).Round(time.Millisecond), shapes)
 }
 
 // TestDifferentialAdmissionQueue decides random pods and workloads at admission (where

@@ -20,13 +20,21 @@ recovery_queue := "root.@recovery@"
 
 default decision := {"allow": false, "forced": false, "reason": "internal error: no rule decided"}
 
+# OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
+# is kept short: one body checks the input (the exact error is worked out only when it
+# fails), a request with groups and a valid user name skips the rest of ConvertUGI, and
+# the common placement (no state; the first rule, a single element, names a configured
+# leaf the user may submit to) is answered without the rule machinery.
 decision := {"allow": false, "forced": false, "reason": input_error} if {
-	is_string(input_error)
+	not input_ok
 } else := rejected(
 	concat("", ["Failed to add application ", app_id, " to partition [", yk.cluster, "]", partition_key, ", partition doesn't exist"]),
 	[concat("", ["partition ", partition_key, " does not exist"])],
 ) if {
 	not yk.partitions[partition_key]
+} else := d if {
+	ugi_given
+	d := first_placed
 } else := rejected(ugi.error, [concat("", ["user: ", ugi.error])]) if {
 	is_string(ugi.error)
 } else := with_identity(rejected(place_failed(no_rule_matched), [concat("", ["no placement rules: ", rules_error])])) if {
@@ -40,9 +48,9 @@ rejected(message, entries) := {"allow": false, "forced": forced, "message": mess
 
 place_failed(cause) := concat("", ["failed to place application ", app_id, ": ", cause])
 
-with_identity(d) := object.union(d, {"user": ugi.user, "groups": ugi.groups}) if {
-	count(ugi.groups) > 0
-} else := object.union(d, {"user": ugi.user})
+with_identity(d) := object.union(d, {"user": ugi_user, "groups": ugi_groups}) if {
+	count(ugi_groups) > 0
+} else := object.union(d, {"user": ugi_user})
 
 # Raw input fields, with the defaults of absent fields.
 app := object.get(input, "application", null)
@@ -65,6 +73,31 @@ state_queues := object.get(state, "queues", [])
 
 input_is_object if is_object(input)
 
+# Every check of input_error at once; undefined for an input that is not an object.
+input_ok if {
+	is_object(app)
+	is_string(app_id)
+	is_string(app_queue)
+	is_string(app_user)
+	is_array(app_groups)
+	every g in app_groups {
+		is_string(g)
+	}
+	is_object(app_tags)
+	every v in app_tags {
+		is_string(v)
+	}
+	is_string(partition_raw)
+	is_object(state)
+	is_array(state_queues)
+	every q in state_queues {
+		is_object(q)
+		is_string(object.get(q, "path", null))
+		is_boolean(object.get(q, "leaf", true))
+		is_boolean(object.get(q, "draining", false))
+	}
+}
+
 # The first problem with the input, in the reference's order.
 input_error := "invalid input: must be a JSON object" if {
 	not input_is_object
@@ -77,7 +110,7 @@ input_error := "invalid input: must be a JSON object" if {
 } else := "invalid input: application.user must be a string" if {
 	not is_string(app_user)
 } else := "invalid input: application.groups must be an array of strings" if {
-	not yq.string_array(app_groups)
+	not string_array(app_groups)
 } else := "invalid input: application.tags must be an object of strings" if {
 	not string_object(app_tags)
 } else := "invalid input: partition must be a string" if {
@@ -95,6 +128,13 @@ input_error := "invalid input: must be a JSON object" if {
 } else := "invalid input: state.queues[].draining must be a boolean" if {
 	some q in state_queues
 	not is_boolean(object.get(q, "draining", false))
+}
+
+string_array(a) if {
+	is_array(a)
+	every x in a {
+		is_string(x)
+	}
 }
 
 string_object(o) if {
@@ -130,10 +170,13 @@ tag_value(name) := v if {
 } else := ""
 
 # Each tag key folded once per decision, not once per lookup: the folded name to the
-# value of the smallest key that folds to it.
+# value of the smallest key that folds to it. When no two keys fold to the same name
+# (the common case), each key is its folded name's only one.
 folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
 
-tag_index := {f: app_tags[k] |
+tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
+	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)
+} else := {f: app_tags[k] |
 	some _, f in folded_tag_keys
 	k := min({x | some x, g in folded_tag_keys; g == f})
 }
@@ -141,12 +184,33 @@ tag_index := {f: app_tags[k] |
 # strings.EqualFold for the names tags have: lower case, and the long s that folds to s.
 fold(s) := lower(replace(s, "ſ", "s"))
 
-# IsAppCreationForced: strconv.ParseBool of the force tag.
-forced if tag_value("application.create.force") in {"1", "t", "T", "TRUE", "true", "True"}
+# IsAppCreationForced: strconv.ParseBool of the force tag. Only the keys that fold to
+# the force tag's name are looked at (tag_value builds the index of every key).
+forced if {
+	count(app_tags) > 0
+	keys := {k | some k, _ in app_tags; fold(k) == "application.create.force"}
+	count(keys) > 0
+	app_tags[min(keys)] in {"1", "t", "T", "TRUE", "true", "True"}
+}
 
 default forced := false
 
-# ConvertUGI, as the queue decision applies it, with force from the tags.
+# ConvertUGI, as the queue decision applies it, with force from the tags. ugi_user and
+# ugi_groups are its answer; ugi is read only when the request is not the common case of
+# ugi_given: groups and a valid (so not empty) user name.
+ugi_given if {
+	count(app_groups) > 0
+	valid_user_name(app_user)
+}
+
+ugi_user := app_user if {
+	ugi_given
+} else := ugi.user
+
+ugi_groups := app_groups if {
+	ugi_given
+} else := ugi.groups
+
 ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 	app_user == ""
 	forced
@@ -159,7 +223,7 @@ ugi := {"user": "nobody", "groups": ["nogroup"]} if {
 	count(app_groups) == 0
 	not forced
 } else := {"user": app_user, "groups": given_groups} if {
-	yq.valid_user_name(app_user)
+	valid_user_name(app_user)
 } else := {"error": "invalid username, it contains invalid characters"}
 
 given_groups := ["nogroup"] if {
@@ -168,12 +232,106 @@ given_groups := ["nogroup"] if {
 
 resolved := yq.lookup_groups(app_user)
 
+# configs.UserRegExp and configs.QueueNameRegExp through the character tables the
+# translator derives from them: one lookup a character (see the queue decision).
+valid_user_name(u) if {
+	chars := split(trim_suffix(u, "$"), "")
+	tables := yk.user_name
+	tables.first[chars[0]]
+	next := tables.next
+	every c in chars {
+		next[c]
+	}
+}
+
+valid_queue_name(n) if {
+	count(n) >= 1
+	count(n) <= 64
+	table := yk.queue_name
+	every c in split(n, "") {
+		table[c]
+	}
+}
+
+# --- Rules decided without the rule machinery: no state, and a rule of a single element
+# that names, on its own, a configured queue other than the recovery queue. Then the
+# chain's lookups are all configured, its create check passes, and PlaceApplication's
+# checks are the queue's leaf flag and ACLs (nothing drains): the outcome is the one the
+# machinery below gives. When the first rule places so, the answer is built directly:
+# placed in an existing leaf, not created, nothing stateful.
+first_placed := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": r.name, "created": false,
+	"reason": o.entry, "user": app_user, "groups": app_groups,
+} if {
+	r := rules[0]
+	o := direct_outcome(r)
+	o.kind == "placed"
+}
+
+direct_outcome(r) := o if {
+	count(state_queues) == 0
+	count(r.chain) == 1
+	q := direct_queue(r.chain[0])
+	p := lower(q)
+	p != recovery_queue
+	entry := queues[p]
+	not entry.added
+	o := direct_check(r.label, q, entry)
+}
+
+direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"])) if {
+	entry.leaf == false
+} else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", q])) if {
+	not may_submit(entry)
+} else := placed(label, q)
+
+# The queue a rule element names on its own, when it names one (own and the climb of a
+# one-element chain): a qualified name as given, else below root.
+direct_queue(el) := app_queue if {
+	el.name == "provided"
+	startswith(app_queue, "root.")
+	every part in split(app_queue, ".") {
+		valid_queue_name(part)
+	}
+	filter_allows(el.filter)
+} else := concat("", ["root.", child]) if {
+	el.name == "provided"
+	app_queue != ""
+	not startswith(app_queue, "root.")
+	child := replace(app_queue, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := concat("", ["root.", child]) if {
+	el.name == "user"
+	child := replace(ugi_user, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := el.value if {
+	el.name == "fixed"
+	el.qualified
+	filter_allows(el.filter)
+} else := concat("", ["root.", el.value]) if {
+	el.name == "fixed"
+	not el.qualified
+	filter_allows(el.filter)
+}
+
+# Queue.CheckSubmitAccess on a configured queue other than the recovery queue (submit_at).
+may_submit(entry) if {
+	acl_allows(entry.submit)
+} else if {
+	acl_allows(entry.admin)
+} else if {
+	some n in entry.chain
+	submit_allows(n)
+}
+
 # --- The partition as this placement sees it: configured queues and the input's state.
 
 # A configured queue; the recovery queue the queue decision adds does not count.
 configured(p) if {
-	queues[p]
-	not queues[p].added
+	entry := queues[p]
+	not entry.added
 }
 
 state_paths contains lower(q.path) if some q in state_queues
@@ -188,12 +346,18 @@ state_parents contains pre if {
 	pre != ""
 }
 
-# getQueueInternal: the lower-cased path.
-exists(name) if configured(lower(name))
+# getQueueInternal: the lower-cased path; the state is read only when the configuration
+# does not hold it.
+exists(name) if {
+	configured(lower(name))
+} else if {
+	count(state_queues) > 0
+	in_state(lower(name))
+}
 
-exists(name) if state_paths[lower(name)]
+in_state(p) if state_paths[p]
 
-exists(name) if state_parents[lower(name)]
+in_state(p) if state_parents[p]
 
 # Only asked of a queue that exists.
 leaf(name) := queues[p].leaf if {
@@ -223,9 +387,9 @@ submit(name) := allowed if {
 
 submit_at(h) := false if {
 	h == recovery_queue
-} else := true if {
+} else if {
 	submit_allows(h)
-} else := true if {
+} else if {
 	some n in queues[h].chain
 	submit_allows(n)
 } else := false
@@ -254,10 +418,10 @@ submit_allows(n) if acl_allows(queues[n].admin)
 
 acl_allows(acl) if acl.all
 
-acl_allows(acl) if acl.users[ugi.user]
+acl_allows(acl) if acl.users[ugi_user]
 
 acl_allows(acl) if {
-	some g in ugi.groups
+	some g in ugi_groups
 	acl.groups[g]
 }
 
@@ -268,7 +432,7 @@ filter_allows(f) := f.allow if {
 } else := f.allow if {
 	filter_user(f)
 } else := f.allow if {
-	some g in ugi.groups
+	some g in ugi_groups
 	filter_group(f, g)
 } else := negate(f.allow)
 
@@ -276,9 +440,9 @@ negate(true) := false
 
 negate(false) := true
 
-filter_user(f) if f.users[ugi.user]
+filter_user(f) if f.users[ugi_user]
 
-filter_user(f) if regex.match(f.user_re, ugi.user)
+filter_user(f) if regex.match(f.user_re, ugi_user)
 
 filter_group(f, g) if f.groups[g]
 
@@ -295,7 +459,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 } else := {"kind": "error", "error": invalid_queue_name} if {
 	el.name == "test"
 	some part in split(app_queue, ".")
-	not yq.valid_queue_name(part)
+	not valid_queue_name(part)
 } else := {"kind": "final", "queue": replace(app_queue, ".", "_dot_"), "test": true} if {
 	el.name == "test"
 } else := {"kind": "skip", "text": "no queue requested"} if {
@@ -311,7 +475,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 	el.qualified
 } else := {"kind": "child", "child": el.value} if {
 	el.name == "fixed"
-} else := named(ugi.user, false) if {
+} else := named(ugi_user, false) if {
 	el.name == "user"
 } else := named(app_queue, true) if {
 	el.name == "provided"
@@ -323,13 +487,13 @@ named(n, may_qualify) := {"kind": "error", "error": invalid_queue_name} if {
 	may_qualify
 	startswith(n, "root.")
 	some part in split(n, ".")
-	not yq.valid_queue_name(part)
+	not valid_queue_name(part)
 } else := {"kind": "final", "queue": n} if {
 	may_qualify
 	startswith(n, "root.")
 } else := {"kind": "child", "child": child} if {
 	child := replace(n, ".", "_dot_")
-	yq.valid_queue_name(child)
+	valid_queue_name(child)
 } else := {"kind": "error", "error": invalid_queue_name}
 
 # "parent: " once per level between the rule and the element an outcome comes from.
@@ -427,7 +591,9 @@ create_event(q, n, j) := {"fail": false, "lookup": q} if {
 
 # The outcome of one top-level rule: "skip", "error", "panic" or "placed", its reason entry
 # and the queues it looked up.
-rule_outcome(r) := checked(r.label, chain_result(r.chain))
+rule_outcome(r) := o if {
+	o := direct_outcome(r)
+} else := checked(r.label, chain_result(r.chain))
 
 checked(label, c) := {"kind": "skip", "entry": concat(": ", [label, c.text]), "lookups": c.lookups} if {
 	c.kind == "skip"
@@ -441,7 +607,7 @@ queue_check(label, q) := placed(label, q) if {
 } else := skipped(label, concat("", [q, " is not a leaf"])) if {
 	exists(q)
 	not leaf(q)
-} else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", q])) if {
+} else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", q])) if {
 	exists(q)
 	submit(q) == false
 } else := skipped(label, concat("", [q, " is draining"])) if {
@@ -451,7 +617,7 @@ queue_check(label, q) := placed(label, q) if {
 	exists(q)
 } else := {"kind": "panic", "panic": no_dot_panic, "entry": concat("", [label, ": panic: ", no_dot_panic])} if {
 	split(lower(q), ".")[0] != "root"
-} else := skipped(label, concat("", ["user ", ugi.user, " may not submit to ", above, " (nearest existing queue above ", q, ")"])) if {
+} else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", above, " (nearest existing queue above ", q, ")"])) if {
 	above := nearest_existing(q)
 	submit(above) == false
 } else := placed(label, q)
@@ -555,7 +721,7 @@ create_step_error(q, current, new) := concat("", ["submit access to queue ", cur
 }
 
 new_queue_error(part, first, parent) := invalid_queue_name if {
-	not yq.valid_queue_name(part)
+	not valid_queue_name(part)
 } else := "dynamic queue cannot be root.@recovery@" if {
 	part == "@recovery@"
 } else := concat("", ["dynamic queue creation failed: \ncannot add a child queue when queue is marked for deletion: ", parent]) if {

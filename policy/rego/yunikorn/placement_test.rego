@@ -114,3 +114,68 @@ test_input_must_name_an_application if {
 	d := placement.decision with input as {"queue": "root.a"} with data.aclc.yunikorn as yunikorn
 	d.reason == "invalid input: application must be an object"
 }
+
+# The direct path gives the machinery's answers: placed in a leaf, passed over for a
+# queue that is not a leaf or whose ACLs refuse, and left to the machinery with state.
+test_first_rule_placed_directly if {
+	d := place({"id": "a", "queue": "root.Team-A", "user": "alice", "groups": ["g"], "tags": {"namespace": "sandbox"}})
+	d == {
+		"allow": true, "queue": "root.team-a", "rule": "provided", "created": false, "forced": false,
+		"user": "alice", "groups": ["g"], "reason": "#0 provided: placed in root.Team-A",
+	}
+	placement.first_placed == d with input as {"application": {"id": "a", "queue": "root.Team-A", "user": "alice", "groups": ["g"]}}
+		with data.aclc.yunikorn as yunikorn
+}
+
+test_direct_outcomes if {
+	r := yunikorn.partitions["default"].placement.rules[0]
+	o1 := placement.direct_outcome(r) with input as {"application": {"id": "a", "queue": "root.teams", "user": "alice", "groups": ["g"]}}
+		with data.aclc.yunikorn as yunikorn
+	o1.entry == "#0 provided: root.teams is not a leaf"
+	o2 := placement.direct_outcome(r) with input as {"application": {"id": "a", "queue": "sandbox", "user": "alice", "groups": ["g"]}}
+		with data.aclc.yunikorn as yunikorn
+	o2.entry == "#0 provided: user alice may not submit to root.sandbox"
+	not placement.direct_outcome(r) with input as {"application": {"id": "a", "queue": "root.sandbox", "user": "bob", "groups": ["g"]}, "state": {"queues": [{"path": "root.x"}]}}
+		with data.aclc.yunikorn as yunikorn
+	not placement.direct_outcome(r) with input as {"application": {"id": "a", "queue": "root.@recovery@", "user": "bob", "groups": ["g"]}}
+		with data.aclc.yunikorn as yunikorn
+}
+
+test_direct_queue_names if {
+	placement.direct_queue(el("provided", "", false)) == "root.a_dot_b" with input as {"application": {"queue": "a.b"}}
+		with data.aclc.yunikorn as yunikorn
+	not placement.direct_queue(el("provided", "", false)) with input as {"application": {"queue": "root.a b"}}
+		with data.aclc.yunikorn as yunikorn
+	placement.direct_queue(el("user", "", false)) == "root.j_dot_doe" with input as {"application": {"user": "j.doe", "groups": ["g"]}}
+		with data.aclc.yunikorn as yunikorn
+	placement.direct_queue(el("fixed", "x", false)) == "root.x" with data.aclc.yunikorn as yunikorn
+	placement.direct_queue(object.union(el("fixed", "root.y", false), {"qualified": true})) == "root.y" with data.aclc.yunikorn as yunikorn
+	not placement.direct_queue(el("tag", "namespace", false)) with data.aclc.yunikorn as yunikorn
+}
+
+test_may_submit_walks_the_chain if {
+	entry := yunikorn.partitions["default"].queues["root.sandbox"]
+	placement.may_submit(entry) with input as {"application": {"user": "bob", "groups": ["g"]}} with data.aclc.yunikorn as yunikorn
+	not placement.may_submit(entry) with input as {"application": {"user": "alice", "groups": ["g"]}} with data.aclc.yunikorn as yunikorn
+	open := json.patch(yunikorn, [{"op": "replace", "path": "/partitions/default/queues/root/submit", "value": acl_all}])
+	placement.may_submit(entry) with input as {"application": {"user": "alice", "groups": ["g"]}} with data.aclc.yunikorn as open
+}
+
+# The smallest key that folds to a name gives its value, with or without keys that fold
+# alike; the force tag is read the same way.
+test_tags_fold_to_the_smallest_key if {
+	placement.tag_value("namespace") == "b" with input as {"application": {"tags": {"namespace": "a", "NameSpace": "b", "x": "y"}}}
+	placement.tag_value("NAMESPACE") == "a" with input as {"application": {"tags": {"namespace": "a", "x": "y"}}}
+	placement.tag_value("namespace") == "c" with input as {"application": {"tags": {"nameſpace": "c"}}}
+	placement.tag_value("team") == "" with input as {"application": {"tags": {"namespace": "a"}}}
+	placement.forced with input as {"application": {"tags": {"Application.Create.Force": "true", "application.create.force": "false"}}}
+	not placement.forced with input as {"application": {"tags": {"APPLICATION.CREATE.FORCE": "false", "application.create.force": "true"}}}
+	not placement.forced with input as {"application": {"tags": {}}}
+}
+
+test_input_ok_checks_state_entries if {
+	placement.input_ok with input as {"application": {"id": "a"}, "state": {"queues": [{"path": "root.a", "leaf": false}]}}
+	not placement.input_ok with input as {"application": {"id": "a"}, "state": {"queues": [{"path": "root.a", "draining": 1}]}}
+	not placement.input_ok with input as {"application": {"id": "a"}, "state": {"queues": [1]}}
+	not placement.input_ok with input as {"application": {"id": "a", "tags": {"x": 1}}}
+}
