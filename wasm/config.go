@@ -47,8 +47,10 @@ type Config struct {
 	// which compiles much faster than its compiler, for tests that load
 	// thousands of small policies.
 	noMemoRewrite bool
-	// For tests: noRegexRoute keeps the module's own regex.match.
-	noRegexRoute bool
+	// For tests: noRegexRoute keeps the module's own regex.match;
+	// regexThroughJSON has the host read and write its values through
+	// opa_json_dump and opa_json_parse.
+	noRegexRoute, regexThroughJSON bool
 	interpreter  bool
 }
 

@@ -70,6 +70,17 @@ func WithoutRegexRoute(c Config) Config {
 	return c
 }
 
+// WithRegexThroughJSON has the host read regex.match's arguments with
+// opa_json_dump and write its answer with opa_json_parse.
+func WithRegexThroughJSON(c Config) Config {
+	c.regexThroughJSON = true
+	return c
+}
+
+// RegexDirect reports whether the host reads regex.match's arguments in
+// guest memory.
+func RegexDirect(p *Policy) bool { return p.regexes != nil && p.regexes.direct }
+
 // RegexRouted reports whether the policy's regex.match is served by the host.
 func RegexRouted(p *Policy) bool { return p.regexes != nil }
 

@@ -259,6 +259,9 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	if err := p.readBuiltins(ctx, first); err != nil {
 		return nil, err
 	}
+	if p.regexes != nil && !cfg.regexThroughJSON {
+		p.regexes.direct = first.checkValueLayout(ctx)
+	}
 	if err := p.readEntrypoints(ctx, first); err != nil {
 		return nil, err
 	}

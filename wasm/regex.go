@@ -2,7 +2,9 @@ package wasm
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -19,6 +21,12 @@ const (
 // regexCache holds a policy's compiled regular expressions, shared by its
 // instances. A pattern that does not compile is kept as nil.
 type regexCache struct {
+	// direct is set when the module's values have the layout of OPA's C
+	// library (checked at load, see checkValueLayout): strings are then
+	// read and booleans written in guest memory, else they go through
+	// opa_json_dump and opa_json_parse.
+	direct bool
+
 	mu sync.Mutex
 	m  map[string]*regexp.Regexp
 	// calls counts the matches served, for tests.
@@ -76,19 +84,54 @@ func (inst *instance) regexMatch(ctx context.Context, stack []uint64) {
 		stack[0] = 0
 		return
 	}
-	res := []byte("false")
-	if re.MatchString(value) {
-		res = []byte("true")
+	stack[0] = uint64(inst.boolValue(ctx, re.MatchString(value)))
+}
+
+// The layout of OPA's C library's values (value.h) on wasm32: a type byte
+// first; a boolean's value in the next byte; a string's length at offset 4
+// and the address of its bytes at offset 8. The compiler's constants are
+// "interned" values: the same layouts under other type bytes.
+const (
+	opaBoolean         = 2
+	opaString          = 4
+	opaStringInterned  = 8
+	opaBooleanInterned = 9
+	stringHdrSize      = 12
+	booleanSize        = 2
+)
+
+// boolValue returns the address of a new guest boolean.
+func (inst *instance) boolValue(ctx context.Context, b bool) uint32 {
+	if !inst.p.regexes.direct {
+		res := []byte("false")
+		if b {
+			res = []byte("true")
+		}
+		addr, err := inst.parseJSON(ctx, res)
+		if err != nil {
+			panic(&hostCallError{err: err})
+		}
+		return addr
 	}
-	addr, err := inst.parseJSON(ctx, res)
+	addr, err := inst.call(ctx, inst.fnMalloc, booleanSize)
 	if err != nil {
 		panic(&hostCallError{err: err})
 	}
-	stack[0] = uint64(addr)
+	v := byte(0)
+	if b {
+		v = 1
+	}
+	if !inst.mem.Write(addr, []byte{opaBoolean, v}) {
+		panic(&hostCallError{err: errors.New("write a boolean: out of range")})
+	}
+	return addr
 }
 
 // stringArg reads the guest value at addr when it is a string.
 func (inst *instance) stringArg(ctx context.Context, addr uint32) (string, bool) {
+	if inst.p.regexes.direct {
+		return inst.readString(addr)
+	}
 	b, err := inst.dumpJSON(ctx, addr)
 	if err != nil {
 		panic(&hostCallError{err: err})
@@ -101,4 +144,42 @@ func (inst *instance) stringArg(ctx context.Context, addr uint32) (string, bool)
 		return "", false
 	}
 	return s, true
+}
+
+// readString reads the string value at addr in the C library's layout.
+func (inst *instance) readString(addr uint32) (string, bool) {
+	hdr, ok := inst.mem.Read(addr, stringHdrSize)
+	if !ok || (hdr[0] != opaString && hdr[0] != opaStringInterned) {
+		return "", false
+	}
+	b, ok := inst.mem.Read(binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[4:]))
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// checkValueLayout tells whether the module's values have the layout
+// readString and boolValue assume: a string and both booleans parsed by
+// the module itself are read back.
+func (inst *instance) checkValueLayout(ctx context.Context) bool {
+	const probe = "aclc ☺"
+	addr, err := inst.parseJSON(ctx, []byte(`"`+probe+`"`))
+	if err != nil || addr == 0 {
+		return false
+	}
+	if s, ok := inst.readString(addr); !ok || s != probe {
+		return false
+	}
+	for v, text := range []string{"false", "true"} {
+		addr, err := inst.parseJSON(ctx, []byte(text))
+		if err != nil || addr == 0 {
+			return false
+		}
+		b, ok := inst.mem.Read(addr, booleanSize)
+		if !ok || (b[0] != opaBoolean && b[0] != opaBooleanInterned) || b[1] != byte(v) {
+			return false
+		}
+	}
+	return true
 }
