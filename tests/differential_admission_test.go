@@ -336,12 +336,19 @@ func TestDifferentialAdmissionReview(t *testing.T) {
 			pair = compilePolicyPair(ctx, t, s)
 			pairs[portable] = pair
 		}
-		d := pair.load(ctx, t, s.Data())
+		data := s.Data()
+		exact := r.IntN(4) != 0
+		if !exact {
+			// Settings without the sets of exact names, as Gatekeeper's parameters
+			// give them: every list is matched as patterns.
+			delete(data["aclc"].(map[string]any)["admission"].(map[string]any), "exact")
+		}
+		d := pair.load(ctx, t, data)
 		configs++
 		for i := 0; i < 200 && decisions < want; i++ {
 			in := randomUserInfoReview(r)
 			d.same(ctx, t, translate.EntrypointAdmissionReview, in, func() string {
-				return fmt.Sprintf("seed %d, portable %t\nconfig:\n%s\nnamespaces: %s", seed, portable, src, mustJSON(nss))
+				return fmt.Sprintf("seed %d, portable %t, exact names %t\nconfig:\n%s\nnamespaces: %s", seed, portable, exact, src, mustJSON(nss))
 			})
 			decisions++
 		}

@@ -171,7 +171,7 @@ template_patch_prefixes := {
 
 workload_create := allowed if {
 	kind == "ReplicaSet"
-	matches_listed(settings.system_users, user)
+	listed("system_users", user)
 } else := allowed if {
 	not kind in workload_kinds
 } else := denied(err) if {
@@ -238,19 +238,25 @@ bypass_auth if settings.bypass_auth == true
 # list is a host call.
 annotation_allowed if {
 	settings.trust_controllers == true
-	matches_listed(settings.system_users, user)
+	listed("system_users", user)
 } else if {
-	matches_listed(settings.external_users, user)
+	listed("external_users", user)
 } else if {
 	count(settings.external_groups) > 0
 	some g in groups
-	matches_any(settings.external_groups, g)
+	listed("external_groups", g)
 }
 
-# matches_any, without the call when there is no pattern.
-matches_listed(patterns, s) if {
-	count(patterns) > 0
-	matches_any(patterns, s)
+# Whether a pattern of the settings' list field matches s. A list whose patterns are
+# all ^name$ is a set of names (settings.exact, compiled by aclc): a lookup instead of
+# matches_any, a host call on the Wasm engine. An empty list matches nothing, without
+# a call. Without settings.exact (Gatekeeper's settings) every list is matched.
+listed(field, s) if {
+	settings.exact[field][s]
+} else if {
+	not settings.exact[field]
+	count(settings[field]) > 0
+	matches_any(settings[field], s)
 }
 
 not_allowed_message := concat("", ["user ", user, " with groups [", concat(",", groups), "] is not allowed to set user annotation"])
@@ -267,24 +273,24 @@ label_flag := namespace_flag("yunikorn.apache.org/namespace.generateAppId")
 
 should_process_namespace if {
 	process_flag == null
-	listed_or_all(settings.process_namespaces)
-	not matches_listed(settings.bypass_namespaces, namespace)
+	listed_or_all("process_namespaces")
+	not listed("bypass_namespaces", namespace)
 } else if {
 	process_flag == "true"
 }
 
 should_label_namespace if {
 	label_flag == null
-	listed_or_all(settings.label_namespaces)
-	not matches_listed(settings.no_label_namespaces, namespace)
+	listed_or_all("label_namespaces")
+	not listed("no_label_namespaces", namespace)
 } else if {
 	label_flag == "true"
 }
 
-listed_or_all(patterns) if {
-	count(patterns) == 0
+listed_or_all(field) if {
+	count(settings[field]) == 0
 } else if {
-	matches_any(patterns, namespace)
+	listed(field, namespace)
 }
 
 # matches_any(patterns, s) (Go's MatchString: unanchored) is defined by the build's
