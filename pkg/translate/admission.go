@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"regexp"
 	"strconv"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
@@ -11,7 +12,9 @@ const EntrypointAdmissionReview = "yunikorn/admission/review"
 
 // AdmissionData is data.aclc.admission: the settings after YuniKorn's
 // parsing (a key that fell back holds its default), with the patterns as
-// lists in order.
+// lists in order, and under "exact" the lists that are sets of names (see
+// exactNames), so that the policy looks a name up where it would otherwise
+// match patterns, through a host call on the Wasm engine.
 func AdmissionData(s *admission.Settings) map[string]any {
 	list := func(p []string) []string {
 		if p == nil {
@@ -19,7 +22,22 @@ func AdmissionData(s *admission.Settings) map[string]any {
 		}
 		return p
 	}
+	exact := map[string]any{}
+	for field, p := range map[string][]string{
+		"system_users":        s.SystemUsers,
+		"external_users":      s.ExternalUsers,
+		"external_groups":     s.ExternalGroups,
+		"process_namespaces":  s.ProcessNamespaces,
+		"bypass_namespaces":   s.BypassNamespaces,
+		"label_namespaces":    s.LabelNamespaces,
+		"no_label_namespaces": s.NoLabelNamespaces,
+	} {
+		if names := exactNames(p); names != nil {
+			exact[field] = names
+		}
+	}
 	return map[string]any{
+		"exact":               exact,
 		"bypass_auth":         s.BypassAuth,
 		"trust_controllers":   s.TrustControllers,
 		"system_users":        list(s.SystemUsers),
@@ -30,6 +48,26 @@ func AdmissionData(s *admission.Settings) map[string]any {
 		"label_namespaces":    list(s.LabelNamespaces),
 		"no_label_namespaces": list(s.NoLabelNamespaces),
 	}
+}
+
+// exactNames returns the names a pattern list matches when every pattern is
+// ^name$ with no metacharacter in name: Go's MatchString (and RE2's) then
+// matches name and nothing else, since ^ and $ match only at the ends of the
+// text without the m flag. It returns nil for any other list, whose patterns
+// the policy matches; an empty list is an empty set.
+func exactNames(patterns []string) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range patterns {
+		if len(p) < 2 || p[0] != '^' || p[len(p)-1] != '$' {
+			return nil
+		}
+		name := p[1 : len(p)-1]
+		if regexp.QuoteMeta(name) != name {
+			return nil
+		}
+		names[name] = true
+	}
+	return names
 }
 
 // EntrypointAdmissionQueue is the placement decision at admission: what

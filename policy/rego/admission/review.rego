@@ -23,7 +23,7 @@ default review := {
 	"response": {"uid": "yunikorn-invalid-body", "allowed": false, "status": {"metadata": {}, "message": "body decode failed"}},
 }
 
-review := {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "response": object.union({"uid": uid}, response)} if {
+review := {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "response": answer} if {
 	well_formed
 }
 
@@ -44,7 +44,9 @@ uid := object.get(req, "uid", "")
 
 namespace_raw := object.get(req, "namespace", "")
 
-namespace := "default" if namespace_raw == "" else := namespace_raw
+namespace := "default" if {
+	namespace_raw == ""
+} else := namespace_raw
 
 operation := object.get(req, "operation", "")
 
@@ -64,26 +66,39 @@ string_array(a) if {
 	}
 }
 
-allow := {"allowed": true}
+# The response: built with its uid, not merged into an object afterwards.
+allowed := {"uid": uid, "allowed": true}
 
+denied(msg) := {"uid": uid, "allowed": false, "status": {"metadata": {}, "message": msg}}
+
+# A response without its uid, as the queue decision merges it into its own.
 deny(msg) := {"allowed": false, "status": {"metadata": {}, "message": msg}}
 
 # The patch YuniKorn sends: one add of the whole annotations map, written as Go's
 # json.Marshal writes it (keys in byte order; OPA's Wasm json.marshal does not sort).
-patched(path, annotations) := {"allowed": true, "patchType": "JSONPatch", "patch": base64.encode(concat("", [
-	"[{\"op\":\"add\",\"path\":",
-	go_json(path),
-	",\"value\":",
-	string_map_json(object.union(annotations, {user_info_key: user_info})),
-	"}]",
-]))}
+# prefix is the op up to the map's opening brace. Go's HTML-safe escaping is one
+# strings.replace_n over the whole text, not one per key and value: the text around
+# them holds none of the characters it replaces, and user_info is escaped already.
+patched(prefix, annotations) := {"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": base64.encode(strings.replace_n(html_escapes, concat("", [
+	prefix,
+	concat(",", [e |
+		some k in sort(object.keys(m))
+		e := concat(":", [json.marshal(k), json.marshal(m[k])])
+	]),
+	"}}]",
+])))} if {
+	m := object.union(annotations, {user_info_key: user_info})
+}
 
-string_map_json(m) := concat("", ["{", concat(",", [e |
-	some k in sort(object.keys(m))
-	e := concat(":", [go_json(k), go_json(m[k])])
-]), "}"])
+string_map_json(m) := concat("", [
+	"{", concat(",", [e |
+		some k in sort(object.keys(m))
+		e := concat(":", [go_json(k), go_json(m[k])])
+	]),
+	"}",
+])
 
-response := allow if {
+answer := allowed if {
 	operation == "UPDATE"
 	kind != "Pod"
 } else := pod_update if {
@@ -92,28 +107,30 @@ response := allow if {
 	kind == "Pod"
 } else := workload_create
 
+# A pre-set value (bypassAuth off): who set it, then whether it decodes. Every answer
+# that gets past both allows.
+preset_answer(v) := denied(not_allowed_message) if {
+	not annotation_allowed
+} else := denied(err) if {
+	err := user_info_error(v)
+	err != ""
+} else := allowed
+
 # --- Pod CREATE: the pre-set annotation is checked before the filters.
 
-pod_create := deny(err) if {
+pod_create := denied(err) if {
 	err := decode_error("Pod", object.get(req, "object", null))
 	err != ""
-} else := deny(not_allowed_message) if {
+} else := preset_answer(pod_annotations[user_info_key]) if {
 	pod_has_annotation
 	not bypass_auth
-	not annotation_allowed
-} else := deny(err) if {
-	pod_has_annotation
-	not bypass_auth
-	err := user_info_error(pod_annotations[user_info_key])
-	err != ""
-} else := allow if {
+} else := allowed if {
 	pod_labels.app == "yunikorn"
-} else := allow if {
+} else := allowed if {
 	not should_process_namespace
-} else := patched("/metadata/annotations", pod_annotations) if {
-	not pod_has_annotation
+} else := patched(`[{"op":"add","path":"/metadata/annotations","value":{`, pod_annotations) if {
 	not bypass_auth
-} else := allow
+} else := allowed
 
 pod := object.get(req, "object", {})
 
@@ -142,29 +159,32 @@ template_paths := {
 	"CronJob": ["spec", "jobTemplate", "spec", "template", "metadata"],
 }
 
-workload_create := allow if {
+# The patch's op up to the annotations map, by kind: template_paths as a JSON Pointer.
+template_patch_prefixes := {
+	"Deployment": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
+	"DaemonSet": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
+	"StatefulSet": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
+	"ReplicaSet": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
+	"Job": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
+	"CronJob": `[{"op":"add","path":"/spec/jobTemplate/spec/template/metadata/annotations","value":{`,
+}
+
+workload_create := allowed if {
 	kind == "ReplicaSet"
-	matches_any(settings.system_users, user)
-} else := allow if {
+	listed("system_users", user)
+} else := allowed if {
 	not kind in workload_kinds
-} else := deny(err) if {
+} else := denied(err) if {
 	err := decode_error(kind, object.get(req, "object", null))
 	err != ""
-} else := allow if {
+} else := allowed if {
 	not workload_filter
-} else := deny(not_allowed_message) if {
+} else := preset_answer(template_annotations[user_info_key]) if {
 	template_has_annotation
 	not bypass_auth
-	not annotation_allowed
-} else := deny(err) if {
-	template_has_annotation
+} else := patched(template_patch_prefixes[kind], template_annotations) if {
 	not bypass_auth
-	err := user_info_error(template_annotations[user_info_key])
-	err != ""
-} else := patched(concat("", ["/", concat("/", template_paths[kind]), "/annotations"]), template_annotations) if {
-	not template_has_annotation
-	not bypass_auth
-} else := allow
+} else := allowed
 
 template_meta := m if {
 	m := object.get(object.get(req, "object", {}), template_paths[kind], {})
@@ -178,9 +198,7 @@ template_has_annotation if is_string(template_annotations[user_info_key])
 workload_filter if {
 	should_process_namespace
 	has_app_id(meta_map(template_meta, "labels"))
-}
-
-workload_filter if {
+} else if {
 	should_process_namespace
 	should_label_namespace
 }
@@ -194,38 +212,51 @@ has_app_id(labels) if {
 
 # --- Pod UPDATE: nobody may change the value.
 
-pod_update := deny(err) if {
+pod_update := denied(err) if {
 	err := decode_error("Pod", object.get(req, "object", null))
 	err != ""
-} else := deny(err) if {
+} else := denied(err) if {
 	err := decode_error("Pod", object.get(req, "oldObject", null))
 	err != ""
-} else := allow if {
+} else := allowed if {
 	pod_labels.app == "yunikorn"
-} else := allow if {
+} else := allowed if {
 	not should_process_namespace
-} else := allow if {
+} else := allowed if {
 	not has_app_id(pod_labels)
 	not should_label_namespace
-} else := deny("user info annotation change is not allowed") if {
+} else := denied("user info annotation change is not allowed") if {
 	old_annotations := meta_map(object.get(object.get(req, "oldObject", {}), "metadata", {}), "annotations")
 	object.get(old_annotations, user_info_key, "") != object.get(pod_annotations, user_info_key, "")
-} else := allow
+} else := allowed
 
 # --- Who may set the annotation (IsAnnotationAllowed).
 
 bypass_auth if settings.bypass_auth == true
 
+# One body after another: OPA's Wasm evaluates every body of a rule, and each pattern
+# list is a host call.
 annotation_allowed if {
 	settings.trust_controllers == true
-	matches_any(settings.system_users, user)
+	listed("system_users", user)
+} else if {
+	listed("external_users", user)
+} else if {
+	count(settings.external_groups) > 0
+	some g in groups
+	listed("external_groups", g)
 }
 
-annotation_allowed if matches_any(settings.external_users, user)
-
-annotation_allowed if {
-	some g in groups
-	matches_any(settings.external_groups, g)
+# Whether a pattern of the settings' list field matches s. A list whose patterns are
+# all ^name$ is a set of names (settings.exact, compiled by aclc): a lookup instead of
+# matches_any, a host call on the Wasm engine. An empty list matches nothing, without
+# a call. Without settings.exact (Gatekeeper's settings) every list is matched.
+listed(field, s) if {
+	settings.exact[field][s]
+} else if {
+	not settings.exact[field]
+	count(settings[field]) > 0
+	matches_any(settings[field], s)
 }
 
 not_allowed_message := concat("", ["user ", user, " with groups [", concat(",", groups), "] is not allowed to set user annotation"])
@@ -236,33 +267,31 @@ namespace_flag(name) := v if {
 	v := data.kubernetes.namespaces[namespace].metadata.annotations[name]
 } else := null
 
-should_process_namespace if {
-	v := namespace_flag("yunikorn.apache.org/namespace.enableYuniKorn")
-	v != null
-	v == "true"
-}
+process_flag := namespace_flag("yunikorn.apache.org/namespace.enableYuniKorn")
+
+label_flag := namespace_flag("yunikorn.apache.org/namespace.generateAppId")
 
 should_process_namespace if {
-	namespace_flag("yunikorn.apache.org/namespace.enableYuniKorn") == null
-	listed_or_all(settings.process_namespaces)
-	not matches_any(settings.bypass_namespaces, namespace)
+	process_flag == null
+	listed_or_all("process_namespaces")
+	not listed("bypass_namespaces", namespace)
+} else if {
+	process_flag == "true"
 }
 
 should_label_namespace if {
-	v := namespace_flag("yunikorn.apache.org/namespace.generateAppId")
-	v != null
-	v == "true"
+	label_flag == null
+	listed_or_all("label_namespaces")
+	not listed("no_label_namespaces", namespace)
+} else if {
+	label_flag == "true"
 }
 
-should_label_namespace if {
-	namespace_flag("yunikorn.apache.org/namespace.generateAppId") == null
-	listed_or_all(settings.label_namespaces)
-	not matches_any(settings.no_label_namespaces, namespace)
+listed_or_all(field) if {
+	count(settings[field]) == 0
+} else if {
+	listed(field, namespace)
 }
-
-listed_or_all(patterns) if count(patterns) == 0
-
-listed_or_all(patterns) if matches_any(patterns, namespace)
 
 # matches_any(patterns, s) (Go's MatchString: unanchored) is defined by the build's
 # decoding module: Go's regexp through a host builtin with compiled patterns cached, or
@@ -271,11 +300,16 @@ listed_or_all(patterns) if matches_any(patterns, namespace)
 # --- The annotation value YuniKorn writes: json.Marshal of {User, Groups} with omitempty,
 # user first, and Go's HTML-safe escaping (OPA's Wasm json.marshal does not escape).
 
-user_info := concat("", ["{", concat(",", array.concat(user_field, groups_field)), "}"])
+user_info := strings.replace_n(html_escapes, user_info_text)
 
-user_field := [concat("", ["\"user\":", go_json(user)])] if user != "" else := []
-
-groups_field := [concat("", ["\"groups\":", go_json(groups)])] if count(groups) > 0 else := []
+user_info_text := concat("", [`{"user":`, json.marshal(user), `,"groups":`, json.marshal(groups), "}"]) if {
+	user != ""
+	count(groups) > 0
+} else := concat("", [`{"user":`, json.marshal(user), "}"]) if {
+	user != ""
+} else := concat("", [`{"groups":`, json.marshal(groups), "}"]) if {
+	count(groups) > 0
+} else := "{}"
 
 # Go's json.Marshal of x. One strings.replace_n pass, not nested replace calls: OPA's Wasm replace grows its
 # buffer by one match at a time, so an annotation of 64 KiB of '<' took tens of seconds
