@@ -45,8 +45,6 @@ var gatekeeperQueueRewrites = []struct {
 	{"yunikorn/queues.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
 	{"yunikorn/queues.rego", "# schemas:\n#   - input: schema.yunikorn.queues.input\n", "", 1},
 	{"yunikorn/queues.rego", "partitions := data.aclc.yunikorn.partitions\n", "partitions := input.yunikorn.partitions\n", 1},
-	{"yunikorn/queues.rego", "user_name_chars := data.aclc.yunikorn.user_name\n", "user_name_chars := input.yunikorn.user_name\n", 1},
-	{"yunikorn/queues.rego", "queue_name_chars := data.aclc.yunikorn.queue_name\n", "queue_name_chars := input.yunikorn.queue_name\n", 1},
 	{"yunikorn/groups_static.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
 	{"yunikorn/groups_static.rego", "data.aclc.yunikorn", "input.yunikorn", 4},
 }

@@ -41,40 +41,7 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 	if cluster == "" {
 		cluster = yunikorn.DefaultClusterID
 	}
-	return map[string]any{"partitions": parts, "cluster": cluster, "user_name": userNameTables(), "queue_name": queueNameTable()}
-}
-
-// userNameTables are the character classes of YuniKorn's user name rule
-// (configs.UserRegExp) as lookup tables, so that the policy checks a name
-// with one lookup a character: "first" holds the characters a name may start
-// with, "next" those it may hold (the optional trailing "$" is the policy's
-// to trim). The rule only admits ASCII. Derived from the rule itself.
-func userNameTables() map[string]any {
-	first, next := map[string]any{}, map[string]any{}
-	for c := range rune(128) {
-		s := string(c)
-		if yunikorn.UserRegExp.MatchString(s) {
-			first[s] = true
-		}
-		if yunikorn.UserRegExp.MatchString("_" + s + "_") {
-			next[s] = true
-		}
-	}
-	return map[string]any{"first": first, "next": next}
-}
-
-// queueNameTable is the character class of YuniKorn's queue name rule
-// (configs.QueueNameRegExp, which also bounds the length: the policy counts)
-// as a lookup table, for the same reason as userNameTables. Derived from the
-// rule itself.
-func queueNameTable() map[string]any {
-	chars := map[string]any{}
-	for c := range rune(128) {
-		if s := string(c); yunikorn.QueueNameRegExp.MatchString(s) {
-			chars[s] = true
-		}
-	}
-	return chars
+	return map[string]any{"partitions": parts, "cluster": cluster}
 }
 
 // placementData is a partition's placement manager for the placement

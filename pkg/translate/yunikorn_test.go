@@ -1,39 +1,25 @@
 package translate
 
 import (
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
-// The queue policy checks user names against these tables instead of the regex:
-// configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$, the trailing "$" trimmed.
-func TestUserNameTablesAreTheUserRegExp(t *testing.T) {
-	tables := userNameTables()
-	for class, want := range map[string]string{
-		"first": "ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
-		"next":  "#-./0123456789:@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz",
+// The policy checks user names and queue name parts with YuniKorn's own
+// expressions (configs.UserRegExp and configs.QueueNameRegExp), written out
+// in queues.rego: they must be the reference's, character for character.
+func TestPolicyNameRulesAreYuniKorns(t *testing.T) {
+	src := policy.Modules()["yunikorn/queues.rego"]
+	for name, want := range map[string]string{
+		"valid_user_name(u)":  yunikorn.UserRegExp.String(),
+		"valid_queue_name(n)": yunikorn.QueueNameRegExp.String(),
 	} {
-		var got []string
-		for c := range tables[class].(map[string]any) {
-			got = append(got, c)
+		line := name + " if regex.match(`" + want + "`, " + name[len(name)-2:len(name)-1] + ")\n"
+		if strings.Count(src, line) != 1 {
+			t.Errorf("queues.rego does not define %s as %q", name, line)
 		}
-		sort.Strings(got)
-		if s := strings.Join(got, ""); s != want {
-			t.Errorf("%s: got %q, want %q", class, s, want)
-		}
-	}
-}
-
-// The queue policy checks queue name parts against this table instead of the
-// regex: configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$.
-func TestQueueNameTableIsTheQueueNameRegExp(t *testing.T) {
-	var got []string
-	for c := range queueNameTable() {
-		got = append(got, c)
-	}
-	sort.Strings(got)
-	if s, want := strings.Join(got, ""), "#-/0123456789:@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"; s != want {
-		t.Errorf("got %q, want %q", s, want)
 	}
 }

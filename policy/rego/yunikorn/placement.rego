@@ -232,26 +232,10 @@ given_groups := ["nogroup"] if {
 
 resolved := yq.lookup_groups(app_user)
 
-# configs.UserRegExp and configs.QueueNameRegExp through the character tables the
-# translator derives from them: one lookup a character (see the queue decision).
-valid_user_name(u) if {
-	chars := split(trim_suffix(u, "$"), "")
-	tables := yk.user_name
-	tables.first[chars[0]]
-	next := tables.next
-	every c in chars {
-		next[c]
-	}
-}
+# configs.UserRegExp and configs.QueueNameRegExp, as the queue decision checks them.
+valid_user_name(u) if yq.valid_user_name(u)
 
-valid_queue_name(n) if {
-	count(n) >= 1
-	count(n) <= 64
-	table := yk.queue_name
-	every c in split(n, "") {
-		table[c]
-	}
-}
+valid_queue_name(n) if yq.valid_queue_name(n)
 
 # --- Rules decided without the rule machinery: no state, and a rule of a single element
 # that names, on its own, a configured queue other than the recovery queue. Then the

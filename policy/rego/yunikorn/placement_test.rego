@@ -17,8 +17,6 @@ el(name, value, create) := {"name": name, "value": value, "create": create, "qua
 # namespace with parent tag namespace.parentqueue, then tag namespace.
 yunikorn := {
 	"cluster": "mycluster",
-	"user_name": data.yunikorn.queues_test.user_name,
-	"queue_name": data.yunikorn.queues_test.queue_name,
 	"partitions": {"default": {
 		"queues": {
 			"root": q(false, ["root"], acl_none),

@@ -5,7 +5,7 @@
 #   YuniKorn's CheckSubmitAccess / CheckAdminAccess and ConvertUGI do. The compiled queue
 #   configuration lives in data.aclc.yunikorn (written by aclc's translator), keyed by
 #   partition and lower-cased queue path so a decision costs the same for any tree size.
-#   Only string builtins that OPA's Wasm runs natively are used: no regex, no sprintf.
+#   No sprintf; the only regular expressions are YuniKorn's name rules.
 # schemas:
 #   - input: schema.yunikorn.queues.input
 package yunikorn.queues
@@ -151,36 +151,13 @@ given_groups := ["nogroup"] if {
 # (yunikorn/groups_static.rego), or aclc's host builtin with YuniKorn's cache.
 resolved := lookup_groups(user_raw)
 
-# configs.UserRegExp ^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$ without a regex engine: the
-# translator writes its character classes as tables ("first": the characters a name may
-# start with, "next": those it may hold), so the check is one lookup a character. OPA's
-# Wasm trim_left with the class as cutset costs the name's length times the position of
-# each character in the class.
-user_name_chars := data.aclc.yunikorn.user_name
+# configs.UserRegExp and configs.QueueNameRegExp, matched as YuniKorn matches them. aclc's
+# Wasm host serves regex.match with Go's regexp, compiled once per policy: cheaper than
+# any check of every character in Rego (split and a table lookup a character cost several
+# times more on a service account's name).
+valid_user_name(u) if regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, u)
 
-valid_user_name(u) if {
-	chars := split(trim_suffix(u, "$"), "")
-	tables := user_name_chars
-	tables.first[chars[0]]
-	next := tables.next
-	every c in chars {
-		next[c]
-	}
-}
-
-# configs.QueueNameRegExp ^[a-zA-Z0-9_:#/@-]{1,64}$ without a regex engine: the
-# translator writes the character class as a table, one lookup a character (as for
-# user names above).
-queue_name_chars := data.aclc.yunikorn.queue_name
-
-valid_queue_name(n) if {
-	count(n) >= 1
-	count(n) <= 64
-	table := queue_name_chars
-	every c in split(n, "") {
-		table[c]
-	}
-}
+valid_queue_name(n) if regex.match(`^[a-zA-Z0-9_:#/@-]{1,64}$`, n)
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
 

@@ -15,18 +15,7 @@ tree := {
 		}},
 		"gpu": {"queues": {"root": {"leaf": false, "chain": ["root"], "submit": {"all": true}, "admin": {"all": false}}}},
 	},
-	"user_name": user_name,
-	"queue_name": queue_name,
 }
-
-# The tables of YuniKorn's user name rule that the translator writes next to the queues.
-user_name := {
-	"first": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "")},
-	"next": {c: true | some c in split("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:#/.@-", "")},
-}
-
-# The table of YuniKorn's queue name rule, likewise.
-queue_name := {c: true | some c in split("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:#/@-", "")}
 
 decide(req) := d if {
 	d := queues.decision with input as req with data.aclc.yunikorn as tree
@@ -104,9 +93,9 @@ test_username_not_checked_without_groups if {
 	decide({"queue": "root.p", "action": "submit", "user": "invaliduser><+"}).allow
 }
 
-valid_user_name(u) if queues.valid_user_name(u) with data.aclc.yunikorn as tree
+valid_user_name(u) if queues.valid_user_name(u)
 
-test_user_regex_without_regex if {
+test_user_name_rule if {
 	valid_user_name("a")
 	valid_user_name("_a.b@c-d:e#f/g$")
 	valid_user_name("system:serviceaccount:kube-system:job-controller")
@@ -119,9 +108,9 @@ test_user_regex_without_regex if {
 	not valid_user_name("aé")
 }
 
-valid_queue_name(n) if queues.valid_queue_name(n) with data.aclc.yunikorn as tree
+valid_queue_name(n) if queues.valid_queue_name(n)
 
-test_queue_name_rule_without_regex if {
+test_queue_name_rule if {
 	valid_queue_name("a-b_c:d#e/f@g")
 	valid_queue_name("0")
 	valid_queue_name(concat("", [x | some _ in numbers.range(1, 64); x := "a"]))
