@@ -172,7 +172,7 @@ func (r report) limit(what string) string {
 		for _, x := range pr.probes[1:] {
 			others = append(others, fmt.Sprintf("`%s` %s a character (%s for the short name)", x.name, us(pr.perChar(x.name)), us(x.short.median)))
 		}
-		text := fmt.Sprintf("YuniKorn checks every character of the name (`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`); the policy does it with `split` and one table lookup a character, which alone (the probe) costs %s a character in this run (%s for the short name), so the %d more characters cost %s: %.2f× the seed median for that alone (measured: %s more). The other ways OPA's Wasm offers, in the same run: %s",
+		text := fmt.Sprintf("the policy matches YuniKorn's rule (`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`) with `regex.match`, which the host serves with expressions compiled once; that match alone (the probe) costs %s a character in this run (%s for the short name), so the %d more characters cost %s: %.2f× the seed median for that alone (measured: %s more). Checking every character in Rego, in the same run: %s",
 			us(per), us(pr.probes[0].short.median), pr.longChars-pr.shortChars, us(extra), float64(ws+extra)/float64(ws), us(wl-ws), strings.Join(others, ", "))
 		if p, q := r.profile("seed-long-user"), r.profile("seed"); p != nil && q != nil {
 			text += fmt.Sprintf("; guest calls %.0f against %.0f, `opa_malloc` %.0f against %.0f", p.totalCalls(), q.totalCalls(), p.calls("opa_malloc"), q.calls("opa_malloc"))
@@ -251,7 +251,7 @@ func (r report) markdown() string {
 	if ws := r.median("seed", engine.Wasm); ws > 0 {
 		fmt.Fprintf(&b, "; the queue decision's own Rego (input type checks, ConvertUGI, the lookup and the reason string) accounts for the remaining %s of the seed median", us(ws-r.floor.median))
 	}
-	b.WriteString(". `make profile` counts the guest function calls of each decision.\n")
+	b.WriteString(". `make profile` counts the guest function calls of each decision. The queue and placement decisions match YuniKorn's name rules with `regex.match`: aclc's host compiles each expression once per policy, while OPA's own Wasm runtime (`opa-wasm`) compiles it again at every evaluation, which is part of its time on those decisions.\n")
 	b.WriteString(r.renderProfiles())
 	fmt.Fprintf(&b, "\nSingle decisions are timed one by one (%d per engine, after a warm-up, fewer where a scenario says so), so the median includes ~50 ns of timer overhead. The Go heap check allows 1 MiB of noise from the runtime itself.\n", r.samples)
 	if r.served != nil {
@@ -418,7 +418,7 @@ func (r report) renderProfiles() string {
 		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %s |\n", p.scenario, p.totalCalls(), p.calls("opa_malloc"), strings.Join(steps, ", "))
 	}
 	if pr := r.probe; pr != nil {
-		fmt.Fprintf(&b, "\nPer-character probes: modules whose one rule checks every character of `input.user`, with the inputs of `seed` (%d characters) and `seed-long-user` (%d); the first is how the queue decision checks a user name.\n\n| check | %d characters | %d characters | a character |\n|---|---|---|---|\n", pr.shortChars, pr.longChars, pr.shortChars, pr.longChars)
+		fmt.Fprintf(&b, "\nUser-name probes: modules whose one rule checks `input.user` against YuniKorn's user name rule, with the inputs of `seed` (%d characters) and `seed-long-user` (%d); the first is how the queue decision checks a user name (`regex.match`, served by the host), the others check every character in Rego.\n\n| check | %d characters | %d characters | a character |\n|---|---|---|---|\n", pr.shortChars, pr.longChars, pr.shortChars, pr.longChars)
 		for _, x := range pr.probes {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", x.name, us(x.short.median), us(x.long.median), us(pr.perChar(x.name)))
 		}
