@@ -163,7 +163,7 @@ json_follows := {
 	json_scalar: {json_comma, json_end},
 	json_end: {json_comma, json_end},
 	json_object_start: {json_string, json_end},
-	json_array_start: json_value_start | {json_end},
+	json_array_start: (json_value_start | {json_end}),
 	json_comma: json_value_start,
 	json_colon: json_value_start,
 }

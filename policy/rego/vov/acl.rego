@@ -166,7 +166,7 @@ rule_host(r) if {
 
 # The host as a 32-bit number when it is a dotted-quad IPv4 address (four decimal octets
 # 0-255 without leading zeros); undefined otherwise.
-host_ip := ((to_number(parts[0]) * 256 + to_number(parts[1])) * 256 + to_number(parts[2])) * 256 + to_number(parts[3]) if {
+host_ip := (((((to_number(parts[0]) * 256) + to_number(parts[1])) * 256) + to_number(parts[2])) * 256) + to_number(parts[3]) if {
 	parts := split(host_raw, ".")
 	count(parts) == 4
 	every p in parts {
