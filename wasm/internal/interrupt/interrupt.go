@@ -44,6 +44,7 @@ package interrupt
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aclc-dev/aclc/wasm/internal/leb128"
 	"github.com/aclc-dev/aclc/wasm/internal/wasmbin"
@@ -85,47 +86,23 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	if interval == 0 || interval > 1<<30 {
 		return nil, errors.New("interrupt: interval out of range")
 	}
-	secs, err := wasmbin.Sections(module)
+	m, err := wasmbin.Parse(module)
 	if err != nil {
 		return nil, fmt.Errorf("interrupt: %w", err)
 	}
-
-	var types []funcType
-	var importedGlobals, definedGlobals uint32
-	yieldFunc, yieldType := int64(-1), uint32(0)
-	for _, s := range secs {
-		switch s.ID {
-		case secType:
-			t, err := readTypes(s.Content)
-			if err != nil {
-				return nil, err
-			}
-			types = t
-		case secImport:
-			ig, fi, ti, err := readImports(s.Content, yield)
-			if err != nil {
-				return nil, err
-			}
-			importedGlobals, yieldFunc, yieldType = ig, fi, ti
-		case secGlobal:
-			sr := newReader(s.Content, 0)
-			definedGlobals = sr.U32()
-			if sr.Err != nil {
-				return nil, sr.Err
-			}
-		}
-	}
-	if yieldFunc < 0 {
+	secs := m.Sections
+	yieldFunc, ok := m.FuncImports[yield.Module+"."+yield.Name]
+	if !ok {
 		return nil, fmt.Errorf("interrupt: module does not import function %s.%s", yield.Module, yield.Name)
 	}
-	if int(yieldType) >= len(types) {
+	yt, ok := m.TypeOf(yieldFunc)
+	if !ok {
 		return nil, errors.New("interrupt: import has an invalid type index")
 	}
-	yt := types[yieldType]
-	if yt.params != len(yield.Args) || !yt.allI32 {
+	if yt.Params != strings.Repeat("\x7f", len(yield.Args)) {
 		return nil, fmt.Errorf("interrupt: %s.%s does not take %d i32 parameters", yield.Module, yield.Name, len(yield.Args))
 	}
-	g := importedGlobals + definedGlobals
+	g := m.Globals
 
 	// The new global: mutable i32 initialised to interval.
 	newGlobal := []byte{0x7f, 0x01, 0x41}
@@ -150,7 +127,7 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 	}
 	check = append(check, 0x10)
 	check = leb128.AppendUint32(check, uint32(yieldFunc)) // call
-	for range yt.results {
+	for range len(yt.Results) {
 		check = append(check, 0x1a) // drop
 	}
 	check = append(check, opEnd)
@@ -187,81 +164,6 @@ func Instrument(module []byte, yield Yield, interval uint32) ([]byte, error) {
 		res = append(res, s.Content...)
 	}
 	return res, nil
-}
-
-type funcType struct {
-	params, results int
-	allI32          bool // all parameters are i32
-}
-
-func readTypes(b []byte) ([]funcType, error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	var types []funcType
-	for range n {
-		if form := r.Byte(); form != 0x60 {
-			return nil, fmt.Errorf("interrupt: unsupported type form %#x", form)
-		}
-		ft := funcType{allI32: true}
-		ft.params = int(r.U32())
-		for range ft.params {
-			t := r.Byte()
-			if !isValType(t) {
-				return nil, fmt.Errorf("interrupt: unsupported value type %#x", t)
-			}
-			ft.allI32 = ft.allI32 && t == 0x7f
-		}
-		ft.results = int(r.U32())
-		for range ft.results {
-			if t := r.Byte(); !isValType(t) {
-				return nil, fmt.Errorf("interrupt: unsupported value type %#x", t)
-			}
-		}
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		types = append(types, ft)
-	}
-	return types, r.Err
-}
-
-// readImports counts the imported globals and finds the yield function's
-// index and type.
-func readImports(b []byte, yield Yield) (globals uint32, yieldFunc int64, yieldType uint32, err error) {
-	r := newReader(b, 0)
-	n := r.U32()
-	yieldFunc = -1
-	var funcs int64
-	for range n {
-		mod := r.Name()
-		name := r.Name()
-		switch kind := r.Byte(); kind {
-		case 0x00: // func
-			t := r.U32()
-			if mod == yield.Module && name == yield.Name && yieldFunc < 0 {
-				yieldFunc, yieldType = funcs, t
-			}
-			funcs++
-		case 0x01: // table
-			r.Byte() // reftype
-			r.Limits()
-		case 0x02: // memory
-			r.Limits()
-		case 0x03: // global
-			r.Byte() // valtype
-			r.Byte() // mutability
-			globals++
-		case 0x04: // tag
-			r.Byte()
-			r.U32()
-		default:
-			return 0, 0, 0, fmt.Errorf("interrupt: unknown import kind %#x", kind)
-		}
-		if r.Err != nil {
-			return 0, 0, 0, r.Err
-		}
-	}
-	return globals, yieldFunc, yieldType, r.Err
 }
 
 // appendToVec adds one encoded element to a vector (count followed by the

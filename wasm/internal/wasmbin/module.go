@@ -35,8 +35,9 @@ type Module struct {
 	ImportedFuncs uint32
 	// Globals counts the imported and defined globals.
 	Globals uint32
-	// FuncImports maps "module.name" of each imported function to its index;
-	// ImportTypes holds the type index of each imported function.
+	// FuncImports maps "module.name" of each imported function to its index
+	// (the first, if imported twice); ImportTypes holds the type index of
+	// each imported function.
 	FuncImports map[string]uint32
 	ImportTypes []uint32
 	// Exports maps each export name to its kind (0 function, 3 global, ...)
@@ -195,10 +196,13 @@ func (m *Module) readImports(b []byte) error {
 		switch kind := r.Byte(); kind {
 		case 0x00: // func
 			t := r.U32()
-			if r.Err == nil {
-				m.FuncImports[mod+"."+name] = m.ImportedFuncs
-				m.ImportTypes = append(m.ImportTypes, t)
+			if r.Err != nil {
+				return r.Err
 			}
+			if _, dup := m.FuncImports[mod+"."+name]; !dup {
+				m.FuncImports[mod+"."+name] = m.ImportedFuncs
+			}
+			m.ImportTypes = append(m.ImportTypes, t)
 			m.ImportedFuncs++
 		case 0x01: // table
 			r.Byte()
