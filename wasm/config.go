@@ -51,7 +51,7 @@ type Config struct {
 	// regexThroughJSON has the host read and write its values through
 	// opa_json_dump and opa_json_parse.
 	noRegexRoute, regexThroughJSON bool
-	interpreter  bool
+	interpreter                    bool
 }
 
 // NewConfig returns the default configuration: a pool of
