@@ -23,8 +23,9 @@ default decision := {"allow": false, "forced": false, "reason": "internal error:
 # OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
 # is kept short: one body checks the input (the exact error is worked out only when it
 # fails), a request with groups and a valid user name skips the rest of ConvertUGI, and
-# the common placement (no state; the first rule, a single element, names a configured
-# leaf the user may submit to) is answered without the rule machinery.
+# the common placements (no state; the first rule, or the second after a first that
+# skips, places in a configured leaf or creates a queue below a configured parent) are
+# answered without the rule machinery.
 decision := {"allow": false, "forced": false, "reason": input_error} if {
 	not input_ok
 } else := rejected(
@@ -34,7 +35,7 @@ decision := {"allow": false, "forced": false, "reason": input_error} if {
 	not yk.partitions[partition_key]
 } else := d if {
 	ugi_given
-	d := first_placed
+	d := direct_placed
 } else := rejected(ugi.error, [concat("", ["user: ", ugi.error])]) if {
 	is_string(ugi.error)
 } else := with_identity(rejected(place_failed(no_rule_matched), [concat("", ["no placement rules: ", rules_error])])) if {
@@ -241,15 +242,42 @@ valid_queue_name(n) if yq.valid_queue_name(n)
 # that names, on its own, a configured queue other than the recovery queue. Then the
 # chain's lookups are all configured, its create check passes, and PlaceApplication's
 # checks are the queue's leaf flag and ACLs (nothing drains): the outcome is the one the
-# machinery below gives. When the first rule places so, the answer is built directly:
-# placed in an existing leaf, not created, nothing stateful.
-first_placed := {
-	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": r.name, "created": false,
-	"reason": o.entry, "user": app_user, "groups": app_groups,
-} if {
-	r := rules[0]
+# machinery below gives. Likewise a rule of two elements whose parent names, on its own,
+# such a queue that is not a leaf, and whose own element gives a child name without a
+# dot: the queue below it is either configured (the same checks) or, when create allows,
+# a queue to create whose nearest existing queue is the parent. An outcome carries the
+# queue it looked up ("lookups") only when that queue is not configured.
+first_outcome := direct_outcome(rules[0])
+
+# The answer when the first rule places directly, or the first skips and the second
+# places directly: placed in an existing leaf, or in a queue created below a configured
+# parent (createQueue's checks pass: the parent is no leaf and admits the user, the
+# name is valid and not the recovery queue's, nothing drains), which is stateful.
+direct_placed := d if {
+	o := first_outcome
+	o.kind == "placed"
+	d := direct_answer(rules[0].name, o, o.entry, false)
+} else := d if {
+	first_outcome.kind == "skip"
+	r := rules[1]
 	o := direct_outcome(r)
 	o.kind == "placed"
+	d := direct_answer(r.name, o, concat("; ", [first_outcome.entry, o.entry]), object.get(first_outcome, "lookups", false))
+}
+
+direct_answer(name, o, reason, stateful) := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": true,
+	"reason": reason, "stateful": true, "user": app_user, "groups": app_groups,
+} if {
+	o.created
+} else := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": false,
+	"reason": reason, "stateful": true, "user": app_user, "groups": app_groups,
+} if {
+	is_array(stateful)
+} else := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": false,
+	"reason": reason, "user": app_user, "groups": app_groups,
 }
 
 direct_outcome(r) := o if {
@@ -261,6 +289,37 @@ direct_outcome(r) := o if {
 	entry := queues[p]
 	not entry.added
 	o := direct_check(r.label, q, entry)
+} else := o if {
+	count(state_queues) == 0
+	count(r.chain) == 2
+	pq := direct_queue(r.chain[0])
+	startswith(pq, "root.")
+	pp := lower(pq)
+	pp != recovery_queue
+	parent := queues[pp]
+	not parent.added
+	parent.leaf == false
+	child := direct_child(r.chain[1])
+	o := direct_below(r.label, r.chain[1].create, concat(".", [pq, child]), child, pp, parent)
+} else := skipped(r.label, why) if {
+	why := direct_skip(r.chain[count(r.chain) - 1])
+} else := skipped(r.label, concat("", ["parent: ", why])) if {
+	count(r.chain) == 2
+	is_string(direct_child(r.chain[1]))
+	why := direct_skip(r.chain[0])
+}
+
+# Why an element skips on its own, as own says (state plays no part): the rule's own
+# element stops the descent; a parent's skip counts when the rule gives a child name.
+direct_skip(el) := "no queue requested" if {
+	el.name == "provided"
+	app_queue == ""
+} else := concat("", ["tag ", el.value, " not set"]) if {
+	el.name == "tag"
+	tag_value(el.value) == ""
+} else := "filtered out" if {
+	el.name != "test"
+	not filter_allows(el.filter)
 }
 
 direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"])) if {
@@ -268,6 +327,21 @@ direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"]
 } else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", q])) if {
 	not may_submit(entry)
 } else := placed(label, q)
+
+# The queue q below the configured parent pp (at least three parts, so never the
+# recovery queue): configured, else missing without create, else created when allowed.
+direct_below(label, create, q, child, pp, parent) := o if {
+	entry := queues[lower(q)]
+	not entry.added
+	o := direct_check(label, q, entry)
+} else := {"kind": "skip", "entry": concat("", [label, ": ", q, " does not exist and create is false"]), "lookups": [q]} if {
+	create == false
+} else := {"kind": "skip", "entry": concat("", [label, ": user ", ugi_user, " may not submit to ", pp, " (nearest existing queue above ", q, ")"]), "lookups": [q]} if {
+	not may_submit(parent)
+} else := {"kind": "placed", "queue": q, "entry": concat("", [label, ": placed in ", q]), "lookups": [q], "created": true} if {
+	valid_queue_name(child)
+	child != "@recovery@"
+}
 
 # The queue a rule element names on its own, when it names one (own and the climb of a
 # one-element chain): a qualified name as given, else below root.
@@ -285,6 +359,17 @@ direct_queue(el) := app_queue if {
 	child := replace(app_queue, ".", "_dot_")
 	valid_queue_name(child)
 	filter_allows(el.filter)
+} else := v if {
+	el.name == "tag"
+	v := tag_value(el.value)
+	startswith(v, "root.")
+	every part in split(v, ".") {
+		valid_queue_name(part)
+	}
+	filter_allows(el.filter)
+} else := concat("", ["root.", child]) if {
+	el.name == "tag"
+	child := direct_child(el)
 } else := concat("", ["root.", child]) if {
 	el.name == "user"
 	child := replace(ugi_user, ".", "_dot_")
@@ -297,6 +382,35 @@ direct_queue(el) := app_queue if {
 } else := concat("", ["root.", el.value]) if {
 	el.name == "fixed"
 	not el.qualified
+	filter_allows(el.filter)
+}
+
+# The child name a rule element gives on its own, below its parent, when it gives one
+# without a dot (a name from the submission, a tag or the user, or a fixed name).
+direct_child(el) := child if {
+	el.name == "provided"
+	app_queue != ""
+	not startswith(app_queue, "root.")
+	child := replace(app_queue, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := child if {
+	el.name == "tag"
+	v := tag_value(el.value)
+	v != ""
+	not startswith(v, "root.")
+	child := replace(v, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := child if {
+	el.name == "user"
+	child := replace(ugi_user, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := el.value if {
+	el.name == "fixed"
+	not el.qualified
+	not contains(el.value, ".")
 	filter_allows(el.filter)
 }
 
