@@ -167,13 +167,14 @@ rules := yk.partitions[partition_key].placement.rules
 # Application.GetTag: the key equal to the name under case folding. YuniKorn takes the
 # first in Go's random map order; the smallest key is taken here, as in the reference.
 tag_value(name) := v if {
-	v := tag_index[fold(name)]
+	v := tag_index[lower(replace(name, "ſ", "s"))]
 } else := ""
 
-# Each tag key folded once per decision, not once per lookup: the folded name to the
+# Each tag key folded once per decision, not once per lookup (strings.EqualFold for the
+# names tags have: lower case, and the long s that folds to s): the folded name to the
 # value of the smallest key that folds to it. When no two keys fold to the same name
 # (the common case), each key is its folded name's only one.
-folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
+folded_tag_keys := {k: lower(replace(k, "ſ", "s")) | some k, _ in app_tags}
 
 tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
 	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)
@@ -182,14 +183,11 @@ tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
 	k := min({x | some x, g in folded_tag_keys; g == f})
 }
 
-# strings.EqualFold for the names tags have: lower case, and the long s that folds to s.
-fold(s) := lower(replace(s, "ſ", "s"))
-
-# IsAppCreationForced: strconv.ParseBool of the force tag. Only the keys that fold to
-# the force tag's name are looked at (tag_value builds the index of every key).
+# IsAppCreationForced: strconv.ParseBool of the force tag, the smallest key that folds
+# to its name. The keys are folded once, for the tag rules too (folded_tag_keys).
 forced if {
 	count(app_tags) > 0
-	keys := {k | some k, _ in app_tags; fold(k) == "application.create.force"}
+	keys := {k | some k, f in folded_tag_keys; f == "application.create.force"}
 	count(keys) > 0
 	app_tags[min(keys)] in {"1", "t", "T", "TRUE", "true", "True"}
 }
