@@ -174,7 +174,13 @@ tag_value(name) := v if {
 # names tags have: lower case, and the long s that folds to s): the folded name to the
 # value of the smallest key that folds to it. When no two keys fold to the same name
 # (the common case), each key is its folded name's only one.
-folded_tag_keys := {k: lower(replace(k, "ſ", "s")) | some k, _ in app_tags}
+folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
+
+# A key of lower-case ASCII letters, digits and the punctuation tag names have is its
+# own folded name: one match instead of a per-character lower.
+folded_key(k) := k if {
+	regex.match(`^[a-z0-9./_-]*$`, k)
+} else := lower(replace(k, "ſ", "s"))
 
 tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
 	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)

@@ -224,3 +224,11 @@ test_direct_second_rule_after_a_stateful_skip if {
 	placement.direct_placed == d with input as inp with data.aclc.yunikorn as conf
 	placement.placement == object.remove(d, ["user", "groups"]) with input as inp with data.aclc.yunikorn as conf
 }
+
+test_folded_key if {
+	placement.folded_key("yunikorn.apache.org/task-groups") == "yunikorn.apache.org/task-groups"
+	placement.folded_key("yunikorn.apache.org/schedulingPolicyParameters") == "yunikorn.apache.org/schedulingpolicyparameters"
+	placement.folded_key("nameſpace") == "namespace"
+	placement.folded_key("") == ""
+	placement.folded_key("a b") == "a b"
+}
