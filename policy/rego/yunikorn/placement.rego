@@ -419,12 +419,15 @@ direct_child(el) := child if {
 }
 
 # Queue.CheckSubmitAccess on a configured queue other than the recovery queue (submit_at).
+# A chain starts at the queue's own path, the key of its entry: its ACLs are the ones
+# just checked.
 may_submit(entry) if {
 	acl_allows(entry.submit)
 } else if {
 	acl_allows(entry.admin)
 } else if {
-	some n in entry.chain
+	some i, n in entry.chain
+	i > 0
 	submit_allows(n)
 }
 
@@ -518,11 +521,12 @@ submit_allows(n) if acl_allows(queues[n].submit)
 
 submit_allows(n) if acl_allows(queues[n].admin)
 
-acl_allows(acl) if acl.all
-
-acl_allows(acl) if acl.users[ugi_user]
-
+# One body after the other: OPA's Wasm evaluates every body of a rule.
 acl_allows(acl) if {
+	acl.all
+} else if {
+	acl.users[ugi_user]
+} else if {
 	some g in ugi_groups
 	acl.groups[g]
 }
