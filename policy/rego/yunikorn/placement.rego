@@ -166,14 +166,17 @@ rules := yk.partitions[partition_key].placement.rules
 
 # Application.GetTag: the key equal to the name under case folding. YuniKorn takes the
 # first in Go's random map order; the smallest key is taken here, as in the reference.
-tag_value(name) := v if {
-	v := tag_index[lower(replace(name, "ſ", "s"))]
+tag_value(name) := app_tags[min(keys)] if {
+	count(app_tags) > 0
+	f := folded_key(name)
+	keys := {k | some k, g in folded_tag_keys; g == f}
+	count(keys) > 0
 } else := ""
 
 # Each tag key folded once per decision, not once per lookup (strings.EqualFold for the
-# names tags have: lower case, and the long s that folds to s): the folded name to the
-# value of the smallest key that folds to it. When no two keys fold to the same name
-# (the common case), each key is its folded name's only one.
+# names tags have: lower case, and the long s that folds to s). A lookup takes the
+# smallest key that folds to the name: a few names are looked up, so no index of every
+# folded name is built.
 folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
 
 # A key of lower-case ASCII letters, digits and the punctuation tag names have is its
@@ -181,13 +184,6 @@ folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
 folded_key(k) := k if {
 	regex.match(`^[a-z0-9./_-]*$`, k)
 } else := lower(replace(k, "ſ", "s"))
-
-tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
-	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)
-} else := {f: app_tags[k] |
-	some _, f in folded_tag_keys
-	k := min({x | some x, g in folded_tag_keys; g == f})
-}
 
 # IsAppCreationForced: strconv.ParseBool of the force tag, the smallest key that folds
 # to its name. The keys are folded once, for the tag rules too (folded_tag_keys).
