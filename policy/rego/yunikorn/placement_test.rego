@@ -169,6 +169,12 @@ test_tags_fold_to_the_smallest_key if {
 	placement.forced with input as {"application": {"tags": {"Application.Create.Force": "true", "application.create.force": "false"}}}
 	not placement.forced with input as {"application": {"tags": {"APPLICATION.CREATE.FORCE": "false", "application.create.force": "true"}}}
 	not placement.forced with input as {"application": {"tags": {}}}
+	every v in ["1", "t", "T", "TRUE", "true", "True"] {
+		placement.forced with input as {"application": {"tags": {"application.create.force": v}}}
+	}
+	every v in ["", "0", "yes", "tRUE", "true\n", " true", "truex"] {
+		not placement.forced with input as {"application": {"tags": {"application.create.force": v}}}
+	}
 }
 
 test_input_ok_checks_state_entries if {
