@@ -528,6 +528,14 @@ func TestDifferentialAdmissionQueue(t *testing.T) {
 		configs++
 		for i := 0; i < 500 && decisions < want; i++ {
 			review := randomAdmissionReview(r)
+			if r.IntN(8) == 0 {
+				// A queue name with quotes or backslashes, quoted in the diversion warning.
+				if obj, ok := review["request"].(map[string]any)["object"].(map[string]any); ok {
+					if meta, ok := obj["metadata"].(map[string]any); ok {
+						meta["labels"] = map[string]any{"yunikorn.apache.org/queue": pick(r, []string{`a"b`, `a\b`, `"`, `\`, `root.a"`, "plain"})}
+					}
+				}
+			}
 			if r.IntN(3) == 0 {
 				review["request"].(map[string]any)["userInfo"].(map[string]any)["username"] = pick(r, append(diffUserPool, randomUserName(r)))
 			}

@@ -404,19 +404,25 @@ diverted := concat("", [
 	placement.rule != "provided"
 } else := ""
 
-# Go's %q for the names queues have: quotes and backslashes escaped.
-go_quote(s) := concat("", ["\"", strings.replace_n({"\\": "\\\\", "\"": "\\\""}, s), "\""])
+# Go's %q for the names queues have: quotes and backslashes escaped (most names have
+# neither: no replacement object is built for them).
+go_quote(s) := concat("", ["\"", s, "\""]) if {
+	not contains(s, "\\")
+	not contains(s, "\"")
+} else := concat("", ["\"", strings.replace_n({"\\": "\\\\", "\"": "\\\""}, s), "\""])
 
 recovery := concat("", ["yunikorn: application ", app_id, " would run in the recovery queue root.@recovery@"]) if {
 	not placement.forced
 	placement.queue == "root.@recovery@"
 } else := ""
 
+# The shared id starts with "yunikorn-": an id that does not is not compared with it.
 shared := concat("", [
 	"yunikorn: application ", app_id, " is shared by all pods of namespace ", namespace,
 	" without an application id; if it already exists this pod joins it and keeps its queue",
 ]) if {
 	queue != ""
+	startswith(app_id, "yunikorn-")
 	app_id == shared_app_id
 } else := ""
 
