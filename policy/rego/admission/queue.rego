@@ -26,7 +26,29 @@ review := {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "resp
 
 allow := {"allowed": true}
 
-queue_kinds := {"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"}
+# The kinds placed (a chain of comparisons, the Pod first: a set literal is built at
+# each decision).
+queue_kind if {
+	kind == "Pod"
+} else if {
+	kind == "Deployment"
+} else if {
+	kind == "ReplicaSet"
+} else if {
+	kind == "StatefulSet"
+} else if {
+	kind == "DaemonSet"
+} else if {
+	kind == "Job"
+} else if {
+	kind == "CronJob"
+}
+
+create_or_update if {
+	adm.operation == "CREATE"
+} else if {
+	adm.operation == "UPDATE"
+}
 
 cannot_read(err) := adm.deny(concat("", ["yunikorn: cannot read ", kind, ": ", err]))
 
@@ -38,9 +60,9 @@ object_raw := object.get(adm.req, "object", null)
 
 # Steps 1 to 4 of §5.2, then the placement.
 response := allow if {
-	not adm.operation in {"CREATE", "UPDATE"}
+	not create_or_update
 } else := allow if {
-	not kind in queue_kinds
+	not queue_kind
 } else := cannot_read(err) if {
 	err := adm.decode_error(kind, object_raw)
 	err != ""
