@@ -17,8 +17,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/compile"
+	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	policy "github.com/aclc-dev/aclc/policy/rego"
@@ -359,6 +361,23 @@ func randomPlacementDecisionInput(r *rand.Rand, paths []string) []byte {
 			app["queue"] = q
 		}
 		delete(in, "state")
+		if r.IntN(2) == 0 {
+			// Tags that name configured queues (or names below them) as a parent
+			// and a child, for the rules decided without the rule machinery: a
+			// queue that exists, one to create, or a name that cannot be one.
+			tags := map[string]any{}
+			for _, k := range []string{"namespace", "namespace.parentqueue"} {
+				switch r.IntN(5) {
+				case 0, 3:
+					tags[k] = pick(r, paths)
+				case 1:
+					tags[k] = strings.TrimPrefix(pick(r, paths), "root.")
+				case 2:
+					tags[k] = pick(r, append(tagValuePool, "new", "New", "x"))
+				}
+			}
+			app["tags"] = tags
+		}
 	}
 	if r.IntN(20) == 0 {
 		// A state queue entry of the wrong shape, alone or after a good one.
@@ -453,6 +472,9 @@ func TestDifferentialPlacement(t *testing.T) {
 	shapes := placementShapes{}
 	for decisions < want {
 		src := randomPlacementConfig(r)
+		if r.IntN(3) == 0 {
+			src = withParentRule(r, src)
+		}
 		s := &translate.Sources{Portable: true}
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
 			continue // the validator refuses many random rule lists
@@ -487,6 +509,9 @@ func TestDifferentialAdmissionQueue(t *testing.T) {
 	decisions, configs := 0, 0
 	for decisions < want {
 		src := randomAdmissionConfig(r)
+		if r.IntN(3) == 0 {
+			src = withParentTagRule(r, src)
+		}
 		nss := randomAdmissionNamespaces(r)
 		s := &translate.Sources{Portable: true, Kubernetes: (&Case{Namespaces: nss}).Kubernetes()}
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Queues == nil || s.Admission == nil {
@@ -503,6 +528,14 @@ func TestDifferentialAdmissionQueue(t *testing.T) {
 		configs++
 		for i := 0; i < 500 && decisions < want; i++ {
 			review := randomAdmissionReview(r)
+			if r.IntN(8) == 0 {
+				// A queue name with quotes or backslashes, quoted in the diversion warning.
+				if obj, ok := review["request"].(map[string]any)["object"].(map[string]any); ok {
+					if meta, ok := obj["metadata"].(map[string]any); ok {
+						meta["labels"] = map[string]any{"yunikorn.apache.org/queue": pick(r, []string{`a"b`, `a\b`, `"`, `\`, `root.a"`, "plain"})}
+					}
+				}
+			}
 			if r.IntN(3) == 0 {
 				review["request"].(map[string]any)["userInfo"].(map[string]any)["username"] = pick(r, append(diffUserPool, randomUserName(r)))
 			}
@@ -515,4 +548,70 @@ func TestDifferentialAdmissionQueue(t *testing.T) {
 		d.close(ctx)
 	}
 	t.Logf("%d decisions on %d configurations in %s", decisions, configs, time.Since(start).Round(time.Millisecond))
+}
+
+// withParentTagRule puts the rules of withParentRule in a yunikorn-configs ConfigMap.
+func withParentTagRule(r *rand.Rand, src string) string {
+	var cm map[string]any
+	if yaml.Unmarshal([]byte(src), &cm) != nil {
+		return src
+	}
+	data, _ := cm["data"].(map[string]any)
+	q, _ := data["queues.yaml"].(string)
+	if q == "" {
+		q = randomPlacementConfig(r)
+	}
+	if data == nil {
+		data = map[string]any{}
+		cm["data"] = data
+	}
+	data["queues.yaml"] = withParentRule(r, q)
+	out, err := yaml.Marshal(cm)
+	if err != nil {
+		return src
+	}
+	return string(out)
+}
+
+// withParentRule puts, first, before or after a provided rule, a rule of two elements in a
+// queue configuration: often the rule of the admission example (the namespace's queue
+// below the namespace's parent queue, tags the shim sets), created or not.
+func withParentRule(r *rand.Rand, src string) string {
+	var conf yunikorn.SchedulerConfig
+	if yaml.Unmarshal([]byte(src), &conf) != nil || len(conf.Partitions) == 0 {
+		return src
+	}
+	parent := yunikorn.PlacementRule{Name: "tag", Value: "namespace.parentqueue", Create: r.IntN(4) == 0}
+	switch r.IntN(5) {
+	case 0:
+		parent = yunikorn.PlacementRule{Name: "fixed", Value: pick(r, []string{"teams", "root.teams", "root.a", "a", "x.y"}), Create: r.IntN(4) == 0}
+	case 1:
+		parent = yunikorn.PlacementRule{Name: pick(r, []string{"provided", "user"}), Create: r.IntN(4) == 0}
+	}
+	if r.IntN(4) == 0 {
+		parent.Filter = randomFilter(r)
+	}
+	rule := yunikorn.PlacementRule{Name: "tag", Value: pick(r, []string{"namespace", "namespace", "imagePullSecrets"}), Create: r.IntN(3) != 0, Parent: &parent}
+	switch r.IntN(5) {
+	case 0:
+		rule.Name, rule.Value = pick(r, []string{"user", "provided"}), ""
+	case 1:
+		rule.Name, rule.Value = "fixed", pick(r, []string{"new", "a", "x.y", "@recovery@"})
+	}
+	if r.IntN(4) == 0 {
+		rule.Filter = randomFilter(r)
+	}
+	rules := []yunikorn.PlacementRule{rule}
+	switch r.IntN(3) {
+	case 0:
+		rules = []yunikorn.PlacementRule{{Name: "provided"}, rule}
+	case 1:
+		rules = []yunikorn.PlacementRule{rule, {Name: "provided"}}
+	}
+	conf.Partitions[0].PlacementRules = append(rules, conf.Partitions[0].PlacementRules...)
+	b, err := yaml.Marshal(conf)
+	if err != nil {
+		return src
+	}
+	return string(b)
 }

@@ -26,7 +26,29 @@ review := {"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "resp
 
 allow := {"allowed": true}
 
-queue_kinds := {"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"}
+# The kinds placed (a chain of comparisons, the Pod first: a set literal is built at
+# each decision).
+queue_kind if {
+	kind == "Pod"
+} else if {
+	kind == "Deployment"
+} else if {
+	kind == "ReplicaSet"
+} else if {
+	kind == "StatefulSet"
+} else if {
+	kind == "DaemonSet"
+} else if {
+	kind == "Job"
+} else if {
+	kind == "CronJob"
+}
+
+create_or_update if {
+	adm.operation == "CREATE"
+} else if {
+	adm.operation == "UPDATE"
+}
 
 cannot_read(err) := adm.deny(concat("", ["yunikorn: cannot read ", kind, ": ", err]))
 
@@ -38,9 +60,9 @@ object_raw := object.get(adm.req, "object", null)
 
 # Steps 1 to 4 of §5.2, then the placement.
 response := allow if {
-	not adm.operation in {"CREATE", "UPDATE"}
+	not create_or_update
 } else := allow if {
-	not kind in queue_kinds
+	not queue_kind
 } else := cannot_read(err) if {
 	err := adm.decode_error(kind, object_raw)
 	err != ""
@@ -65,14 +87,20 @@ old_gates := g if {
 	is_array(g)
 } else := []
 
-as_object(x) := x if is_object(x) else := {}
+as_object(x) := x if is_object(x)
+
+else := {}
 
 # The pod as the shim will see it: the Pod's own metadata and spec, or the pod template's.
 template := as_object(object.get(as_object(object_raw), array.slice(adm.template_paths[kind], 0, count(adm.template_paths[kind]) - 1), {}))
 
-meta := as_object(object.get(as_object(object_raw), "metadata", {})) if kind == "Pod" else := as_object(object.get(template, "metadata", {}))
+meta := as_object(object.get(as_object(object_raw), "metadata", {})) if kind == "Pod"
 
-spec := as_object(object.get(as_object(object_raw), "spec", {})) if kind == "Pod" else := as_object(object.get(template, "spec", {}))
+else := as_object(object.get(template, "metadata", {}))
+
+spec := as_object(object.get(as_object(object_raw), "spec", {})) if kind == "Pod"
+
+else := as_object(object.get(template, "spec", {}))
 
 labels := adm.meta_map(meta, "labels")
 
@@ -117,7 +145,9 @@ identity := annotation_identity if {
 	not labelled_yunikorn
 } else := {"user": "nobody", "groups": [], "controller": false}
 
-requester := "nobody" if adm.user == "" else := adm.user
+requester := "nobody" if adm.user == ""
+
+else := adm.user
 
 adds_user_info if {
 	kind == "Pod"
@@ -229,22 +259,28 @@ ns_known if {
 	_ = data.kubernetes.namespaces[namespace]
 }
 
-tags := object.union_n([
-	{
-		"namespace": namespace,
-		"application.create.force": force,
-		"yunikorn.apache.org/schedulingPolicyParameters": str(annotations, "yunikorn.apache.org/schedulingPolicyParameters"),
-	},
-	image_pull_secrets_tag,
-	task_groups_tag,
-	creation_time_tag,
-	parent_queue_tag,
-	quota_tag,
-	guaranteed_tag,
-	max_apps_tag,
-])
+# No two parts share a key: one comprehension over them, not a merge of copies.
+tags := {k: v |
+	some part in [
+		{
+			"namespace": namespace,
+			"application.create.force": force,
+			"yunikorn.apache.org/schedulingPolicyParameters": str(annotations, "yunikorn.apache.org/schedulingPolicyParameters"),
+		},
+		image_pull_secrets_tag,
+		task_groups_tag,
+		creation_time_tag,
+		parent_queue_tag,
+		quota_tag,
+		guaranteed_tag,
+		max_apps_tag,
+	]
+	some k, v in part
+}
 
-force := "true" if str(spec, "nodeName") != "" else := "false"
+force := "true" if str(spec, "nodeName") != ""
+
+else := "false"
 
 image_pull_secrets_tag := {"imagePullSecrets": concat(",", [str(as_object(s), "name") | some s in secrets])} if {
 	secrets := spec.imagePullSecrets
@@ -332,16 +368,20 @@ unix_seconds(ts) := s if {
 	y := to_number(m[1])
 	mo := to_number(m[2])
 	d := to_number(m[3])
-	s := ((days_from_civil(y, mo, d) * 86400) + (to_number(m[4]) * 3600)) + ((to_number(m[5]) * 60) + to_number(m[6])) - offset_seconds(m[8])
+	s := (((days_from_civil(y, mo, d) * 86400) + (to_number(m[4]) * 3600)) + ((to_number(m[5]) * 60) + to_number(m[6]))) - offset_seconds(m[8])
 }
 
 offset_seconds(z) := 0 if {
 	lower(z) == "z"
 } else := offset_sign(z) * ((to_number(substring(z, 1, 2)) * 3600) + (to_number(substring(z, 4, 2)) * 60))
 
-offset_sign(z) := 1 if startswith(z, "+") else := -1
+offset_sign(z) := 1 if startswith(z, "+")
 
-march_year(y, m) := y - 1 if m <= 2 else := y
+else := -1
+
+march_year(y, m) := y - 1 if m <= 2
+
+else := y
 
 # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
 days_from_civil(y, m, d) := days if {
@@ -386,19 +426,25 @@ diverted := concat("", [
 	placement.rule != "provided"
 } else := ""
 
-# Go's %q for the names queues have: quotes and backslashes escaped.
-go_quote(s) := concat("", ["\"", strings.replace_n({"\\": "\\\\", "\"": "\\\""}, s), "\""])
+# Go's %q for the names queues have: quotes and backslashes escaped (most names have
+# neither: no replacement object is built for them).
+go_quote(s) := concat("", ["\"", s, "\""]) if {
+	not contains(s, "\\")
+	not contains(s, "\"")
+} else := concat("", ["\"", strings.replace_n({"\\": "\\\\", "\"": "\\\""}, s), "\""])
 
 recovery := concat("", ["yunikorn: application ", app_id, " would run in the recovery queue root.@recovery@"]) if {
 	not placement.forced
 	placement.queue == "root.@recovery@"
 } else := ""
 
+# The shared id starts with "yunikorn-": an id that does not is not compared with it.
 shared := concat("", [
 	"yunikorn: application ", app_id, " is shared by all pods of namespace ", namespace,
 	" without an application id; if it already exists this pod joins it and keeps its queue",
 ]) if {
 	queue != ""
+	startswith(app_id, "yunikorn-")
 	app_id == shared_app_id
 } else := ""
 

@@ -102,3 +102,10 @@ test_max_apps_is_atoi_at_least_zero if {
 		max_apps(v) == {}
 	}
 }
+
+test_go_quote_escapes_quotes_and_backslashes if {
+	data.yunikorn.admission_queue.go_quote("root.a") == `"root.a"`
+	data.yunikorn.admission_queue.go_quote(`a"b`) == `"a\"b"`
+	data.yunikorn.admission_queue.go_quote(`a\b`) == `"a\\b"`
+	data.yunikorn.admission_queue.go_quote("") == `""`
+}

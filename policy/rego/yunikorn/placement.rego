@@ -23,8 +23,9 @@ default decision := {"allow": false, "forced": false, "reason": "internal error:
 # OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
 # is kept short: one body checks the input (the exact error is worked out only when it
 # fails), a request with groups and a valid user name skips the rest of ConvertUGI, and
-# the common placement (no state; the first rule, a single element, names a configured
-# leaf the user may submit to) is answered without the rule machinery.
+# the common placements (no state; the first rule, or the second after a first that
+# skips, places in a configured leaf or creates a queue below a configured parent) are
+# answered without the rule machinery.
 decision := {"allow": false, "forced": false, "reason": input_error} if {
 	not input_ok
 } else := rejected(
@@ -34,7 +35,7 @@ decision := {"allow": false, "forced": false, "reason": input_error} if {
 	not yk.partitions[partition_key]
 } else := d if {
 	ugi_given
-	d := first_placed
+	d := direct_placed
 } else := rejected(ugi.error, [concat("", ["user: ", ugi.error])]) if {
 	is_string(ugi.error)
 } else := with_identity(rejected(place_failed(no_rule_matched), [concat("", ["no placement rules: ", rules_error])])) if {
@@ -165,32 +166,33 @@ rules := yk.partitions[partition_key].placement.rules
 
 # Application.GetTag: the key equal to the name under case folding. YuniKorn takes the
 # first in Go's random map order; the smallest key is taken here, as in the reference.
-tag_value(name) := v if {
-	v := tag_index[fold(name)]
+tag_value(name) := app_tags[min(keys)] if {
+	count(app_tags) > 0
+	f := folded_key(name)
+	keys := {k | some k, g in folded_tag_keys; g == f}
+	count(keys) > 0
 } else := ""
 
-# Each tag key folded once per decision, not once per lookup: the folded name to the
-# value of the smallest key that folds to it. When no two keys fold to the same name
-# (the common case), each key is its folded name's only one.
-folded_tag_keys := {k: fold(k) | some k, _ in app_tags}
+# Each tag key folded once per decision, not once per lookup (strings.EqualFold for the
+# names tags have: lower case, and the long s that folds to s). A lookup takes the
+# smallest key that folds to the name: a few names are looked up, so no index of every
+# folded name is built.
+folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
 
-tag_index := {f: app_tags[k] | some k, f in folded_tag_keys} if {
-	count({f | some _, f in folded_tag_keys}) == count(folded_tag_keys)
-} else := {f: app_tags[k] |
-	some _, f in folded_tag_keys
-	k := min({x | some x, g in folded_tag_keys; g == f})
-}
+# A key of lower-case ASCII letters, digits and the punctuation tag names have is its
+# own folded name: one match instead of a per-character lower.
+folded_key(k) := k if {
+	regex.match(`^[a-z0-9./_-]*$`, k)
+} else := lower(replace(k, "ſ", "s"))
 
-# strings.EqualFold for the names tags have: lower case, and the long s that folds to s.
-fold(s) := lower(replace(s, "ſ", "s"))
-
-# IsAppCreationForced: strconv.ParseBool of the force tag. Only the keys that fold to
-# the force tag's name are looked at (tag_value builds the index of every key).
+# IsAppCreationForced: strconv.ParseBool of the force tag, the smallest key that folds
+# to its name. The keys are folded once, for the tag rules too (folded_tag_keys); the
+# true spellings are matched by one expression, not a set built at each decision.
 forced if {
 	count(app_tags) > 0
-	keys := {k | some k, _ in app_tags; fold(k) == "application.create.force"}
+	keys := {k | some k, f in folded_tag_keys; f == "application.create.force"}
 	count(keys) > 0
-	app_tags[min(keys)] in {"1", "t", "T", "TRUE", "true", "True"}
+	regex.match(`^(?:1|t|T|TRUE|true|True)$`, app_tags[min(keys)])
 }
 
 default forced := false
@@ -241,15 +243,42 @@ valid_queue_name(n) if yq.valid_queue_name(n)
 # that names, on its own, a configured queue other than the recovery queue. Then the
 # chain's lookups are all configured, its create check passes, and PlaceApplication's
 # checks are the queue's leaf flag and ACLs (nothing drains): the outcome is the one the
-# machinery below gives. When the first rule places so, the answer is built directly:
-# placed in an existing leaf, not created, nothing stateful.
-first_placed := {
-	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": r.name, "created": false,
-	"reason": o.entry, "user": app_user, "groups": app_groups,
-} if {
-	r := rules[0]
+# machinery below gives. Likewise a rule of two elements whose parent names, on its own,
+# such a queue that is not a leaf, and whose own element gives a child name without a
+# dot: the queue below it is either configured (the same checks) or, when create allows,
+# a queue to create whose nearest existing queue is the parent. An outcome carries the
+# queue it looked up ("lookups") only when that queue is not configured.
+first_outcome := direct_outcome(rules[0])
+
+# The answer when the first rule places directly, or the first skips and the second
+# places directly: placed in an existing leaf, or in a queue created below a configured
+# parent (createQueue's checks pass: the parent is no leaf and admits the user, the
+# name is valid and not the recovery queue's, nothing drains), which is stateful.
+direct_placed := d if {
+	o := first_outcome
+	o.kind == "placed"
+	d := direct_answer(rules[0].name, o, o.entry, false)
+} else := d if {
+	first_outcome.kind == "skip"
+	r := rules[1]
 	o := direct_outcome(r)
 	o.kind == "placed"
+	d := direct_answer(r.name, o, concat("; ", [first_outcome.entry, o.entry]), object.get(first_outcome, "lookups", false))
+}
+
+direct_answer(name, o, reason, stateful) := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": true,
+	"reason": reason, "stateful": true, "user": app_user, "groups": app_groups,
+} if {
+	o.created
+} else := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": false,
+	"reason": reason, "stateful": true, "user": app_user, "groups": app_groups,
+} if {
+	is_array(stateful)
+} else := {
+	"allow": true, "forced": forced, "queue": lower(o.queue), "rule": name, "created": false,
+	"reason": reason, "user": app_user, "groups": app_groups,
 }
 
 direct_outcome(r) := o if {
@@ -261,6 +290,37 @@ direct_outcome(r) := o if {
 	entry := queues[p]
 	not entry.added
 	o := direct_check(r.label, q, entry)
+} else := o if {
+	count(state_queues) == 0
+	count(r.chain) == 2
+	pq := direct_queue(r.chain[0])
+	startswith(pq, "root.")
+	pp := lower(pq)
+	pp != recovery_queue
+	parent := queues[pp]
+	not parent.added
+	parent.leaf == false
+	child := direct_child(r.chain[1])
+	o := direct_below(r.label, r.chain[1].create, concat(".", [pq, child]), child, pp, parent)
+} else := skipped(r.label, why) if {
+	why := direct_skip(r.chain[count(r.chain) - 1])
+} else := skipped(r.label, concat("", ["parent: ", why])) if {
+	count(r.chain) == 2
+	is_string(direct_child(r.chain[1]))
+	why := direct_skip(r.chain[0])
+}
+
+# Why an element skips on its own, as own says (state plays no part): the rule's own
+# element stops the descent; a parent's skip counts when the rule gives a child name.
+direct_skip(el) := "no queue requested" if {
+	el.name == "provided"
+	app_queue == ""
+} else := concat("", ["tag ", el.value, " not set"]) if {
+	el.name == "tag"
+	tag_value(el.value) == ""
+} else := "filtered out" if {
+	el.name != "test"
+	not filter_allows(el.filter)
 }
 
 direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"])) if {
@@ -268,6 +328,21 @@ direct_check(label, q, entry) := skipped(label, concat("", [q, " is not a leaf"]
 } else := skipped(label, concat("", ["user ", ugi_user, " may not submit to ", q])) if {
 	not may_submit(entry)
 } else := placed(label, q)
+
+# The queue q below the configured parent pp (at least three parts, so never the
+# recovery queue): configured, else missing without create, else created when allowed.
+direct_below(label, create, q, child, pp, parent) := o if {
+	entry := queues[lower(q)]
+	not entry.added
+	o := direct_check(label, q, entry)
+} else := {"kind": "skip", "entry": concat("", [label, ": ", q, " does not exist and create is false"]), "lookups": [q]} if {
+	create == false
+} else := {"kind": "skip", "entry": concat("", [label, ": user ", ugi_user, " may not submit to ", pp, " (nearest existing queue above ", q, ")"]), "lookups": [q]} if {
+	not may_submit(parent)
+} else := {"kind": "placed", "queue": q, "entry": concat("", [label, ": placed in ", q]), "lookups": [q], "created": true} if {
+	valid_queue_name(child)
+	child != "@recovery@"
+}
 
 # The queue a rule element names on its own, when it names one (own and the climb of a
 # one-element chain): a qualified name as given, else below root.
@@ -285,6 +360,17 @@ direct_queue(el) := app_queue if {
 	child := replace(app_queue, ".", "_dot_")
 	valid_queue_name(child)
 	filter_allows(el.filter)
+} else := v if {
+	el.name == "tag"
+	v := tag_value(el.value)
+	startswith(v, "root.")
+	every part in split(v, ".") {
+		valid_queue_name(part)
+	}
+	filter_allows(el.filter)
+} else := concat("", ["root.", child]) if {
+	el.name == "tag"
+	child := direct_child(el)
 } else := concat("", ["root.", child]) if {
 	el.name == "user"
 	child := replace(ugi_user, ".", "_dot_")
@@ -300,13 +386,45 @@ direct_queue(el) := app_queue if {
 	filter_allows(el.filter)
 }
 
+# The child name a rule element gives on its own, below its parent, when it gives one
+# without a dot (a name from the submission, a tag or the user, or a fixed name).
+direct_child(el) := child if {
+	el.name == "provided"
+	app_queue != ""
+	not startswith(app_queue, "root.")
+	child := replace(app_queue, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := child if {
+	el.name == "tag"
+	v := tag_value(el.value)
+	v != ""
+	not startswith(v, "root.")
+	child := replace(v, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := child if {
+	el.name == "user"
+	child := replace(ugi_user, ".", "_dot_")
+	valid_queue_name(child)
+	filter_allows(el.filter)
+} else := el.value if {
+	el.name == "fixed"
+	not el.qualified
+	not contains(el.value, ".")
+	filter_allows(el.filter)
+}
+
 # Queue.CheckSubmitAccess on a configured queue other than the recovery queue (submit_at).
+# A chain starts at the queue's own path, the key of its entry: its ACLs are the ones
+# just checked.
 may_submit(entry) if {
 	acl_allows(entry.submit)
 } else if {
 	acl_allows(entry.admin)
 } else if {
-	some n in entry.chain
+	some i, n in entry.chain
+	i > 0
 	submit_allows(n)
 }
 
@@ -400,11 +518,12 @@ submit_allows(n) if acl_allows(queues[n].submit)
 
 submit_allows(n) if acl_allows(queues[n].admin)
 
-acl_allows(acl) if acl.all
-
-acl_allows(acl) if acl.users[ugi_user]
-
+# One body after the other: OPA's Wasm evaluates every body of a rule.
 acl_allows(acl) if {
+	acl.all
+} else if {
+	acl.users[ugi_user]
+} else if {
 	some g in ugi_groups
 	acl.groups[g]
 }

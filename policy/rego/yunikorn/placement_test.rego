@@ -121,7 +121,7 @@ test_first_rule_placed_directly if {
 		"allow": true, "queue": "root.team-a", "rule": "provided", "created": false, "forced": false,
 		"user": "alice", "groups": ["g"], "reason": "#0 provided: placed in root.Team-A",
 	}
-	placement.first_placed == d with input as {"application": {"id": "a", "queue": "root.Team-A", "user": "alice", "groups": ["g"]}}
+	placement.direct_placed == d with input as {"application": {"id": "a", "queue": "root.Team-A", "user": "alice", "groups": ["g"]}}
 		with data.aclc.yunikorn as yunikorn
 }
 
@@ -169,6 +169,12 @@ test_tags_fold_to_the_smallest_key if {
 	placement.forced with input as {"application": {"tags": {"Application.Create.Force": "true", "application.create.force": "false"}}}
 	not placement.forced with input as {"application": {"tags": {"APPLICATION.CREATE.FORCE": "false", "application.create.force": "true"}}}
 	not placement.forced with input as {"application": {"tags": {}}}
+	every v in ["1", "t", "T", "TRUE", "true", "True"] {
+		placement.forced with input as {"application": {"tags": {"application.create.force": v}}}
+	}
+	every v in ["", "0", "yes", "tRUE", "true\n", " true", "truex"] {
+		not placement.forced with input as {"application": {"tags": {"application.create.force": v}}}
+	}
 }
 
 test_input_ok_checks_state_entries if {
@@ -176,4 +182,59 @@ test_input_ok_checks_state_entries if {
 	not placement.input_ok with input as {"application": {"id": "a"}, "state": {"queues": [{"path": "root.a", "draining": 1}]}}
 	not placement.input_ok with input as {"application": {"id": "a"}, "state": {"queues": [1]}}
 	not placement.input_ok with input as {"application": {"id": "a", "tags": {"x": 1}}}
+}
+
+# Rules of two elements decided directly: the queue below a configured parent that is
+# not a leaf exists, is created, or is missing without create; an element that skips.
+test_direct_outcomes_below_a_parent if {
+	r := yunikorn.partitions["default"].placement.rules[1]
+	app := {"id": "a", "user": "carol", "groups": ["g"]}
+	o1 := placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace": "x", "namespace.parentqueue": "root.teams"}})}
+		with data.aclc.yunikorn as yunikorn
+	o1 == {"kind": "placed", "queue": "root.teams.x", "entry": "#1 tag: placed in root.teams.x", "lookups": ["root.teams.x"], "created": true}
+	no_create := object.union(r, {"chain": [r.chain[0], el("tag", "namespace", false)]})
+	o2 := placement.direct_outcome(no_create) with input as {"application": object.union(app, {"tags": {"namespace": "x", "namespace.parentqueue": "teams"}})}
+		with data.aclc.yunikorn as yunikorn
+	o2 == {"kind": "skip", "entry": "#1 tag: root.teams.x does not exist and create is false", "lookups": ["root.teams.x"]}
+	closed := json.patch(yunikorn, [{"op": "replace", "path": "/partitions/default/queues/root.teams/submit", "value": acl_none}])
+	o3 := placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace": "x", "namespace.parentqueue": "teams"}})}
+		with data.aclc.yunikorn as closed
+	o3.entry == "#1 tag: user carol may not submit to root.teams (nearest existing queue above root.teams.x)"
+	not placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace": "@recovery@", "namespace.parentqueue": "teams"}})}
+		with data.aclc.yunikorn as yunikorn
+	not placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace": "x", "namespace.parentqueue": "sandbox"}})}
+		with data.aclc.yunikorn as yunikorn
+	o4 := placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace": "x"}})}
+		with data.aclc.yunikorn as yunikorn
+	o4.entry == "#1 tag: parent: tag namespace.parentqueue not set"
+	o5 := placement.direct_outcome(r) with input as {"application": object.union(app, {"tags": {"namespace.parentqueue": "teams"}})}
+		with data.aclc.yunikorn as yunikorn
+	o5.entry == "#1 tag: tag namespace not set"
+}
+
+# The second rule placing directly after a first that looked up a missing queue: the
+# answer is stateful, as the machinery's.
+test_direct_second_rule_after_a_stateful_skip if {
+	rules := [
+		{"label": "#0 tag", "name": "tag", "chain": [el("tag", "namespace.parentqueue", false), el("tag", "namespace", false)]},
+		{"label": "#1 provided", "name": "provided", "chain": [el("provided", "", false)]},
+	]
+	conf := json.patch(yunikorn, [{"op": "replace", "path": "/partitions/default/placement/rules", "value": rules}])
+	inp := {"application": {"id": "a", "queue": "root.team-a", "user": "alice", "groups": ["g"], "tags": {"namespace": "x", "namespace.parentqueue": "teams"}}}
+	d := placement.decision with input as inp with data.aclc.yunikorn as conf
+	d == {
+		"allow": true, "queue": "root.team-a", "rule": "provided", "created": false, "forced": false, "stateful": true,
+		"user": "alice", "groups": ["g"],
+		"reason": "#0 tag: root.teams.x does not exist and create is false; #1 provided: placed in root.team-a",
+	}
+	placement.direct_placed == d with input as inp with data.aclc.yunikorn as conf
+	placement.placement == object.remove(d, ["user", "groups"]) with input as inp with data.aclc.yunikorn as conf
+}
+
+test_folded_key if {
+	placement.folded_key("yunikorn.apache.org/task-groups") == "yunikorn.apache.org/task-groups"
+	placement.folded_key("yunikorn.apache.org/schedulingPolicyParameters") == "yunikorn.apache.org/schedulingpolicyparameters"
+	placement.folded_key("nameſpace") == "namespace"
+	placement.folded_key("") == ""
+	placement.folded_key("a b") == "a b"
 }
