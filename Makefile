@@ -94,8 +94,9 @@ fuzz:
 	  done; \
 	done
 
-check:
+check: $(OPA)
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	@test -z "$$($(OPA) fmt -l policy/rego)" || (echo "opa fmt needed:"; $(OPA) fmt -l policy/rego; exit 1)
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) mod tidy
