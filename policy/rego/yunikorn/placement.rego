@@ -179,20 +179,33 @@ tag_value(name) := app_tags[min(keys)] if {
 # folded name is built.
 folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
 
-# A key of lower-case ASCII letters, digits and the punctuation tag names have is its
-# own folded name: one match instead of a per-character lower.
-folded_key(k) := k if {
-	regex.match(`^[a-z0-9./_-]*$`, k)
-} else := lower(replace(k, "ſ", "s"))
+# The tag checks use no regular expression: OPA's own Wasm runtime compiles one again at
+# every evaluation, which would cost more there than the checks themselves.
+folded_key(k) := lower(replace(k, "ſ", "s"))
 
 # IsAppCreationForced: strconv.ParseBool of the force tag, the smallest key that folds
-# to its name. The keys are folded once, for the tag rules too (folded_tag_keys); the
-# true spellings are matched by one expression, not a set built at each decision.
+# to its name. The keys are folded once, for the tag rules too (folded_tag_keys).
 forced if {
 	count(app_tags) > 0
 	keys := {k | some k, f in folded_tag_keys; f == "application.create.force"}
 	count(keys) > 0
-	regex.match(`^(?:1|t|T|TRUE|true|True)$`, app_tags[min(keys)])
+	true_spelling(app_tags[min(keys)])
+}
+
+# strconv.ParseBool's true values, compared in turn (a set literal would be built at
+# every decision).
+true_spelling(v) if {
+	v == "1"
+} else if {
+	v == "t"
+} else if {
+	v == "T"
+} else if {
+	v == "TRUE"
+} else if {
+	v == "true"
+} else if {
+	v == "True"
 }
 
 default forced := false
