@@ -201,7 +201,7 @@ func main() {
 
 // profiled are the decisions -profile reports on when -scenarios is not
 // given: the small configurations, each one decision.
-var profiled = []string{"seed", "seed-long-user", "admission", "vov", "placement", "admission-queue"}
+var profiled = []string{"seed", "seed-long-user", "large", "admission", "vov", "placement", "admission-queue"}
 
 // newScenarios returns every scenario, the seed first. With small, the
 // generated configurations are left small, for a profile that does not
