@@ -197,6 +197,19 @@ func (r report) limit(what string) string {
 			p.totalCalls(), p.calls("opa_malloc"), q.totalCalls(), q.calls("opa_malloc"), r.queuesOf("large"))
 	case strings.HasPrefix(what, "seed on `wasm`"), strings.HasPrefix(what, "`wasm` median ≤ 3 µs"):
 		return r.beyondFloor("seed")
+	case strings.HasPrefix(what, "admission on `wasm`"):
+		p := r.profile("admission")
+		if p == nil {
+			return ""
+		}
+		parse := 0.0
+		for _, st := range p.fns {
+			if st.name == "opa_value_parse" {
+				parse = float64(st.inclusive) / float64(p.decisions)
+			}
+		}
+		return fmt.Sprintf("both engines check the review's canonical form in Go first; the `wasm` review then makes %.0f guest calls (%.0f `opa_malloc`), %.0f of them parsing the review into guest values (`opa_value_parse`), which the ABI requires of every input, before the policy's own steps (profile below)",
+			p.totalCalls(), p.calls("opa_malloc"), parse)
 	case strings.HasPrefix(what, "VOV on `wasm`"):
 		return r.beyondFloor("vov")
 	case strings.HasPrefix(what, "`opa-wasm` / `wasm`"), strings.HasPrefix(what, "`rego` / `wasm`"):
