@@ -99,8 +99,12 @@ func (s *Sources) hasFamily(family string) bool {
 }
 
 // bundleRoots are the roots a bundle claims: the data documents it
-// writes under aclc/ and the packages of its modules, no more, so that
-// bundles of different families (and other policies) load side by side.
+// writes under aclc/, the packages of its modules, and every data document
+// those modules read (policyReads), held or not, no more, so that bundles
+// of different families (and other policies) load side by side. OPA refuses
+// writes under a bundle's roots, so a client of a shared OPA cannot change
+// a decision by writing a document the policy reads, such as the
+// kubernetes/namespaces a bundle without a Namespace source leaves empty.
 func bundleRoots(data map[string]any, mods map[string]*ast.Module) []string {
 	set := map[string]bool{}
 	for k, v := range data {
@@ -113,22 +117,112 @@ func bundleRoots(data map[string]any, mods map[string]*ast.Module) []string {
 			set["aclc/"+kk] = true
 		}
 	}
+	var pkgs [][]string
 	for _, m := range mods {
-		var parts []string
-		for _, t := range m.Package.Path[1:] {
-			str, ok := t.Value.(ast.String)
-			if !ok {
-				break
-			}
-			parts = append(parts, string(str))
-		}
+		parts := stringPrefix(m.Package.Path[1:])
+		pkgs = append(pkgs, parts)
 		set[strings.Join(parts, "/")] = true
 	}
-	roots := make([]string, 0, len(set))
-	for r := range set {
-		roots = append(roots, r)
+	for _, r := range policyReads(mods, pkgs) {
+		set[r] = true
 	}
-	sort.Strings(roots)
+	return disjointRoots(set)
+}
+
+// policyReads returns the roots of the data documents mods read outside
+// their own packages: the top-level document ("kubernetes"), or under
+// "aclc" the second level ("aclc/yunikorn"), as bundleRoots claims the data
+// a bundle holds. object.get(data.x, "k", default) reads data.x.k.
+func policyReads(mods map[string]*ast.Module, pkgs [][]string) []string {
+	var out []string
+	read := func(ref ast.Ref) {
+		if !ref.HasPrefix(ast.DefaultRootRef) {
+			return
+		}
+		p := stringPrefix(ref[1:])
+		for _, pkg := range pkgs {
+			if hasPathPrefix(p, pkg) {
+				return // a rule of the bundle, not a document
+			}
+		}
+		switch {
+		case len(p) == 0:
+			out = append(out, "") // data read whole or by a variable: all of it
+		case p[0] == "aclc" && len(p) > 1:
+			out = append(out, "aclc/"+p[1])
+		default:
+			out = append(out, p[0])
+		}
+	}
+	objectGet := ast.RefTerm(ast.VarTerm("object"), ast.StringTerm("get")).Value.(ast.Ref)
+	for _, m := range mods {
+		ast.WalkTerms(m, func(t *ast.Term) bool {
+			switch v := t.Value.(type) {
+			case ast.Call:
+				if len(v) == 4 && v[0].Value.Compare(objectGet) == 0 {
+					if ref, ok := v[1].Value.(ast.Ref); ok {
+						if key, ok := v[2].Value.(ast.String); ok {
+							read(ref.Append(ast.NewTerm(key)))
+							ast.WalkRefs(v[3], func(r ast.Ref) bool { read(r); return false })
+							return true
+						}
+					}
+				}
+			case ast.Ref:
+				read(v)
+			}
+			return false
+		})
+	}
+	return out
+}
+
+// stringPrefix returns the leading string terms of a path.
+func stringPrefix(path ast.Ref) []string {
+	var parts []string
+	for _, t := range path {
+		str, ok := t.Value.(ast.String)
+		if !ok {
+			break
+		}
+		parts = append(parts, string(str))
+	}
+	return parts
+}
+
+func hasPathPrefix(p, prefix []string) bool {
+	if len(prefix) > len(p) {
+		return false
+	}
+	for i := range prefix {
+		if p[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// disjointRoots sorts the roots and drops those under another: OPA refuses
+// a manifest whose roots overlap.
+func disjointRoots(set map[string]bool) []string {
+	all := make([]string, 0, len(set))
+	for r := range set {
+		all = append(all, r)
+	}
+	sort.Strings(all)
+	var roots []string
+	for _, r := range all {
+		covered := false
+		for _, kept := range roots {
+			if kept == "" || r == kept || strings.HasPrefix(r, kept+"/") {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			roots = append(roots, r)
+		}
+	}
 	return roots
 }
 
