@@ -35,6 +35,8 @@ const (
 // NewConfig.
 type Config struct {
 	poolSize         int
+	overflow         int
+	overflowSet      bool
 	memoryLimitPages uint32
 	builtins         map[string]BuiltinFunc
 	cache            wazero.CompilationCache
@@ -55,7 +57,8 @@ type Config struct {
 }
 
 // NewConfig returns the default configuration: a pool of
-// runtime.GOMAXPROCS(0) instances, a memory limit per instance of 64 MiB
+// runtime.GOMAXPROCS(0) instances and as many overflow instances (see
+// WithOverflow), a memory limit per instance of 64 MiB
 // plus room for the parsed data (see WithMemoryLimitPages), no builtins and
 // a process-wide in-memory compilation cache.
 func NewConfig() Config {
@@ -67,6 +70,18 @@ func NewConfig() Config {
 // instances are created by Load.
 func (c Config) WithPoolSize(n int) Config {
 	c.poolSize = max(n, 1)
+	return c
+}
+
+// WithOverflow sets how many overflow instances may be in use at once.
+// While every pooled instance is busy, Eval makes an overflow instance
+// from the data snapshot for one evaluation and closes it afterwards,
+// instead of waiting: a few evaluations that take seconds do not hold up
+// every other one. Once n are in use, Eval waits for a pooled or an
+// overflow instance, or for its context. Values below 0 mean 0 (always
+// wait). By default n is the pool size.
+func (c Config) WithOverflow(n int) Config {
+	c.overflow, c.overflowSet = max(n, 0), true
 	return c
 }
 
@@ -139,6 +154,9 @@ func (c Config) withDataRoom(n int) Config {
 func (c Config) normalized() Config {
 	if c.poolSize < 1 {
 		c.poolSize = runtime.GOMAXPROCS(0)
+	}
+	if !c.overflowSet {
+		c.overflow = c.poolSize
 	}
 	if c.cache == nil && c.listener != nil {
 		c.cache = wazero.NewCompilationCache()

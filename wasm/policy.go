@@ -105,9 +105,14 @@ type Policy struct {
 
 	// pool holds exactly cfg.poolSize tokens; a nil token is a slot whose
 	// instance must be (re)created by the next taker.
-	pool   chan *instance
-	done   chan struct{}
-	closed atomic.Bool
+	pool chan *instance
+	// overflow holds a token for each overflow instance in use: one made
+	// from the snapshot for a single evaluation while every pooled
+	// instance is busy, so that a few slow evaluations cannot make every
+	// other one wait for them (see acquire).
+	overflow chan struct{}
+	done     chan struct{}
+	closed   atomic.Bool
 
 	// created counts the instances made, the first included.
 	created atomic.Int64
@@ -189,6 +194,7 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 		cfg:        cfg,
 		limitBytes: uint64(cfg.memoryLimitPages) * wasmPageSize,
 		pool:       make(chan *instance, cfg.poolSize),
+		overflow:   make(chan struct{}, cfg.overflow),
 		done:       make(chan struct{}),
 		live:       map[*instance]struct{}{},
 	}
@@ -524,7 +530,7 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("wasm: %w", err)
 	}
-	inst, err := p.acquire(ctx)
+	inst, extra, err := p.take(ctx, p.overflow)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +539,9 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 	// returned its (empty) result set, so the instance is as sound as
 	// after any other answer and goes back to the pool.
 	failed := err != nil && !errors.Is(err, ErrUndefined)
-	if failed || recycle || (!p.interruptible && ctx.Err() != nil) {
+	if extra {
+		p.dropOverflow(inst)
+	} else if failed || recycle || (!p.interruptible && ctx.Err() != nil) {
 		// After a failure the instance's state is unknown; with
 		// WithCloseOnContextDone, a context done just after the call may
 		// still get the module closed. Replace it.
@@ -545,32 +553,70 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 }
 
 // acquire takes an instance from the pool, creating it if the slot is
-// empty.
+// empty, and waits while every pooled instance is busy.
 func (p *Policy) acquire(ctx context.Context) (*instance, error) {
-	var inst *instance
+	inst, _, err := p.take(ctx, nil)
+	return inst, err
+}
+
+// take takes an instance from the pool, creating it if the slot is empty.
+// When every pooled instance is busy and overflow is not nil, it makes an
+// overflow instance (extra is true) if a token can be put in overflow,
+// and otherwise waits for whichever comes first, a pooled instance or an
+// overflow token.
+//
+// Evaluations that run for seconds (a large input on a quadratic builtin)
+// would otherwise hold the whole pool, and every other caller would wait
+// for them however cheap its own evaluation; the CPU is shared fairly
+// anyway, since an instrumented module yields to the Go scheduler in
+// every loop (see instance.yield). An overflow instance costs one
+// instantiation and a copy of the data snapshot, and is closed after its
+// evaluation.
+func (p *Policy) take(ctx context.Context, overflow chan struct{}) (inst *instance, extra bool, err error) {
 	select {
 	case inst = <-p.pool:
 	default:
 		select {
 		case inst = <-p.pool:
+		case overflow <- struct{}{}: // never with a nil channel
+			extra = true
 		case <-ctx.Done():
-			return nil, fmt.Errorf("wasm: %w", ctx.Err())
+			return nil, false, fmt.Errorf("wasm: %w", ctx.Err())
 		case <-p.done:
-			return nil, errClosed
+			return nil, false, errClosed
 		}
 	}
 	if p.closed.Load() {
-		p.pool <- inst
-		return nil, errClosed
+		if extra {
+			<-p.overflow
+		} else {
+			p.pool <- inst
+		}
+		return nil, false, errClosed
+	}
+	if extra {
+		if inst, err = p.newCopy(context.WithoutCancel(ctx)); err != nil {
+			<-p.overflow
+			return nil, false, fmt.Errorf("wasm: create overflow instance: %w", err)
+		}
+		return inst, true, nil
 	}
 	if inst == nil {
-		var err error
 		if inst, err = p.newCopy(context.WithoutCancel(ctx)); err != nil {
 			p.pool <- nil
-			return nil, fmt.Errorf("wasm: create instance: %w", err)
+			return nil, false, fmt.Errorf("wasm: create instance: %w", err)
 		}
 	}
-	return inst, nil
+	return inst, false, nil
+}
+
+// dropOverflow closes an overflow instance and gives its token back.
+func (p *Policy) dropOverflow(inst *instance) {
+	p.mu.Lock()
+	delete(p.live, inst)
+	p.mu.Unlock()
+	inst.close()
+	<-p.overflow
 }
 
 // discard closes a failed instance and refills its pool slot in the
@@ -618,6 +664,15 @@ func (p *Policy) Close(ctx context.Context) error {
 			case <-p.pool:
 			case <-ctx.Done():
 				break drain
+			}
+		}
+		// Every overflow token taken: no overflow evaluation runs.
+	overflow:
+		for range cap(p.overflow) {
+			select {
+			case p.overflow <- struct{}{}:
+			case <-ctx.Done():
+				break overflow
 			}
 		}
 		p.refills.Wait()
