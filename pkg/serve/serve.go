@@ -78,6 +78,12 @@ type Config struct {
 	interval     time.Duration
 	logOutput    io.Writer
 	feed         Feed
+	// authzPolicy, when set, turns on OPA's basic authorization with this
+	// system.authz policy, and with it OPA's API writes; else the server
+	// is read-only.
+	authzPolicy       string
+	decisionTimeout   time.Duration
+	certFile, keyFile string
 }
 
 // Feed supplies sources that are not files, such as a cluster's
@@ -91,9 +97,11 @@ type Feed interface {
 }
 
 // NewConfig returns the defaults: DefaultAddr, log level info, the logs on
-// standard error, DefaultReloadInterval.
+// standard error, DefaultReloadInterval, DefaultDecisionTimeout, plain
+// HTTP, and a read-only API.
 func NewConfig() Config {
-	return Config{addr: DefaultAddr, logLevel: "info", interval: DefaultReloadInterval, logOutput: os.Stderr}
+	return Config{addr: DefaultAddr, logLevel: "info", interval: DefaultReloadInterval, logOutput: os.Stderr,
+		decisionTimeout: DefaultDecisionTimeout}
 }
 
 // WithAddr sets the listening address, host:port; port 0 picks a free one.
@@ -144,6 +152,26 @@ func (c Config) WithReloadInterval(d time.Duration) Config { c.interval = d; ret
 // WithLogOutput sends the logs to w.
 func (c Config) WithLogOutput(w io.Writer) Config { c.logOutput = w; return c }
 
+// WithAuthorizationPolicy turns on OPA's basic authorization, as opa run
+// --authorization=basic --authentication=token does: every request is
+// allowed or refused by data.system.authz.allow of the Rego file at path
+// (package system.authz), whose input holds the method, the path and the
+// bearer token as identity. Writes to OPA's API (PUT, PATCH, DELETE on
+// /v1/data and /v1/policies) then go to OPA, which still refuses them under
+// the bundle's roots. Without it, the server refuses every write.
+func (c Config) WithAuthorizationPolicy(path string) Config { c.authzPolicy = path; return c }
+
+// WithDecisionTimeout bounds each request's evaluation: at d the evaluation
+// stops and the answer is a 504 that names the deadline. 0 sets no bound.
+func (c Config) WithDecisionTimeout(d time.Duration) Config { c.decisionTimeout = d; return c }
+
+// WithTLS serves HTTPS with the PEM key pair in these files, re-read when
+// they change (OPA's --tls-cert-file and --tls-private-key-file).
+func (c Config) WithTLS(certFile, keyFile string) Config {
+	c.certFile, c.keyFile = certFile, keyFile
+	return c
+}
+
 // Server is OPA's runtime over an aclc bundle.
 type Server struct {
 	cfg    Config
@@ -178,6 +206,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: signature verification applies to a bundle file, not to sources", ErrConfig)
 	case cfg.static && cfg.bundlePath != "":
 		return nil, fmt.Errorf("%w: static groups are chosen when the bundle is built, not when it is served", ErrConfig)
+	case cfg.decisionTimeout < 0:
+		return nil, fmt.Errorf("%w: decision timeout %s: want 0 or more", ErrConfig, cfg.decisionTimeout)
+	case (cfg.certFile == "") != (cfg.keyFile == ""):
+		return nil, fmt.Errorf("%w: a TLS certificate and its key go together", ErrConfig)
 	}
 	level, err := logs.ParseLevel(cfg.logLevel)
 	if err != nil {
@@ -216,6 +248,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.decisionLogs {
 		params.ConfigOverrides = []string{"decision_logs.console=true"}
 	}
+	if err := cfg.secure(&params); err != nil {
+		return nil, err
+	}
 	if s.rt, err = runtime.NewRuntime(ctx, params); err != nil {
 		return nil, fmt.Errorf("opa runtime: %w", err)
 	}
@@ -224,6 +259,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
+		next = withDeadline(cfg.decisionTimeout, next)
+		if cfg.authzPolicy == "" {
+			next = readOnly(next)
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.instrument(next, w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
 		})
