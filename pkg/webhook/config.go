@@ -19,12 +19,27 @@ const (
 	DefaultBodyLimit         = 6*(3<<20+3<<19) + 1<<20
 	DefaultReadHeaderTimeout = 5 * time.Second
 	DefaultReadTimeout       = 10 * time.Second
-	// DefaultWriteTimeout matches the API server's default webhook
-	// timeout (timeoutSeconds: 10): an answer later than that is unused.
-	DefaultWriteTimeout  = 10 * time.Second
+	// DefaultTimeoutSeconds is the timeoutSeconds the chart and 'aclc
+	// webhook manifests' register: how long the API server waits for an
+	// answer, Gatekeeper's default for its validating webhook.
+	DefaultTimeoutSeconds = 3
+	// DefaultDecisionTimeout is DecisionTimeout(DefaultTimeoutSeconds).
+	DefaultDecisionTimeout = 2 * time.Second
+	// DefaultWriteTimeout is the API server's wait: an answer later than
+	// that is unused, and the decision deadline comes well before it.
+	DefaultWriteTimeout  = DefaultTimeoutSeconds * time.Second
 	DefaultIdleTimeout   = 60 * time.Second
 	DefaultShutdownGrace = 10 * time.Second
 )
+
+// DecisionTimeout is the decision deadline for a webhook the API server
+// waits timeoutSeconds for: a second less (half of it under two seconds),
+// so that a decision that runs late is still answered with a denial before
+// the API server gives up and its failurePolicy decides instead.
+func DecisionTimeout(timeoutSeconds int) time.Duration {
+	t := time.Duration(timeoutSeconds) * time.Second
+	return t - min(time.Second, t/2)
+}
 
 // Config holds the options of a Server. It is immutable: every With method
 // returns a modified copy. Start with NewConfig; values are checked when
@@ -37,6 +52,7 @@ type Config struct {
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
+	decisionTimeout   time.Duration
 	idleTimeout       time.Duration
 	shutdownGrace     time.Duration
 	log               *slog.Logger
@@ -44,10 +60,11 @@ type Config struct {
 }
 
 // NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of
-// 28 MiB (DefaultBodyLimit), a read header timeout of 5s, read and write timeouts of 10s, an
-// idle timeout of 60s, a shutdown grace period of 10s, slog.Default for
-// logs, and no TLS certificate (one of WithTLSFiles or WithTLSConfig is
-// required to listen).
+// 28 MiB (DefaultBodyLimit), a read header timeout of 5s, a read timeout
+// of 10s, a decision deadline of 2s and a write timeout of 3s (for an API
+// server that waits 3s), an idle timeout of 60s, a shutdown grace period
+// of 10s, slog.Default for logs, and no TLS certificate (one of
+// WithTLSFiles or WithTLSConfig is required to listen).
 func NewConfig() Config {
 	return Config{
 		addr:              DefaultAddr,
@@ -55,6 +72,7 @@ func NewConfig() Config {
 		readHeaderTimeout: DefaultReadHeaderTimeout,
 		readTimeout:       DefaultReadTimeout,
 		writeTimeout:      DefaultWriteTimeout,
+		decisionTimeout:   DefaultDecisionTimeout,
 		idleTimeout:       DefaultIdleTimeout,
 		shutdownGrace:     DefaultShutdownGrace,
 	}
@@ -105,10 +123,25 @@ func (c Config) WithReadTimeout(d time.Duration) Config {
 	return c
 }
 
-// WithWriteTimeout sets http.Server.WriteTimeout; it also bounds each
-// decision: an engine slower than that is an internal error (deny).
+// WithWriteTimeout sets http.Server.WriteTimeout. It must be longer than
+// the decision deadline (WithDecisionTimeout), or a denial for a decision
+// that ran out of time is never written; Serve refuses a configuration
+// where it is not.
 func (c Config) WithWriteTimeout(d time.Duration) Config {
 	c.writeTimeout = d
+	return c
+}
+
+// WithDecisionTimeout sets the decision deadline: every review is
+// answered within d of its arrival, and a decision not made by then is
+// denied ("internal error: no decision within the ... deadline"), so the
+// API server hears the webhook's denial before its own timeout and never
+// falls back on its failurePolicy. Use DecisionTimeout to derive d from
+// the webhook configuration's timeoutSeconds. The engine is given a
+// context with the deadline, to stop early. d ≤ 0 means
+// DefaultDecisionTimeout.
+func (c Config) WithDecisionTimeout(d time.Duration) Config {
+	c.decisionTimeout = d
 	return c
 }
 
@@ -146,6 +179,13 @@ func (c Config) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return c.log
+}
+
+func (c Config) deadline() time.Duration {
+	if c.decisionTimeout <= 0 {
+		return DefaultDecisionTimeout
+	}
+	return c.decisionTimeout
 }
 
 func (c Config) limit() int64 {

@@ -45,6 +45,11 @@ var deserializer = serializer.NewCodecFactory(runtime.NewScheme()).UniversalDese
 // decoding; then the engine's decision.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// The deadline counts from the review's arrival: the API server's
+	// timeout covers the whole call, reading and decoding included.
+	deadline := s.cfg.deadline()
+	ctx, cancel := context.WithTimeout(r.Context(), deadline)
+	defer cancel()
 	// MaxBytesReader is given net/http's own writer, so that an oversized
 	// body also closes the connection.
 	raw := w
@@ -92,7 +97,12 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		writeReview(w, []byte(invalidBody))
 		return
 	}
-	resp, allowed, err := s.decide(r.Context(), body, ep, validate)
+	resp, allowed, err := s.decide(ctx, body, ep, validate)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Whatever the engine said on its way out, the answer is the
+		// deadline's.
+		err = fmt.Errorf("no decision within the %s deadline", deadline)
+	}
 	if err != nil {
 		s.m.engineError(r.URL.Path)
 		s.log.Error("webhook: no decision, denied", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", err)
@@ -132,12 +142,7 @@ func (s *Server) decide(ctx context.Context, body []byte, ep string, validate bo
 			return nil, false, fmt.Errorf("convert YAML body: %w", err)
 		}
 	}
-	if d := s.cfg.writeTimeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
-	out, err := s.engine().Eval(ctx, ep, input)
+	out, err := s.eval(ctx, ep, input)
 	if err != nil {
 		return nil, false, err
 	}
@@ -156,6 +161,40 @@ func (s *Server) decide(ctx context.Context, body []byte, ep string, validate bo
 		}
 	}
 	return resp, *head.Allowed, nil
+}
+
+// eval asks the engine and returns when it answers or when ctx is done,
+// whichever comes first: an engine that does not stop at its context's
+// deadline (a call it cannot interrupt) still gets the review answered in
+// time, while it finishes in the background. A panic in the engine is
+// panicked again here, where serveHTTP answers it.
+func (s *Server) eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
+	type answer struct {
+		out   json.RawMessage
+		err   error
+		panic any
+	}
+	done := make(chan answer, 1)
+	eng := s.engine()
+	go func() {
+		var a answer
+		defer func() {
+			if v := recover(); v != nil {
+				a.panic = v
+			}
+			done <- a
+		}()
+		a.out, a.err = eng.Eval(ctx, ep, input)
+	}()
+	select {
+	case a := <-done:
+		if a.panic != nil {
+			panic(a.panic)
+		}
+		return a.out, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // leadingUID finds request.uid in the first part of a review cut short:

@@ -36,7 +36,9 @@ func slowEngine() (*fakeEngine, chan struct{}, chan struct{}) {
 // Serve return.
 func TestGracefulShutdown(t *testing.T) {
 	eng, started, release := slowEngine()
-	r := startTLS(t, eng, NewConfig().WithLogger(discard))
+	// A deadline beyond the test's waits: the request is to finish by
+	// itself, not to be denied at the deadline.
+	r := startTLS(t, eng, NewConfig().WithDecisionTimeout(time.Minute).WithWriteTimeout(2*time.Minute).WithLogger(discard))
 
 	type result struct {
 		code int
@@ -138,6 +140,10 @@ func TestServeRefuses(t *testing.T) {
 		{"an engine without the admission decision", &fakeEngine{answer: func(context.Context, []byte) (json.RawMessage, error) {
 			return nil, errors.New(`unknown entrypoint "yunikorn/admission/review"`)
 		}}, NewConfig().WithTLSConfig(withCert), "webhook: probe review: unknown entrypoint"},
+		// The denial at the deadline must still be written.
+		{"a write timeout not longer than the decision deadline", &fakeEngine{},
+			NewConfig().WithTLSConfig(withCert).WithDecisionTimeout(3 * time.Second).WithWriteTimeout(3 * time.Second),
+			"webhook: write timeout 3s is not longer than the decision deadline 3s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

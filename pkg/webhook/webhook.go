@@ -12,6 +12,12 @@
 //   - Any error of the engine is answered as a denial (HTTP 200, allowed
 //     false, "internal error: ..."), never as an HTTP error: what the API
 //     server then does is the webhook's decision, not its failurePolicy.
+//   - Every review is answered by its decision deadline (WithDecisionTimeout,
+//     a second inside the API server's timeoutSeconds): a decision not made
+//     by then is a denial ("internal error: no decision within the 2s
+//     deadline"), written before the API server gives up, so a slow review
+//     is refused by the webhook rather than left to failurePolicy. The
+//     engine gets the deadline in its context.
 //   - A panic in a handler is answered 500 and logged; the server goes on.
 //
 // See https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/
@@ -73,7 +79,8 @@ func (s *Server) engine() engine.Engine { return s.eng.Load().Engine }
 
 // Reloaded reports a reload of the sources: on success eng replaces the
 // engine in service, which is closed once the requests it may still be
-// answering are done (they cannot outlive the write timeout); on failure
+// answering are done (they are answered by the decision deadline, within
+// the write timeout); on failure
 // the engine in service stays, and the error shows in /metrics and
 // /readyz until a reload succeeds.
 func (s *Server) Reloaded(eng engine.Engine, err error) {
@@ -120,6 +127,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("webhook: %w", err)
+	}
+	if w, d := s.cfg.writeTimeout, s.cfg.deadline(); w > 0 && w <= d {
+		ln.Close()
+		return fmt.Errorf("webhook: write timeout %s is not longer than the decision deadline %s: a denial at the deadline would never be written", w, d)
 	}
 	if err := s.Probe(ctx); err != nil {
 		ln.Close()

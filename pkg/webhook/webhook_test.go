@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -188,21 +189,70 @@ func TestReviewHTTPRules(t *testing.T) {
 	}
 }
 
-// TestEngineTimeout: the decision is bounded by the write timeout, and a
-// decision that runs out of time is a denial.
+// TestEngineTimeout: every review is answered by its decision deadline,
+// counted from its arrival; a decision that runs out of time is a denial
+// that names the deadline, whether the engine stops at its context's
+// deadline or not (then it goes on in the background, and its late answer
+// is dropped).
 func TestEngineTimeout(t *testing.T) {
-	eng := &fakeEngine{answer: func(ctx context.Context, _ []byte) (json.RawMessage, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}}
-	srv := New(eng, NewConfig().WithWriteTimeout(20*time.Millisecond).WithLogger(discard))
-	req := httptest.NewRequest("POST", "/mutate", strings.NewReader(podReview))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, req)
-	want := envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: context deadline exceeded"}}}`
-	if rec.Code != 200 || rec.Body.String() != want {
-		t.Errorf("got %d %s\nwant 200 %s", rec.Code, rec.Body, want)
+	const deadline = 100 * time.Millisecond
+	tests := []struct {
+		name   string
+		answer func(context.Context, []byte) (json.RawMessage, error)
+	}{
+		{"an engine that stops at the deadline", func(ctx context.Context, _ []byte) (json.RawMessage, error) {
+			<-ctx.Done()
+			return nil, fmt.Errorf("wasm: evaluation interrupted: %w", ctx.Err())
+		}},
+		{"an engine that does not stop", func(_ context.Context, in []byte) (json.RawMessage, error) {
+			time.Sleep(20 * deadline)
+			return allowWithPatch(in), nil
+		}},
+		{"an engine that allows just after the deadline", func(ctx context.Context, in []byte) (json.RawMessage, error) {
+			<-ctx.Done()
+			return allowWithPatch(in), nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := New(&fakeEngine{answer: tt.answer}, NewConfig().WithDecisionTimeout(deadline).WithLogger(discard))
+			for _, path := range []string{"/mutate", "/validate"} {
+				req := httptest.NewRequest("POST", path, strings.NewReader(podReview))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				start := time.Now()
+				srv.Handler().ServeHTTP(rec, req)
+				took := time.Since(start)
+				want := envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: no decision within the 100ms deadline"}}}`
+				if rec.Code != 200 || rec.Body.String() != want {
+					t.Errorf("%s: got %d %s\nwant 200 %s", path, rec.Code, rec.Body, want)
+				}
+				// Generous: the point is that the answer does not wait
+				// for the engine (2s here).
+				if took > 10*deadline {
+					t.Errorf("%s: answered after %s, deadline %s", path, took, deadline)
+				}
+			}
+		})
+	}
+}
+
+// TestDecisionTimeout: the deadline leaves the API server a second to
+// receive the denial (half its wait under two seconds).
+func TestDecisionTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		timeoutSeconds int
+		want           time.Duration
+	}{
+		{1, 500 * time.Millisecond}, {2, time.Second}, {3, 2 * time.Second}, {10, 9 * time.Second}, {30, 29 * time.Second},
+	} {
+		if got := DecisionTimeout(tt.timeoutSeconds); got != tt.want {
+			t.Errorf("DecisionTimeout(%d) = %s, want %s", tt.timeoutSeconds, got, tt.want)
+		}
+	}
+	if got := DecisionTimeout(DefaultTimeoutSeconds); got != DefaultDecisionTimeout || DefaultWriteTimeout <= got {
+		t.Errorf("defaults: deadline %s for timeoutSeconds %d (DefaultDecisionTimeout %s), write timeout %s",
+			got, DefaultTimeoutSeconds, DefaultDecisionTimeout, DefaultWriteTimeout)
 	}
 }
 
