@@ -1,7 +1,8 @@
 // Command reliability runs the adversarial suite at length and writes
 // docs/RELIABILITY.md from the run (make reliability): load held, faults
 // survived, hostile inputs per entry point, damaged bundles, concurrent
-// edits and fuzz executions. Nothing in that file is typed by hand.
+// edits, fuzz executions and the cost of the largest inputs on every
+// engine. Nothing in that file is typed by hand.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -30,6 +32,10 @@ func main() {
 	aclcBin := flag.String("aclc", "bin/aclc", "aclc `binary` for the vovacl run (make build)")
 	pairs := flag.Int("pairs", 50, "pairs of concurrent vovacl edits")
 	fuzzTime := flag.Duration("fuzztime", 10*time.Second, "time each fuzz target runs")
+	costCut := flag.Duration("cost-cut", 10*time.Second, "time after which an evaluation of the cost run is cut")
+	costRuns := flag.Int("cost-runs", 3, "runs of each size in the cost run (the median is kept)")
+	costOnly := flag.String("cost-only", "", "`regexp` of the cost inputs to decide (all when empty)")
+	steps := flag.String("steps", "webhook,hostile,bundles,vovacl,fuzz,cost", "comma-separated `steps` to run")
 	flag.Parse()
 	ctx := context.Background()
 	var md strings.Builder
@@ -37,7 +43,15 @@ func main() {
 		"Every figure below comes from that run; servers listen on loopback only. `make test` runs the same attacks briefly "+
 		"(tests/adversarial) and fails if one of them gets through.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
+	only := regexp.MustCompile(*costOnly)
+	want := map[string]bool{}
+	for _, s := range strings.Split(*steps, ",") {
+		want[strings.TrimSpace(s)] = true
+	}
 	step := func(name string, f func() (string, error)) {
+		if !want[strings.Fields(name)[0]] {
+			return
+		}
 		fmt.Fprintln(os.Stderr, name)
 		s, err := f()
 		check(err)
@@ -51,6 +65,11 @@ func main() {
 	step("bundles", func() (string, error) { _, s, err := adversarial.Bundles(ctx); return s, err })
 	step("vovacl", func() (string, error) { _, s, err := adversarial.Vovacl(*aclcBin, *pairs); return s, err })
 	step("fuzz", func() (string, error) { return adversarial.Fuzz(*fuzzTime) })
+	step("cost of the largest inputs", func() (string, error) {
+		_, s, err := adversarial.Cost(ctx, adversarial.CostOptions{Cut: *costCut, Runs: *costRuns, Fractions: []int{8, 4, 2, 1},
+			Only: func(in adversarial.CostInput) bool { return only.MatchString(in.Name) }})
+		return s, err
+	})
 	check(os.WriteFile(*out, []byte(md.String()), 0o644))
 	fmt.Print(md.String())
 }
