@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,18 @@ type Builtin struct {
 	// Func is the implementation: JSON in, JSON out; a nil result is
 	// undefined, an error a malformed call.
 	Func func(args []json.RawMessage) (json.RawMessage, error)
+	// FuncContext, when not nil, is Func under the caller's context: a
+	// builtin that waits on the outside (a directory lookup) stops waiting
+	// when ctx is done. Adapters use Call, which picks it.
+	FuncContext func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error)
+}
+
+// Call runs the builtin under ctx: FuncContext when it has one, else Func.
+func (b Builtin) Call(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
+	if b.FuncContext != nil {
+		return b.FuncContext(ctx, args)
+	}
+	return b.Func(args)
 }
 
 // UserGroupsName is the Rego name of the group resolution builtin.
@@ -40,37 +53,43 @@ type userGroupsResult struct {
 // YuniKorn would panic on the lookup. A lookup failure is a
 // value, not an error, because YuniKorn's ConvertUGI still uses it (a forced
 // application falls back to nogroup); only a malformed call is an error.
+//
+// The lookup runs under the caller's context when called through
+// FuncContext (Call): a lookup the caller gave up on answers with an error
+// wrapping the context's cause, and is not cached.
 func UserGroups(c *Cache) Builtin {
+	call := func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("%s: want 1 argument, got %d", UserGroupsName, len(args))
+		}
+		var user string
+		if kind := jsonKind(args[0]); kind != "string" {
+			return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserGroupsName, kind)
+		}
+		if err := json.Unmarshal(args[0], &user); err != nil {
+			return nil, fmt.Errorf("%s: operand 1: %w", UserGroupsName, err)
+		}
+		ug, err := c.getContext(ctx, user)
+		res := userGroupsResult{Groups: ug.Groups}
+		if res.Groups == nil {
+			res.Groups = []string{} // JSON [] rather than null: the policy iterates it
+		}
+		if err != nil {
+			res.Error = err.Error()
+			var p *PanicError
+			if errors.As(err, &p) {
+				res.Panic = p.Cause
+			}
+		}
+		return json.Marshal(res)
+	}
 	return Builtin{
 		Name: UserGroupsName,
 		Description: "user_groups(user string) object: the user's groups as YuniKorn resolves them, " +
 			`{"groups": [string]}, with "error": string added when the lookup failed`,
-		Args: []string{"user"},
-		Func: func(args []json.RawMessage) (json.RawMessage, error) {
-			if len(args) != 1 {
-				return nil, fmt.Errorf("%s: want 1 argument, got %d", UserGroupsName, len(args))
-			}
-			var user string
-			if kind := jsonKind(args[0]); kind != "string" {
-				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserGroupsName, kind)
-			}
-			if err := json.Unmarshal(args[0], &user); err != nil {
-				return nil, fmt.Errorf("%s: operand 1: %w", UserGroupsName, err)
-			}
-			ug, err := c.get(user)
-			res := userGroupsResult{Groups: ug.Groups}
-			if res.Groups == nil {
-				res.Groups = []string{} // JSON [] rather than null: the policy iterates it
-			}
-			if err != nil {
-				res.Error = err.Error()
-				var p *PanicError
-				if errors.As(err, &p) {
-					res.Panic = p.Cause
-				}
-			}
-			return json.Marshal(res)
-		},
+		Args:        []string{"user"},
+		Func:        func(args []json.RawMessage) (json.RawMessage, error) { return call(context.Background(), args) },
+		FuncContext: call,
 	}
 }
 

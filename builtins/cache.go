@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -101,7 +102,15 @@ func (c *Cache) Resolver() Resolver { return c.resolver }
 // failed lookup the entry is still returned, with the error. The returned
 // Groups is the caller's own copy.
 func (c *Cache) GetUserGroup(user string) (UserGroup, error) {
-	ug, err := c.get(user)
+	return c.GetUserGroupContext(context.Background(), user)
+}
+
+// GetUserGroupContext is GetUserGroup for a caller that may give up: a
+// lookup that waits on a directory (a ContextResolver) stops when ctx is
+// done, and what it then returns is not stored, neither as a success nor as
+// a failure, since it says nothing about the user.
+func (c *Cache) GetUserGroupContext(ctx context.Context, user string) (UserGroup, error) {
+	ug, err := c.getContext(ctx, user)
 	return ug.clone(), err
 }
 
@@ -129,6 +138,10 @@ var emptyEntry = &UserGroup{}
 
 // get returns the stored entry itself; callers must not modify it.
 func (c *Cache) get(user string) (*UserGroup, error) {
+	return c.getContext(context.Background(), user)
+}
+
+func (c *Cache) getContext(ctx context.Context, user string) (*UserGroup, error) {
 	if user == "" {
 		return emptyEntry, ErrEmptyUser
 	}
@@ -142,10 +155,11 @@ func (c *Cache) get(user string) (*UserGroup, error) {
 			return ug, nil
 		}
 	}
-	groups, err := c.resolver.Resolve(user)
-	if isPanic(err) {
+	groups, err := ResolveContext(ctx, c.resolver, user)
+	if isPanic(err) || (err != nil && ctx.Err() != nil) {
 		// YuniKorn dies before it stores anything; the next request
-		// resolves again.
+		// resolves again. A lookup whose caller gave up did not finish:
+		// the next request asks the directory again too.
 		return &UserGroup{User: user, Groups: slices.Clone(groups), Resolved: c.clock.Now().Unix(), Failed: true}, err
 	}
 	ug := &UserGroup{

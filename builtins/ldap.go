@@ -1,11 +1,13 @@
 package builtins
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-ldap/ldap/v3"
 )
@@ -368,27 +371,86 @@ func (c LDAPConfig) validate() []LDAPIssue {
 //     YuniKorn panic with an index out of range. Resolve returns a
 //     *PanicError instead; the cache does not store it and a forced request
 //     does not fall back to nogroup: the decision is a denial.
-//   - Errors of dial, bind and search are go-ldap's, verbatim; no request
-//     timeout beyond go-ldap's 60 s dial timeout.
+//   - Errors of dial, bind and search are go-ldap's, verbatim.
+//
+// It departs from YuniKorn in one way, which changes no answer YuniKorn
+// gives in time: every lookup is bounded. YuniKorn dials with a 60 s
+// timeout and sets no request timeout, so a directory that accepts the
+// connection and never answers holds the lookup for as long as the
+// connection lives. Here connecting is bounded by Timeouts().Dial, the
+// bind and the search together by Timeouts().Request, and the whole lookup
+// by the caller's context (ResolveContext). A lookup that runs out of time
+// fails like any unreachable directory, and is cached as failed; one whose
+// caller gave up is not cached at all.
 //
 // See the placement specification §6 and
 // https://github.com/apache/yunikorn-core/blob/master/pkg/common/security/usergroup_ldap_resolver.go.
 type LDAPResolver struct {
-	cfg LDAPConfig
-	dir string
+	cfg      LDAPConfig
+	dir      string
+	timeouts LDAPTimeouts
 }
 
-// NewLDAPResolver returns a resolver for a configuration that loaded.
-func NewLDAPResolver(cfg LDAPConfig) *LDAPResolver { return &LDAPResolver{cfg: cfg} }
+// The bounds of one LDAP lookup unless the resolver is given others
+// (--resolver ldap=DIR,dial-timeout=D,timeout=D). They are short enough
+// for a lookup to fail, and the decision to be answered, well inside an
+// admission webhook's 10 s.
+const (
+	DefaultLDAPDialTimeout    = 3 * time.Second
+	DefaultLDAPRequestTimeout = 5 * time.Second
+)
 
-// LoadLDAPResolver reads dir with LoadLDAPConfig and returns its resolver.
+// LDAPTimeouts bound one lookup. They are aclc's own settings, not keys of
+// YuniKorn's secret, which has none (an unknown key there is an issue).
+type LDAPTimeouts struct {
+	// Dial bounds connecting: TCP, and the TLS handshake of ldaps.
+	Dial time.Duration
+	// Request bounds the bind and the search together, once connected.
+	Request time.Duration
+}
+
+// DefaultLDAPTimeouts returns DefaultLDAPDialTimeout and DefaultLDAPRequestTimeout.
+func DefaultLDAPTimeouts() LDAPTimeouts {
+	return LDAPTimeouts{Dial: DefaultLDAPDialTimeout, Request: DefaultLDAPRequestTimeout}
+}
+
+// orDefault replaces each non-positive bound by its default.
+func (t LDAPTimeouts) orDefault() LDAPTimeouts {
+	if t.Dial <= 0 {
+		t.Dial = DefaultLDAPDialTimeout
+	}
+	if t.Request <= 0 {
+		t.Request = DefaultLDAPRequestTimeout
+	}
+	return t
+}
+
+// NewLDAPResolver returns a resolver for a configuration that loaded, with
+// DefaultLDAPTimeouts.
+func NewLDAPResolver(cfg LDAPConfig) *LDAPResolver {
+	return &LDAPResolver{cfg: cfg, timeouts: DefaultLDAPTimeouts()}
+}
+
+// LoadLDAPResolver reads dir with LoadLDAPConfig and returns its resolver,
+// with DefaultLDAPTimeouts.
 func LoadLDAPResolver(dir string) (*LDAPResolver, error) {
 	cfg, _, err := LoadLDAPConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &LDAPResolver{cfg: cfg, dir: dir}, nil
+	return &LDAPResolver{cfg: cfg, dir: dir, timeouts: DefaultLDAPTimeouts()}, nil
 }
+
+// WithTimeouts returns a copy of r bounded by t; a non-positive bound in t
+// is its default.
+func (r *LDAPResolver) WithTimeouts(t LDAPTimeouts) *LDAPResolver {
+	out := *r
+	out.timeouts = t.orDefault()
+	return &out
+}
+
+// Timeouts returns the bounds of one lookup.
+func (r *LDAPResolver) Timeouts() LDAPTimeouts { return r.timeouts.orDefault() }
 
 // Name implements Resolver.
 func (*LDAPResolver) Name() string { return ResolverLDAP }
@@ -404,21 +466,27 @@ func (r *LDAPResolver) String() string {
 	return fmt.Sprintf("ldap %s base %q filter %q as %q", r.cfg.URL(), r.cfg.BaseDN, r.cfg.Filter, r.cfg.BindUser)
 }
 
-// Resolve implements Resolver.
+// Resolve implements Resolver: ResolveContext without a caller to give up.
 func (r *LDAPResolver) Resolve(name string) ([]string, error) {
+	return r.ResolveContext(context.Background(), name)
+}
+
+// ResolveContext implements ContextResolver: the lookup stops waiting for
+// the directory when ctx is done, and its error then wraps ctx's cause.
+func (r *LDAPResolver) ResolveContext(ctx context.Context, name string) ([]string, error) {
 	return lookupFuncs{
 		lookup: func(name string) (*user.User, error) {
 			return &user.User{Uid: ldapUserUID, Gid: name, Username: name}, nil
 		},
 		lookupGroupID: func(gid string) (*user.Group, error) { return &user.Group{Gid: gid, Name: gid}, nil },
-		groupIDs:      r.groupIDs,
+		groupIDs:      func(u *user.User) ([]string, error) { return r.groupIDs(ctx, u) },
 	}.resolve(name)
 }
 
 // groupIDs is YuniKorn's LDAPLookupGroupIds: the search, then each memberOf
 // value cut as YuniKorn cuts it.
-func (r *LDAPResolver) groupIDs(u *user.User) (groups []string, err error) {
-	sr, err := r.search(u.Username)
+func (r *LDAPResolver) groupIDs(ctx context.Context, u *user.User) (groups []string, err error) {
+	sr, err := r.search(ctx, u.Username)
 	if err != nil {
 		return nil, err
 	}
@@ -450,15 +518,75 @@ func memberOfGroup(value, dn string) (group string, err error) {
 	return strings.Split(first, "CN=")[1], nil
 }
 
-// search is YuniKorn's ldapSearch: one connection per lookup.
-func (r *LDAPResolver) search(name string) (*ldap.SearchResult, error) {
+// search is YuniKorn's ldapSearch: one connection per lookup, each step
+// bounded (see LDAPResolver).
+func (r *LDAPResolver) search(ctx context.Context, name string) (*ldap.SearchResult, error) {
+	c, t := r.cfg, r.Timeouts()
+	conn, err := r.dial(ctx, t.Dial)
+	var ne net.Error
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, abandoned(ctx)
+	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		// Not wrapped: the time that ran out is the directory's, not the
+		// caller's. (A TLS handshake that times out says only "context
+		// deadline exceeded".)
+		return nil, ldap.NewError(ldap.ErrorNetwork, fmt.Errorf("ldap: no connection to %s within %s: %v", c.URL(), t.Dial, err))
+	default:
+		return nil, ldap.NewError(ldap.ErrorNetwork, err) // as go-ldap's DialURL
+	}
+	l := ldap.NewConn(conn, c.SSL)
+	l.Start()
+	defer l.Close()
+	// go-ldap's requests take no context: closing the connection under them
+	// is what ends a bind or a search that waits, whether the time is up or
+	// the caller has gone.
+	rctx, cancel := context.WithTimeout(ctx, t.Request)
+	defer cancel()
+	defer context.AfterFunc(rctx, func() { _ = conn.Close() })()
+	res, err := r.bindAndSearch(l, name)
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return nil, abandoned(ctx)
+	case rctx.Err() != nil:
+		return nil, ldap.NewError(ldap.ErrorNetwork, fmt.Errorf("ldap: no answer from %s within %s", c.URL(), t.Request))
+	}
+	return nil, err
+}
+
+// dial connects as go-ldap's DialURL does for ldap:// and ldaps://, with
+// the caller's context and the dial timeout (TLS handshake included).
+func (r *LDAPResolver) dial(ctx context.Context, timeout time.Duration) (net.Conn, error) {
 	c := r.cfg
-	// #nosec G402 -- YuniKorn's Insecure key, reproduced.
-	l, err := ldap.DialURL(c.URL(), ldap.DialWithTLSConfig(&tls.Config{InsecureSkipVerify: c.Insecure}))
+	u, err := url.Parse(c.URL())
 	if err != nil {
 		return nil, err
 	}
-	defer l.Close()
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil { // go-ldap takes it for a missing port
+		host, port = u.Host, ""
+	}
+	if port == "" {
+		port = ldap.DefaultLdapPort
+		if c.SSL {
+			port = ldap.DefaultLdapsPort
+		}
+	}
+	addr := net.JoinHostPort(host, port)
+	d := &net.Dialer{Timeout: timeout}
+	if !c.SSL {
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	// #nosec G402 -- YuniKorn's Insecure key, reproduced.
+	td := &tls.Dialer{NetDialer: d, Config: &tls.Config{InsecureSkipVerify: c.Insecure}}
+	return td.DialContext(ctx, "tcp", addr)
+}
+
+func (r *LDAPResolver) bindAndSearch(l *ldap.Conn, name string) (*ldap.SearchResult, error) {
+	c := r.cfg
 	if err := l.Bind(c.BindUser, string(c.BindPassword)); err != nil {
 		return nil, err
 	}
@@ -467,6 +595,13 @@ func (r *LDAPResolver) search(name string) (*ldap.SearchResult, error) {
 		fmt.Sprintf(c.Filter, name), // unescaped, as YuniKorn
 		c.ReturnAttr, nil,
 	))
+}
+
+// abandoned is the error of a lookup whose caller gave up: a network error
+// like the others, wrapping the context's cause so that the cache can tell
+// it from an answer about the directory.
+func abandoned(ctx context.Context) error {
+	return ldap.NewError(ldap.ErrorNetwork, fmt.Errorf("ldap: lookup abandoned: %w", context.Cause(ctx)))
 }
 
 // PanicError is a lookup on which YuniKorn itself would panic. aclc

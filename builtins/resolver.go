@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Resolver looks one user up, without caching (YuniKorn's lookup + group id lookups).
@@ -19,6 +21,23 @@ type Resolver interface {
 	// Resolve returns the user's groups in YuniKorn's order. A non-nil error means the lookup
 	// failed; groups may still hold what was found before the failure (YuniKorn keeps the primary group).
 	Resolve(user string) ([]string, error)
+}
+
+// ContextResolver is a Resolver whose lookup waits on something outside
+// the process, a directory: ResolveContext stops waiting when ctx is done,
+// and its error then wraps ctx's cause (errors.Is(err, context.Canceled)).
+type ContextResolver interface {
+	Resolver
+	ResolveContext(ctx context.Context, user string) ([]string, error)
+}
+
+// ResolveContext resolves user through r, under ctx when r is a
+// ContextResolver; the other resolvers answer from the process at once.
+func ResolveContext(ctx context.Context, r Resolver, user string) ([]string, error) {
+	if cr, ok := r.(ContextResolver); ok {
+		return cr.ResolveContext(ctx, user)
+	}
+	return r.Resolve(user)
 }
 
 // Resolver names, as NewResolver and ResolverForConfigType spell them.
@@ -38,7 +57,7 @@ var ErrUnknownResolver = errors.New("unknown resolver")
 
 // NewResolver builds a resolver from its command-line form:
 // "none" | "os" | "test" | "file=PATH" | "ldap=DIR" ("ldap" alone reads
-// YuniKorn's LDAPSecretsDir).
+// YuniKorn's LDAPSecretsDir); the ldap forms take options, see ParseLDAPSpec.
 func NewResolver(spec string) (Resolver, error) {
 	switch spec {
 	case ResolverNone:
@@ -47,8 +66,6 @@ func NewResolver(spec string) (Resolver, error) {
 		return OSResolver{}, nil
 	case ResolverTest:
 		return TestResolver{}, nil
-	case ResolverLDAP:
-		return LoadLDAPResolver(LDAPSecretsDir)
 	}
 	if path, ok := strings.CutPrefix(spec, ResolverFile+"="); ok {
 		if path == "" {
@@ -56,13 +73,84 @@ func NewResolver(spec string) (Resolver, error) {
 		}
 		return LoadFileResolver(path)
 	}
-	if dir, ok := strings.CutPrefix(spec, ResolverLDAP+"="); ok {
-		if dir == "" {
-			return nil, fmt.Errorf("%w %q: ldap= needs the directory of the LDAP secret (want none, os, test, file=PATH or ldap=DIR)", ErrUnknownResolver, spec)
+	if ls, ok, err := ParseLDAPSpec(spec); ok {
+		if err != nil {
+			return nil, err
 		}
-		return LoadLDAPResolver(dir)
+		r, err := LoadLDAPResolver(ls.Dir)
+		if err != nil {
+			return nil, err
+		}
+		return r.WithTimeouts(ls.Timeouts), nil
 	}
 	return nil, fmt.Errorf("%w %q: want none, os, test, file=PATH or ldap=DIR", ErrUnknownResolver, spec)
+}
+
+// LDAPSpec is the command-line form of the ldap resolver, parsed.
+type LDAPSpec struct {
+	Dir      string       // the secret directory: LDAPSecretsDir unless given
+	Timeouts LDAPTimeouts // zero fields: the defaults
+}
+
+// The options of the ldap resolver's command-line form, aclc's own (YuniKorn
+// has no such settings).
+const (
+	LDAPOptionDialTimeout = "dial-timeout"
+	LDAPOptionTimeout     = "timeout"
+)
+
+// ParseLDAPSpec reads "ldap" or "ldap=DIR", each optionally followed by
+// ",dial-timeout=D" and ",timeout=D" (Go durations, such as 2s or 500ms):
+// the bounds of connecting and of the bind and search together. Options
+// are taken from the end, so a DIR holding a comma still reads as written.
+// ok is false when spec does not name the ldap resolver.
+func ParseLDAPSpec(spec string) (s LDAPSpec, ok bool, err error) {
+	rest, found := strings.CutPrefix(spec, ResolverLDAP)
+	if !found || (rest != "" && rest[0] != '=' && rest[0] != ',') {
+		return s, false, nil
+	}
+	seen := map[string]bool{}
+	for {
+		i := strings.LastIndexByte(rest, ',')
+		if i < 0 {
+			break
+		}
+		key, value, _ := strings.Cut(rest[i+1:], "=")
+		var bound *time.Duration
+		switch key {
+		case LDAPOptionDialTimeout:
+			bound = &s.Timeouts.Dial
+		case LDAPOptionTimeout:
+			bound = &s.Timeouts.Request
+		}
+		if bound == nil {
+			if rest[0] == '=' {
+				break // the comma is the directory's
+			}
+			return s, true, fmt.Errorf("%w %q: unknown ldap option %q (want %s=D or %s=D)", ErrUnknownResolver, spec, rest[i+1:], LDAPOptionDialTimeout, LDAPOptionTimeout)
+		}
+		if seen[key] {
+			return s, true, fmt.Errorf("%w %q: %s given twice", ErrUnknownResolver, spec, key)
+		}
+		seen[key] = true
+		d, err := time.ParseDuration(value)
+		if err != nil || d <= 0 {
+			return s, true, fmt.Errorf("%w %q: %s=%s: want a positive duration such as 5s", ErrUnknownResolver, spec, key, value)
+		}
+		*bound = d
+		rest = rest[:i]
+	}
+	switch {
+	case rest == "":
+		s.Dir = LDAPSecretsDir
+	case rest == "=":
+		return s, true, fmt.Errorf("%w %q: ldap= needs the directory of the LDAP secret (want none, os, test, file=PATH or ldap=DIR)", ErrUnknownResolver, spec)
+	case rest[0] == '=':
+		s.Dir = rest[1:]
+	default:
+		return s, true, fmt.Errorf("%w %q: want ldap or ldap=DIR, then options ,%s=D ,%s=D", ErrUnknownResolver, spec, LDAPOptionDialTimeout, LDAPOptionTimeout)
+	}
+	return s, true, nil
 }
 
 // ResolverForConfigType is YuniKorn's resolver selection from a partition's
