@@ -19,7 +19,10 @@ import (
 //
 // Eval returns the entry point's value as JSON. An error means the engine
 // could not decide; callers that answer users turn it into a deny with
-// Deny.
+// Deny. OPA's evaluator and both Wasm engines stop when ctx is done, with
+// an error that errors.Is matches with ctx.Err(); callers with a deadline
+// still bound their wait themselves (an HTTP engine's server, or the
+// native reference code, may answer late).
 type Engine interface {
 	Name() string
 	Eval(ctx context.Context, entrypoint string, input []byte) (json.RawMessage, error)
@@ -59,6 +62,21 @@ func Decide(ctx context.Context, e Engine, entrypoint string, input []byte) (jso
 		return Deny(err), err
 	}
 	return out, nil
+}
+
+// stopped is err, marked with the context's error when ctx is done, so a
+// caller can tell a decision cut off at its deadline
+// (errors.Is(err, context.DeadlineExceeded)) from an engine's failure,
+// whatever words the engine used for it (OPA's: "caller cancelled query
+// execution").
+func stopped(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }
 
 // nonCanonical is the denial of an admission review the API server cannot

@@ -110,14 +110,20 @@ func (e *OPAWasmEngine) Eval(ctx context.Context, ep string, input []byte) (json
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// OPA's Wasm SDK closes the module when ctx is done mid-evaluation.
 	res, err := r.Eval(opabuiltins.WithCache(ctx, e.cache), resolver.Input{Ref: ref, Input: ast.NewTerm(t)})
 	if err != nil {
 		// A trap leaves OPA's Wasm instance in an unknown state, and OPA's
 		// SDK would hand it out again: json.is_valid("true") traps, and
 		// every later evaluation on that instance fails. A resolver whose
 		// evaluation failed is never reused.
-		e.replace(ctx, r)
-		return nil, err
+		if ctx.Err() != nil {
+			// Cut off at the deadline: answer now, replace it aside.
+			go e.replace(ctx, r)
+		} else {
+			e.replace(ctx, r)
+		}
+		return nil, stopped(ctx, err)
 	}
 	e.resolvers <- r
 	if res.Value == nil {

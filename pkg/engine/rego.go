@@ -88,9 +88,10 @@ func (e *RegoEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	}
 	// The context carries the cache too, for when the process has also
 	// registered aclc's builtins globally (OPA then prefers those).
+	// OPA's evaluator stops when ctx is done (topdown.Cancel).
 	rs, err := pq.Eval(opabuiltins.WithCache(ctx, e.cache), rego.EvalParsedInput(v))
 	if err != nil {
-		return nil, err
+		return nil, stopped(ctx, err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return nil, fmt.Errorf("%s: undefined", ep)

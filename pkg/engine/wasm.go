@@ -50,11 +50,12 @@ func (e *WasmEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	if out := nonCanonical(ep, input); out != nil {
 		return out, nil
 	}
+	// The host interrupts a running evaluation when ctx is done.
 	out, err := h.Eval(ctx, input)
 	if errors.Is(err, wasm.ErrUndefined) {
 		return nil, fmt.Errorf("%s: undefined", ep)
 	}
-	return out, err
+	return out, stopped(ctx, err)
 }
 
 // GroupCache implements GroupCached.
