@@ -109,8 +109,8 @@ func Functions(c *builtins.Cache) []func(*rego.Rego) {
 		arity := len(decls[name].FuncArgs().Args)
 		out = append(out, rego.FunctionDyn(&rego.Function{
 			Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
-		}, func(_ rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
-			return call(c, name, terms[:min(arity, len(terms))])
+		}, func(bctx rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
+			return call(bctx.Context, c, name, terms[:min(arity, len(terms))])
 		}))
 	}
 	return out
@@ -136,7 +136,7 @@ func Register() {
 					return nil, fmt.Errorf("%s: %w", name, ErrNoCache)
 				}
 				// OPA passes the output variable after the operands.
-				return call(c, name, terms[:min(arity, len(terms))])
+				return call(bctx.Context, c, name, terms[:min(arity, len(terms))])
 			})
 		}
 	})
@@ -144,15 +144,24 @@ func Register() {
 
 // Call runs the named builtin on JSON arguments over c.
 func Call(c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
+	return CallContext(context.Background(), c, name, args)
+}
+
+// CallContext is Call under the caller's context: a group lookup stops
+// waiting for the directory when ctx is done.
+func CallContext(ctx context.Context, c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	for _, b := range builtins.All(c) {
 		if b.Name == name {
-			return b.Func(args)
+			return b.Call(ctx, args)
 		}
 	}
 	return nil, fmt.Errorf("unknown builtin %s", name)
 }
 
-func call(c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
+func call(ctx context.Context, c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
 	args := make([]json.RawMessage, len(terms))
 	for i, t := range terms {
 		v, err := ast.JSON(t.Value)
@@ -163,7 +172,7 @@ func call(c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) 
 			return nil, err
 		}
 	}
-	out, err := Call(c, name, args)
+	out, err := CallContext(ctx, c, name, args)
 	if err != nil || out == nil {
 		return nil, err
 	}

@@ -39,15 +39,17 @@ func noneCache(c *builtins.Cache) *builtins.Cache {
 // WasmBuiltins are aclc's builtins for the wazero host, over c.
 func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 	m := map[string]wasm.BuiltinFunc{}
-	userGroups := builtins.UserGroups(c).Func
+	// The host's call context: a group lookup stops waiting for the
+	// directory when the evaluation's caller gives up.
+	userGroups := builtins.UserGroups(c).FuncContext
 	for _, d := range opabuiltins.Decls() {
 		name := d.Name
 		if name == opabuiltins.UserGroups { // the hot path: no lookup by name
-			m[name] = func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) { return userGroups(args) }
+			m[name] = userGroups
 			continue
 		}
-		m[name] = func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
-			return opabuiltins.Call(c, name, args)
+		m[name] = func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
+			return opabuiltins.CallContext(ctx, c, name, args)
 		}
 	}
 	return m
@@ -58,16 +60,33 @@ func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 // when the answers are compiled in.
 func nativeResolver(g translate.GroupResolution, c *builtins.Cache) yunikorn.GroupResolver {
 	if g.NeedsHostBuiltin() {
-		return cachedGroups{c}
+		return cachedGroups{c: c}
 	}
 	return resolverGroups{g.Resolver()}
 }
 
-type cachedGroups struct{ c *builtins.Cache }
+type cachedGroups struct {
+	c   *builtins.Cache
+	ctx context.Context // the evaluation's; nil: none
+}
 
 func (g cachedGroups) UserGroups(user string) ([]string, error) {
-	ug, err := g.c.GetUserGroup(user)
+	ctx := g.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ug, err := g.c.GetUserGroupContext(ctx, user)
 	return ug.Groups, err
+}
+
+// resolverIn gives r the evaluation's context, so that a group lookup
+// stops waiting for the directory when the caller gives up.
+func resolverIn(ctx context.Context, r yunikorn.GroupResolver) yunikorn.GroupResolver {
+	if g, ok := r.(cachedGroups); ok && ctx != nil {
+		g.ctx = ctx
+		return g
+	}
+	return r
 }
 
 type resolverGroups struct{ r builtins.Resolver }

@@ -36,20 +36,21 @@ func (n *NativeEngine) GroupCache() *builtins.Cache { return n.cache }
 func (*NativeEngine) Name() string { return Native }
 
 // Eval implements Engine.
-func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.RawMessage, error) {
+func (n *NativeEngine) Eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
+	resolver := resolverIn(ctx, n.resolver)
 	switch ep {
 	case translate.EntrypointYuniKornQueues:
 		tree := n.src.Queues
 		if tree == nil {
 			tree = &yunikorn.QueueTree{}
 		}
-		return json.Marshal(tree.DecideJSON(input, n.resolver))
+		return json.Marshal(tree.DecideJSON(input, resolver))
 	case translate.EntrypointYuniKornPlacement:
 		tree := n.src.Queues
 		if tree == nil {
 			tree = &yunikorn.QueueTree{}
 		}
-		return json.Marshal(tree.PlaceJSON(input, n.resolver))
+		return json.Marshal(tree.PlaceJSON(input, resolver))
 	case translate.EntrypointVOV:
 		if n.src.VOV == nil {
 			break
@@ -58,7 +59,7 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 		if err := json.Unmarshal(input, &in); err != nil {
 			return nil, fmt.Errorf("parse input: %w", err)
 		}
-		return json.Marshal(n.src.VOV.DecideJSONWith(in, n.resolver))
+		return json.Marshal(n.src.VOV.DecideJSONWith(in, resolver))
 	case translate.EntrypointAdmissionReview:
 		st := n.src.Admission
 		if st == nil {
@@ -70,7 +71,7 @@ func (n *NativeEngine) Eval(_ context.Context, ep string, input []byte) (json.Ra
 			break
 		}
 		unique, noGang := n.src.QueueReviewFlags()
-		q := &admission.QueueReview{Settings: n.src.Admission, Tree: n.src.Queues, Resolver: n.resolver,
+		q := &admission.QueueReview{Settings: n.src.Admission, Tree: n.src.Queues, Resolver: resolver,
 			UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: ReplicatedNamespaces(n.src.Kubernetes)}
 		return q.Review(input), nil
 	}
