@@ -26,7 +26,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
-const webhookSynopsis = `webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] SOURCE...`
+const webhookSynopsis = `webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] [--timeout-seconds N] SOURCE...`
 
 const webhookExamples = `  # Try it locally with a throw-away certificate:
   aclc webhook --self-signed --ca-out ca.pem examples/admission/configmap.yaml
@@ -44,6 +44,11 @@ Endpoints: /mutate (the decision with its patch) and /validate (the same
 decision without the patch), any method, as YuniKorn's webhook; GET /healthz,
 /readyz (200 once the engine has answered a probe review) and /metrics
 (Prometheus). SIGINT or SIGTERM stops it gracefully.
+
+Give --timeout-seconds the timeoutSeconds of the webhook configuration: every
+review is answered a second before it (half of it for 1), with a denial
+naming the deadline when the decision is not made by then, so the API server
+hears the webhook's answer, not its failurePolicy.
 `
 
 // webhookContext is cancelled by SIGINT or SIGTERM; tests replace it.
@@ -56,6 +61,7 @@ type webhookOptions struct {
 	addr, certFile, keyFile, sans, caOut, engine, kind string
 	selfSigned, decisionLogs                           bool
 	interval                                           time.Duration
+	timeoutSeconds                                     int
 	log                                                logOptions
 	cluster                                            *clusterFlags
 }
@@ -69,6 +75,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.caOut, "ca-out", "", "with --self-signed, write the CA certificate (PEM) to this file: clients trust it, 'manifests --ca-file' takes it")
 	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine: native, rego, wasm or opa-wasm")
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
+	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
@@ -103,6 +110,8 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "--ca-out and --san go with --self-signed")
 	case o.interval < 0:
 		return usageErr(cmd, "--reload-interval %s: want 0 or more", o.interval)
+	case o.timeoutSeconds < 1 || o.timeoutSeconds > 30:
+		return usageErr(cmd, "--timeout-seconds %d: want 1 to 30, as the API server's timeoutSeconds", o.timeoutSeconds)
 	}
 	switch o.engine {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
@@ -147,7 +156,11 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
-	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs)
+	// The denial at the deadline is written before the API server gives
+	// up; the write timeout is the API server's wait.
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).
+		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
+		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second)
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -183,7 +196,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
-	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile)
+	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s, decision deadline %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile, webhook.DecisionTimeout(o.timeoutSeconds))
 	if o.caOut != "" {
 		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", o.caOut)
 	}
@@ -256,6 +269,11 @@ enforced. Never both: a validating webhook sees the object after the mutating
 one, so the user.info just added looks pre-set and is refused for every
 requester who may not set it. --type queue registers /validate-queue, YuniKorn's
 placement at admission; it goes with either of the others.
+
+--failure-policy defaults to Fail for mutating and validating (a user.info
+webhook that is skipped lets anyone claim any identity) and to Ignore for
+queue (YuniKorn still refuses the application itself). Start 'aclc webhook'
+with the same --timeout-seconds.
 `
 
 // manifestsOptions are webhook manifests' flags.
@@ -269,13 +287,14 @@ func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVarP(&o.m.Namespace, "namespace", "n", "yunikorn", "namespace of that Service")
 	fs.IntVar(&o.m.Port, "port", 443, "port of that Service")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
-	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "Ignore", "what the API server does when the webhook cannot answer: Ignore (YuniKorn's) or Fail; see the comments in the output")
+	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")
+	fs.IntVar(&o.m.TimeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "how long the API server waits for the webhook (1 to 30); start 'aclc webhook' with the same value")
 	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added) or queue (/validate-queue: refuse pods YuniKorn would reject)")
 }
 
 func newWebhookManifestsCommand() *cobra.Command {
 	o := &manifestsOptions{}
-	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Ignore|Fail] [--type mutating|validating|queue]",
+	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue]",
 		"print the webhook configuration that registers 'aclc webhook' with the API server", manifestsExamples, o.run)
 	manifestsFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -296,8 +315,17 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 	if m.Port < 1 || m.Port > 65535 {
 		return usageErr(cmd, "--port %d: want 1 to 65535", m.Port)
 	}
+	if m.FailurePolicy == "" {
+		m.FailurePolicy = "Fail"
+		if o.typ == "queue" {
+			m.FailurePolicy = "Ignore"
+		}
+	}
 	if m.FailurePolicy != "Ignore" && m.FailurePolicy != "Fail" {
-		return usageErr(cmd, "--failure-policy %q: want Ignore or Fail", m.FailurePolicy)
+		return usageErr(cmd, "--failure-policy %q: want Fail or Ignore", m.FailurePolicy)
+	}
+	if m.TimeoutSeconds < 1 || m.TimeoutSeconds > 30 {
+		return usageErr(cmd, "--timeout-seconds %d: want 1 to 30 (the API server's limits)", m.TimeoutSeconds)
 	}
 	switch o.typ {
 	case "mutating":
@@ -357,6 +385,7 @@ type manifest struct {
 	Port               int
 	CABundle           string
 	FailurePolicy      string
+	TimeoutSeconds     int
 	Kind, Path, Prefix string
 }
 
@@ -388,7 +417,8 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 #   Ignore (YuniKorn's default): while the webhook is down or slower than
 #     timeoutSeconds, objects are admitted without it: no user.info is added,
 #     so the scheduler sees their pods as user "nobody", and a pre-set
-#     user.info is not checked, so anyone may claim to be anyone meanwhile.
+#     user.info (or yunikorn.apache.org/username label) is not checked, so
+#     anyone who may create pods may claim to be anyone meanwhile.
 #   Fail: nothing these rules match is admitted while the webhook is down;
 #     user.info can never be skipped or forged. Run several replicas with a
 #     PodDisruptionBudget. The webhook's own namespace is then left out
@@ -405,8 +435,9 @@ webhooks:
     admissionReviewVersions: ["v1"]
     sideEffects: None
     failurePolicy: {{.FailurePolicy}}
-    # The API server's default; the webhook answers in well under a millisecond.
-    timeoutSeconds: 10
+    # Start 'aclc webhook --timeout-seconds {{.TimeoutSeconds}}': it answers every
+    # review, denied if need be, a second before the API server gives up.
+    timeoutSeconds: {{.TimeoutSeconds}}
     clientConfig:
       service:
         name: {{.Service}}

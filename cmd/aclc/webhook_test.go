@@ -76,6 +76,7 @@ func TestWebhookUsage(t *testing.T) {
 		{"no source", []string{"--self-signed"}, exitUsage, "no SOURCE"},
 		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
 		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "unknown flag: --nope"},
+		{"a timeout the API server refuses", []string{"--self-signed", "--timeout-seconds", "0", settings}, exitUsage, "--timeout-seconds 0: want 1 to 30"},
 		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
 		{"a source without YuniKorn configuration is refused, naming the file",
 			[]string{"--self-signed", "../../examples/vov/acls.yaml"}, exitError,
@@ -398,7 +399,10 @@ func TestWebhookManifests(t *testing.T) {
 		}
 		w := c.Webhooks[0]
 		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
-			common{ns: "yunikorn", path: "/mutate", port: 443, policy: "Ignore", ca: caPEM})
+			common{ns: "yunikorn", path: "/mutate", port: 443, policy: "Fail", ca: caPEM, nsSelector: true})
+		if w.TimeoutSeconds == nil || *w.TimeoutSeconds != 3 {
+			t.Errorf("timeoutSeconds %v, want 3", w.TimeoutSeconds)
+		}
 		for _, want := range []string{"Ignore (YuniKorn's default)", `user "nobody"`, "Fail: nothing", "can never be skipped", "Do not also register"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("comments lack %q", want)
@@ -455,6 +459,7 @@ func TestWebhookManifests(t *testing.T) {
 	}{
 		{"an unknown failure policy", []string{"--failure-policy", "ignore"}, exitUsage, `--failure-policy "ignore"`},
 		{"an unknown type", []string{"--type", "both"}, exitUsage, `--type "both"`},
+		{"a timeout the API server refuses", []string{"--timeout-seconds", "31"}, exitUsage, "--timeout-seconds 31"},
 		{"a service name that is not a DNS label", []string{"--service-name", "Bad_Name"}, exitUsage, `--service-name "Bad_Name"`},
 		{"a port out of range", []string{"--port", "0"}, exitUsage, "--port 0"},
 		{"arguments", []string{"extra"}, exitUsage, "unexpected arguments"},
