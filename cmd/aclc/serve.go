@@ -17,6 +17,7 @@ import (
 )
 
 const serveSynopsis = `serve [--addr 127.0.0.1:8181] [--resolver R] [--static-groups] [--log-format json|text] [--log-level L] [--decision-logs]
+        [--decision-timeout 5s] [--tls-cert FILE --tls-key FILE] [--authorization basic --authorization-policy FILE]
         [--verification-key FILE [--verification-key-id ID] [--signing-alg ALG] [--scope S]]
         (SOURCE... | --bundle FILE)`
 
@@ -35,8 +36,23 @@ const serveExamples = `  # Serve the queue decision from a source; edit the file
   aclc build --signing-key private.pem -o queues.tar.gz examples/yunikorn/org.yaml
   aclc serve --verification-key public.pem --bundle queues.tar.gz
 
+  # HTTPS, each evaluation stopped after 2s:
+  aclc serve --tls-cert tls.crt --tls-key tls.key --decision-timeout 2s examples/yunikorn/org.yaml
+
+  # Writes to OPA's API allowed as a system.authz policy says (here: with
+  # the bearer token in input.identity), as opa run --authorization=basic:
+  aclc serve --authorization basic --authorization-policy authz.rego examples/yunikorn/org.yaml
+
 This is OPA's own server (REST API under /v1, /health, /metrics) with aclc's
 builtins registered, so group resolution by the host (--resolver os) works.
+It is read-only: PUT, PATCH and DELETE on /v1/data and /v1/policies are
+refused with 405, so no client changes another's decisions; queries (GET,
+and POST on /v1/data) are answered. --authorization basic with a
+system.authz policy (--authorization-policy) hands every request to OPA's
+authorization instead, with the bearer token as input.identity; OPA still
+refuses writes under the bundle's roots, which cover every document the
+decisions read. Each request's evaluation is stopped at --decision-timeout
+(0: never) and answered 504 with the deadline named.
 Sources, the bundle file and a file= resolver's file are checked every
 --reload-interval; a change is built and swapped in without failing requests
 in flight, and a change that does not load is logged with its file and line
@@ -55,7 +71,9 @@ type serveOptions struct {
 	keyFile, keyID, alg, scope   string
 	log                          logOptions
 	static, decisionLogs         bool
-	interval                     time.Duration
+	interval, decisionTimeout    time.Duration
+	tlsCert, tlsKey              string
+	authorization, authzPolicy   string
 	cluster                      *clusterFlags
 }
 
@@ -72,6 +90,11 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	kindFlag(fs, &o.kind)
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes; 0 disables reloading")
+	fs.DurationVar(&o.decisionTimeout, "decision-timeout", serve.DefaultDecisionTimeout, "stop each request's evaluation after this long and answer 504; 0 sets no limit")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file, re-read when it changes")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
+	fs.StringVar(&o.authorization, "authorization", "off", "off: refuse every write to OPA's API; basic: let OPA's authorization decide every request with --authorization-policy (as opa run --authorization=basic)")
+	fs.StringVar(&o.authzPolicy, "authorization-policy", "", "Rego file of package system.authz whose allow decides each request under --authorization basic; the bearer token is input.identity")
 	o.cluster = registerClusterFlags(fs)
 }
 
@@ -80,6 +103,7 @@ func newServeCommand() *cobra.Command {
 	cmd := newCommand(serveSynopsis, "serve decisions over OPA's REST API, reloading when the sources change", serveExamples, o.run)
 	serveFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("authorization", fixedCompletion("off", "basic"))
 	return cmd
 }
 
@@ -104,6 +128,16 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "--static-groups is chosen when the bundle is built: aclc build --static-groups")
 	case o.interval < 0:
 		return usageErr(cmd, "--reload-interval %s: want 0 or more", o.interval)
+	case o.decisionTimeout < 0:
+		return usageErr(cmd, "--decision-timeout %s: want 0 or more", o.decisionTimeout)
+	case (o.tlsCert == "") != (o.tlsKey == ""):
+		return usageErr(cmd, "--tls-cert and --tls-key go together")
+	case o.authorization != "off" && o.authorization != "basic":
+		return usageErr(cmd, "--authorization %q: want off or basic", o.authorization)
+	case o.authorization == "basic" && o.authzPolicy == "":
+		return usageErr(cmd, "--authorization basic needs --authorization-policy FILE: the system.authz policy that decides each request")
+	case o.authorization != "basic" && o.authzPolicy != "":
+		return usageErr(cmd, "--authorization-policy goes with --authorization basic")
 	}
 	if code := o.log.check(cmd); code != exitOK {
 		return code
@@ -123,7 +157,8 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	ctx, stop := serveContext()
 	defer stop()
 	cfg := serve.NewConfig().WithAddr(o.addr).WithResolver(o.resolver).WithStaticGroups(o.static).
-		WithLogLevel(o.log.level).WithLogFormat(o.log.format).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr)
+		WithLogLevel(o.log.level).WithLogFormat(o.log.format).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr).
+		WithDecisionTimeout(o.decisionTimeout).WithTLS(o.tlsCert, o.tlsKey).WithAuthorizationPolicy(o.authzPolicy)
 	if o.bundle != "" {
 		cfg = cfg.WithBundle(paths[0])
 	} else if cfg, err = o.cluster.serveSources(ctx, cfg, paths, translate.Kind(o.kind)); err != nil {
@@ -147,8 +182,15 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		return exitError
 	}
+	scheme, access := "http", "read-only"
+	if o.tlsCert != "" {
+		scheme = "https"
+	}
+	if o.authzPolicy != "" {
+		access = "authorization " + o.authzPolicy
+	}
 	err = srv.Serve(ctx, func(a string) {
-		fmt.Fprintf(stdout, "aclc serve: listening on http://%s (bundle revision %.12s)\n", a, srv.Revision())
+		fmt.Fprintf(stdout, "aclc serve: listening on %s://%s (bundle revision %.12s, %s)\n", scheme, a, srv.Revision(), access)
 	})
 	if err != nil {
 		errorf(stderr, "serve: %v", err)

@@ -53,7 +53,7 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 		}
 		serveContext = old
 	})
-	addrRE := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	addrRE := regexp.MustCompile(`listening on (https?://127\.0\.0\.1:\d+)`)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
@@ -227,6 +227,13 @@ func TestServeUsage(t *testing.T) {
 		{"static groups for a built bundle", []string{"--static-groups", "--bundle", "b.tar.gz"}, exitUsage, "aclc build --static-groups"},
 		{"an unknown log level", []string{"--log-level", "loud", src}, exitUsage, `--log-level "loud"`},
 		{"a negative reload interval", []string{"--reload-interval", "-1s", src}, exitUsage, "want 0 or more"},
+		{"a negative decision timeout", []string{"--decision-timeout", "-1s", src}, exitUsage, "--decision-timeout -1s: want 0 or more"},
+		{"a TLS certificate without its key", []string{"--tls-cert", src, src}, exitUsage, "--tls-cert and --tls-key go together"},
+		{"a TLS key pair that does not load", []string{"--tls-cert", src, "--tls-key", src, src}, exitError, "load TLS key pair"},
+		{"an unknown authorization scheme", []string{"--authorization", "token", src}, exitUsage, `--authorization "token": want off or basic`},
+		{"basic authorization without its policy", []string{"--authorization", "basic", src}, exitUsage, "needs --authorization-policy"},
+		{"an authorization policy without basic authorization", []string{"--authorization-policy", src, src}, exitUsage, "goes with --authorization basic"},
+		{"an authorization policy in another package", []string{"--authorization", "basic", "--authorization-policy", writeFile(t, "authz.rego", "package authz\nallow := true\n"), src}, exitUsage, "want package system.authz"},
 		{"an unknown flag", []string{"--nope", src}, exitUsage, "unknown flag: --nope"},
 		{"help", []string{"-h"}, exitOK, "--verification-key"},
 		{"a broken source is refused with its line", []string{writeFile(t, "bad.yaml", "partitions: [\n")}, exitError, "bad.yaml:"},

@@ -41,7 +41,7 @@ func readOnly(next http.Handler) http.Handler {
 		}
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		writer.Error(w, http.StatusMethodNotAllowed, types.NewErrorV1(types.CodeInvalidOperation,
-			"aclc serve is read-only: %s %s refused; writes need --authorization=basic with a system.authz policy (--authorization-policy)",
+			"aclc serve is read-only: %s %s refused; writes need --authorization basic and a system.authz policy (--authorization-policy FILE)",
 			r.Method, r.URL.Path))
 	})
 }
