@@ -131,8 +131,9 @@ func checkAuthzPolicy(path string) error {
 }
 
 // certRefresh is how often the TLS key pair files are read again, as the
-// webhook's are: polled, for the reasons the package notes give.
-const certRefresh = 10 * time.Second
+// webhook's are: polled, for the reasons the package notes give. Tests
+// shorten it.
+var certRefresh = 10 * time.Second
 
 // secure sets OPA's runtime parameters for TLS and authorization.
 func (c Config) secure(params *runtime.Params) error {

@@ -338,8 +338,10 @@ func TestDecisionDeadlineStopsEvaluation(t *testing.T) {
 	}
 }
 
-// TestTLS pins that --tls-cert and --tls-key serve HTTPS with that pair.
-func TestTLS(t *testing.T) {
+// keyPairFiles writes a fresh self-signed pair for 127.0.0.1 to certFile
+// and keyFile (each renamed into place) and returns its CA's pool.
+func keyPairFiles(t *testing.T, certFile, keyFile string) *x509.CertPool {
+	t.Helper()
 	cert, caPEM, err := webhook.SelfSigned([]string{"127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
@@ -348,21 +350,68 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certFile := writeTemp(t, "tls.crt", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})))
-	keyFile := writeTemp(t, "tls.key", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})))
+	put := func(p string, block *pem.Block) {
+		if err := os.WriteFile(p+".new", pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(keyFile, &pem.Block{Type: "PRIVATE KEY", Bytes: key})
+	put(certFile, &pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	return pool
+}
+
+func tlsClient(pool *x509.CertPool) *http.Client {
+	// A new connection each time, so that each request sees the pair in service.
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}}
+}
+
+// TestTLS pins that WithTLS serves HTTPS with the pair in the files, that
+// a rotated pair is served without a restart, and that a pair that does
+// not load leaves the last good one in service.
+func TestTLS(t *testing.T) {
+	old := certRefresh
+	certRefresh = 20 * time.Millisecond
+	defer func() { certRefresh = old }()
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	first := keyPairFiles(t, certFile, keyFile)
 	base := startServer(t, NewConfig().WithSources(writeTemp(t, "q.yaml", queues)).WithTLS(certFile, keyFile))
 	if !strings.HasPrefix(base, "https://") {
 		t.Fatalf("base %s", base)
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	if code, body := call(t, client, http.MethodPost, base+"/v1/data/yunikorn/queues/decision", "",
+	if code, body := call(t, tlsClient(first), http.MethodPost, base+"/v1/data/yunikorn/queues/decision", "",
 		`{"input":{"queue":"root.test","action":"admin","user":"sue","groups":[]}}`); code != http.StatusOK || !strings.Contains(body, `"allow":true`) {
 		t.Errorf("over HTTPS: %d %s", code, body)
 	}
 	if code, _ := call(t, http.DefaultClient, http.MethodGet, "http://"+strings.TrimPrefix(base, "https://")+"/health", "", ""); code == http.StatusOK {
 		t.Errorf("plain HTTP answered on the HTTPS port")
+	}
+
+	second := keyPairFiles(t, certFile, keyFile)
+	served := func(pool *x509.CertPool) bool {
+		resp, err := tlsClient(pool).Get(base + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+	for deadline := time.Now().Add(10 * time.Second); !served(second); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the rotated pair is not served")
+		}
+	}
+	if err := os.WriteFile(keyFile, []byte("half-written"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * certRefresh)
+	if !served(second) {
+		t.Error("a key that does not load took the last good pair out of service")
 	}
 }
 
