@@ -5,6 +5,7 @@ package charts
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -14,12 +15,14 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,6 +99,7 @@ type rendered struct {
 	validating       map[string]*admissionregistrationv1.ValidatingWebhookConfiguration
 	certificates     map[string]*certManagerCertificate
 	issuers          map[string]*certManagerIssuer
+	networkPolicies  map[string]*networkingv1.NetworkPolicy
 }
 
 func helm(t *testing.T) string {
@@ -164,6 +168,7 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 		mutating:         map[string]*admissionregistrationv1.MutatingWebhookConfiguration{},
 		validating:       map[string]*admissionregistrationv1.ValidatingWebhookConfiguration{},
 		certificates:     map[string]*certManagerCertificate{}, issuers: map[string]*certManagerIssuer{},
+		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
 	}
 	for _, doc := range docSep.Split(string(out), -1) {
 		var head struct {
@@ -218,6 +223,8 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 			decode(r.certificates, &certManagerCertificate{})
 		case "cert-manager.io/v1 Issuer":
 			decode(r.issuers, &certManagerIssuer{})
+		case "networking.k8s.io/v1 NetworkPolicy":
+			decode(r.networkPolicies, &networkingv1.NetworkPolicy{})
 		default:
 			t.Fatalf("unexpected %s %s %q: add it to the test", head.APIVersion, head.Kind, name)
 		}
@@ -267,6 +274,8 @@ func reflectPut(m any, name string, v any) bool {
 		return put(m, name, v.(*certManagerCertificate))
 	case map[string]*certManagerIssuer:
 		return put(m, name, v.(*certManagerIssuer))
+	case map[string]*networkingv1.NetworkPolicy:
+		return put(m, name, v.(*networkingv1.NetworkPolicy))
 	}
 	panic(fmt.Sprintf("no map for %T", v))
 }
@@ -348,14 +357,24 @@ func TestChart(t *testing.T) {
 		excluded      []string
 		certManager   bool
 		serve         bool
-		noQueue       bool // webhook.queue.enabled=false
+		serveTLS      bool
+		noQueue       bool   // webhook.queue.enabled=false
+		queuePolicy   string // Ignore unless set
+		timeout       int32  // 3 unless set
 	}{
-		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
-		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, certManager: true},
-		{name: "validating, Fail, kube-system left out", sets: []string{"webhook.type=validating", "webhook.failurePolicy=Fail", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
-		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
-		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, noQueue: true},
-		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}, serve: true},
+		// The user.info webhook fails closed: skipped, it would let anyone
+		// who may create pods claim any identity. Its own namespace stays
+		// out, so its pods can always be recreated.
+		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}},
+		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, certManager: true},
+		{name: "validating, kube-system left out", sets: []string{"webhook.type=validating", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		{name: "Ignore, as YuniKorn", sets: []string{"webhook.failurePolicy=Ignore"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
+		{name: "queue check failing closed, a longer timeout", sets: []string{"webhook.queue.failurePolicy=Fail", "webhook.timeoutSeconds=7"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, queuePolicy: "Fail", timeout: 7},
+		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
+		{name: "serve over TLS", sets: []string{"serve.enabled=true", "serve.tls.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true, serveTLS: true},
+		{name: "serve over TLS, cert-manager", sets: []string{"serve.enabled=true", "serve.tls.enabled=true", "certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true, serveTLS: true, certManager: true},
+		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, noQueue: true},
+		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,8 +393,9 @@ func TestChart(t *testing.T) {
 			if w.sideEffects == nil || *w.sideEffects != admissionregistrationv1.SideEffectClassNone {
 				t.Errorf("sideEffects %v, want None", deref(w.sideEffects))
 			}
-			if w.timeoutSeconds == nil || *w.timeoutSeconds < 1 || *w.timeoutSeconds > 30 {
-				t.Errorf("timeoutSeconds %v, want 1 to 30", deref(w.timeoutSeconds))
+			timeout := cmp.Or(tt.timeout, 3)
+			if w.timeoutSeconds == nil || *w.timeoutSeconds != timeout {
+				t.Errorf("timeoutSeconds %v, want %d", deref(w.timeoutSeconds), timeout)
 			}
 			if !slices.Equal(w.reviewVersions, []string{"v1"}) {
 				t.Errorf("admissionReviewVersions %v, want [v1]", w.reviewVersions)
@@ -396,6 +416,7 @@ func TestChart(t *testing.T) {
 			}
 			checkPod(t, dep, "webhook")
 			checkProbes(t, dep)
+			checkDeadline(t, dep, w)
 			checkServiceSelects(t, r.services[webhookService], dep)
 			checkPDB(t, r, dep)
 			checkRBAC(t, r, dep)
@@ -433,7 +454,7 @@ func TestChart(t *testing.T) {
 				checkGeneratedCertificate(t, w.client.CABundle, r.secrets[tlsSecret])
 			}
 
-			checkQueueWebhook(t, r, w, !tt.noQueue)
+			checkQueueWebhook(t, r, w, !tt.noQueue, cmp.Or(tt.queuePolicy, "Ignore"))
 
 			serve := r.deployments["aclc-serve"]
 			if tt.serve {
@@ -442,6 +463,8 @@ func TestChart(t *testing.T) {
 				}
 				checkPod(t, serve, "serve")
 				checkServiceSelects(t, r.services["aclc-serve"], serve)
+				checkServeNetworkPolicy(t, r.networkPolicies["aclc-serve"], serve)
+				checkServeTLS(t, r, serve, tt.serveTLS, tt.certManager)
 			} else if serve != nil {
 				t.Error("aclc-serve rendered with serve.enabled false")
 			}
@@ -450,9 +473,10 @@ func TestChart(t *testing.T) {
 }
 
 // checkQueueWebhook checks the placement check's configuration: present
-// when enabled, at /validate-queue of the same Service, with the user.info
-// webhook's policy, timeout, namespaces, rules and CA.
-func checkQueueWebhook(t *testing.T, r *rendered, w webhookSpec, enabled bool) {
+// when enabled, at /validate-queue of the same Service, with its own
+// failurePolicy (Ignore by default: YuniKorn refuses the application
+// itself) and the user.info webhook's timeout, namespaces, rules and CA.
+func checkQueueWebhook(t *testing.T, r *rendered, w webhookSpec, enabled bool, policy string) {
 	t.Helper()
 	c, ok := r.validating[queueConfiguration]
 	if !enabled {
@@ -472,8 +496,11 @@ func checkQueueWebhook(t *testing.T, r *rendered, w webhookSpec, enabled bool) {
 	if !strings.HasPrefix(h.Name, "validate-queue.") {
 		t.Errorf("queue webhook name %s", h.Name)
 	}
-	if deref(h.FailurePolicy) != deref(w.failurePolicy) || deref(h.TimeoutSeconds) != deref(w.timeoutSeconds) || deref(h.SideEffects) != deref(w.sideEffects) {
-		t.Errorf("queue webhook policy %v timeout %v side effects %v, differ from the user.info webhook's", deref(h.FailurePolicy), deref(h.TimeoutSeconds), deref(h.SideEffects))
+	if h.FailurePolicy == nil || string(*h.FailurePolicy) != policy {
+		t.Errorf("queue webhook failurePolicy %v, want %s", deref(h.FailurePolicy), policy)
+	}
+	if deref(h.TimeoutSeconds) != deref(w.timeoutSeconds) || deref(h.SideEffects) != deref(w.sideEffects) {
+		t.Errorf("queue webhook timeout %v side effects %v, differ from the user.info webhook's", deref(h.TimeoutSeconds), deref(h.SideEffects))
 	}
 	if !bytes.Equal(h.ClientConfig.CABundle, w.client.CABundle) || c.Annotations["cert-manager.io/inject-ca-from"] != w.annotations["cert-manager.io/inject-ca-from"] {
 		t.Error("queue webhook's CA differs from the user.info webhook's")
@@ -503,6 +530,8 @@ func TestChartRefuses(t *testing.T) {
 	}{
 		{"webhook.type=both", "webhook.type"},
 		{"webhook.failurePolicy=Retry", "webhook.failurePolicy"},
+		{"webhook.queue.failurePolicy=Retry", "webhook.queue.failurePolicy"},
+		{"serve.enabled=true,serve.networkPolicy.clientLabels=null", "clientLabels"},
 		{"webhook.timeoutSeconds=31", "webhook.timeoutSeconds"},
 		{"certificates.provider=vault", "certificates.provider"},
 		// aclc --from-cluster reads the names YuniKorn reads.
@@ -819,5 +848,104 @@ func checkGeneratedCertificate(t *testing.T, caBundle []byte, secret *corev1.Sec
 		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: name, Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
 			t.Errorf("serving certificate for %s: %v", name, err)
 		}
+	}
+}
+
+// checkDeadline: the webhook is started with the timeoutSeconds of its
+// configurations, so that it answers every review, denied if need be,
+// before the API server gives up and failurePolicy decides instead.
+func checkDeadline(t *testing.T, dep *appsv1.Deployment, w webhookSpec) {
+	t.Helper()
+	var args []string
+	for _, a := range dep.Spec.Template.Spec.Containers[0].Args {
+		if v, ok := strings.CutPrefix(a, "--timeout-seconds="); ok {
+			args = append(args, v)
+		}
+	}
+	if len(args) != 1 {
+		t.Fatalf("%s: --timeout-seconds given %d times, want once", dep.Name, len(args))
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || w.timeoutSeconds == nil || int32(n) != *w.timeoutSeconds {
+		t.Errorf("%s runs with --timeout-seconds=%s, the API server waits %v s", dep.Name, args[0], deref(w.timeoutSeconds))
+	}
+}
+
+// checkServeNetworkPolicy: only pods with the client labels reach serve's
+// pods, on serve's port.
+func checkServeNetworkPolicy(t *testing.T, np *networkingv1.NetworkPolicy, dep *appsv1.Deployment) {
+	t.Helper()
+	if np == nil {
+		t.Fatal("serve enabled without a NetworkPolicy")
+	}
+	for k, v := range np.Spec.PodSelector.MatchLabels {
+		if dep.Spec.Template.Labels[k] != v {
+			t.Errorf("NetworkPolicy selects %s=%s, not serve's pods", k, v)
+		}
+	}
+	if len(np.Spec.PodSelector.MatchLabels) == 0 || !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) {
+		t.Errorf("NetworkPolicy selects %v for %v, want serve's pods for Ingress", np.Spec.PodSelector.MatchLabels, np.Spec.PolicyTypes)
+	}
+	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 1 {
+		t.Fatalf("NetworkPolicy ingress %+v, want one rule from the clients", np.Spec.Ingress)
+	}
+	in := np.Spec.Ingress[0]
+	from := in.From[0].PodSelector
+	if from == nil || from.MatchLabels["aclc.dev/serve-client"] != "true" || len(from.MatchLabels) != 1 {
+		t.Errorf("NetworkPolicy admits pods %v, want aclc.dev/serve-client=true", from)
+	}
+	if len(in.Ports) != 1 || in.Ports[0].Port == nil || !containerHasPort(dep.Spec.Template.Spec.Containers[0], in.Ports[0].Port.String()) {
+		t.Errorf("NetworkPolicy ports %+v, want serve's container port", in.Ports)
+	}
+}
+
+// checkServeTLS: with serve.tls.enabled serve is started with a certificate
+// and key from a Secret it mounts (checkPod checks the paths), made by the
+// chart's certificate provider, and probed over HTTPS; without, plain HTTP.
+func checkServeTLS(t *testing.T, r *rendered, dep *appsv1.Deployment, enabled, certManager bool) {
+	t.Helper()
+	c := dep.Spec.Template.Spec.Containers[0]
+	hasCert := slices.Contains(c.Args, "--tls-cert=/etc/aclc/tls/tls.crt") && slices.Contains(c.Args, "--tls-key=/etc/aclc/tls/tls.key")
+	scheme := corev1.URISchemeHTTP
+	if enabled {
+		scheme = corev1.URISchemeHTTPS
+	}
+	if hasCert != enabled {
+		t.Errorf("serve args %v: TLS files given %v, want %v", c.Args, hasCert, enabled)
+	}
+	for _, p := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Scheme != scheme && !(scheme == corev1.URISchemeHTTP && p.HTTPGet.Scheme == "") {
+			t.Errorf("serve probe %+v, want %s", p, scheme)
+		}
+	}
+	if !enabled {
+		return
+	}
+	secret := volumeSecret(t, dep, "tls")
+	if certManager {
+		cert := r.certificates["aclc-serve"]
+		if cert == nil || cert.Spec.SecretName != secret || !slices.Contains(cert.Spec.DNSNames, "aclc-serve."+namespace+".svc") {
+			t.Errorf("serve's Certificate %+v: want Secret %s for aclc-serve's DNS names", cert, secret)
+		}
+		return
+	}
+	s := r.secrets[secret]
+	if s == nil {
+		t.Fatalf("serve's TLS Secret %s is not rendered", secret)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(s.Data["ca.crt"]) {
+		t.Fatal("serve's Secret has no ca.crt for clients")
+	}
+	block, _ := pem.Decode(s.Data["tls.crt"])
+	if block == nil {
+		t.Fatal("serve's tls.crt holds no PEM")
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "aclc-serve." + namespace + ".svc", Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+		t.Errorf("serve's certificate: %v", err)
 	}
 }

@@ -42,6 +42,21 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- printf "%s-webhook-tls" (include "aclc.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{- define "aclc.serveService" -}}
+{{- printf "%s-serve" (include "aclc.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* serve's TLS Secret: the one named in the values, or the chart's. */}}
+{{- define "aclc.serveTLSSecret" -}}
+{{- default (printf "%s-serve-tls" (include "aclc.fullname" .) | trunc 63 | trimSuffix "-") .Values.serve.tls.secretName }}
+{{- end }}
+
+{{/* The DNS names clients use for serve's Service. */}}
+{{- define "aclc.serveDNSNames" -}}
+{{- $svc := include "aclc.serveService" . -}}
+{{- list $svc (printf "%s.%s" $svc .Release.Namespace) (printf "%s.%s.svc" $svc .Release.Namespace) (printf "%s.%s.svc.cluster.local" $svc .Release.Namespace) | toJson }}
+{{- end }}
+
 {{- define "aclc.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "aclc.fullname" .) .Values.serviceAccount.name }}
@@ -118,7 +133,10 @@ the directory names are the ConfigMap names aclc recognises.
 {{- fail (printf "webhook.type %q: want mutating or validating (never both: see values.yaml)" .Values.webhook.type) }}
 {{- end }}
 {{- if not (has .Values.webhook.failurePolicy (list "Ignore" "Fail")) }}
-{{- fail (printf "webhook.failurePolicy %q: want Ignore or Fail" .Values.webhook.failurePolicy) }}
+{{- fail (printf "webhook.failurePolicy %q: want Fail or Ignore" .Values.webhook.failurePolicy) }}
+{{- end }}
+{{- if not (has .Values.webhook.queue.failurePolicy (list "Ignore" "Fail")) }}
+{{- fail (printf "webhook.queue.failurePolicy %q: want Ignore or Fail" .Values.webhook.queue.failurePolicy) }}
 {{- end }}
 {{- if not (has .Values.certificates.provider (list "helm" "cert-manager")) }}
 {{- fail (printf "certificates.provider %q: want helm or cert-manager" .Values.certificates.provider) }}
