@@ -54,6 +54,9 @@ type Config struct {
 	// opa_json_dump and opa_json_parse.
 	noRegexRoute, regexThroughJSON bool
 	interpreter                    bool
+	// For tests: noSortRewrite keeps the C library's insertion sort (see
+	// package opasort).
+	noSortRewrite bool
 }
 
 // NewConfig returns the default configuration: a pool of

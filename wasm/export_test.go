@@ -117,3 +117,9 @@ func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []by
 	p.pool <- inst
 	return res, nil
 }
+
+// WithoutSortRewrite keeps the module's own insertion sort.
+func WithoutSortRewrite(c Config) Config {
+	c.noSortRewrite = true
+	return c
+}

@@ -47,6 +47,7 @@ import (
 	"github.com/aclc-dev/aclc/wasm/internal/interrupt"
 	"github.com/aclc-dev/aclc/wasm/internal/memo"
 	"github.com/aclc-dev/aclc/wasm/internal/reroute"
+	"github.com/aclc-dev/aclc/wasm/opasort"
 )
 
 // ErrUndefined is returned by Eval when the entrypoint is undefined for the
@@ -221,7 +222,16 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	// evaluation; the host matches instead, with expressions compiled once
 	// per policy (see internal/reroute and regexCache). A module that
 	// cannot be rewritten keeps its own.
+	// Sorting: the C library's insertion sort takes n² comparisons; a
+	// module that aclc compiled has the merge sort already (see package
+	// opasort), and one built elsewhere gets it here. A module that cannot
+	// be rewritten keeps its own.
 	module := bc.module
+	if !cfg.noSortRewrite {
+		if m, serr := opasort.Rewrite(module); serr == nil {
+			module = m
+		}
+	}
 	if !cfg.noRegexRoute {
 		if m, rerr := reroute.Regex(module, regexMatchID); rerr == nil {
 			module, p.regexes = m, newRegexCache()
