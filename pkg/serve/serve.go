@@ -190,6 +190,10 @@ type Server struct {
 	metrics  *opsmetrics.Metrics
 	// lastErr is the error of the last reload when it failed, else nil.
 	lastErr atomic.Pointer[string]
+	// running is the requests' lifetime; halt ends it when the shutdown
+	// grace period is over (see untilHalt).
+	running context.Context
+	halt    context.CancelCauseFunc
 }
 
 // New loads the bundle and prepares OPA's runtime; nothing listens until
@@ -221,6 +225,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	opabuiltins.Register()
 	s := &Server{cfg: cfg, logger: logs.OPA(handler, level)}
+	s.running, s.halt = newHalt()
 	watch := append([]string(nil), cfg.sources...)
 	if cfg.bundlePath != "" {
 		watch = append(watch, cfg.bundlePath)
@@ -244,7 +249,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	params.ConsoleLogger = logs.OPA(handler, slog.LevelInfo)
 	params.Logging.Level = cfg.logLevel
 	params.Output = io.Discard
-	params.GracefulShutdownPeriod = 5
+	params.GracefulShutdownPeriod = int(shutdownGrace / time.Second)
 	if cfg.decisionLogs {
 		params.ConfigOverrides = []string{"decision_logs.console=true"}
 	}
@@ -264,7 +269,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			next = readOnly(next)
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.instrument(next, w, r.WithContext(opabuiltins.WithCache(r.Context(), s.groups.Load())))
+			ctx, stop := s.untilHalt(r.Context())
+			defer stop()
+			s.instrument(next, w, r.WithContext(opabuiltins.WithCache(ctx, s.groups.Load())))
 		})
 	})
 	// Initialised here so the bundle is in the store before the first
@@ -312,11 +319,7 @@ func (s *Server) Serve(ctx context.Context, ready func(addr string)) error {
 			go s.cfg.feed.Run(ctx, s.cfg.interval, func() error { return s.reload(ctx) })
 		}
 	}
-	err := <-errc
-	if err != nil {
-		return fmt.Errorf("serve %s: %w", s.cfg.addr, err)
-	}
-	return nil
+	return s.wait(ctx, errc)
 }
 
 // Revision is the revision of the bundle in service: the manifest revision
