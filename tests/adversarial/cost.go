@@ -62,6 +62,8 @@ type CostOptions struct {
 	Fractions []int
 	// Only, when set, keeps the inputs it returns true for.
 	Only func(CostInput) bool
+	// Progress, when set, gets a line per input and engine as it is done.
+	Progress io.Writer
 }
 
 // slowRun is the time past which one run of a size is enough: a second
@@ -301,6 +303,10 @@ func Cost(ctx context.Context, o CostOptions) (cells []CostCell, md string, err 
 			cell := costCell(ctx, e, in, sizes, bodies, native, o.Cut, runs)
 			if native == nil {
 				native = cell.answers
+			}
+			if o.Progress != nil {
+				g, _ := cell.Growth(o.Cut)
+				fmt.Fprintf(o.Progress, "%s on %s: %s (×%.1f) %s\n", in.Name, e.name, fullTime(cell.CostCell, o.Cut), g, cell.Differs)
 			}
 			cells = append(cells, cell.CostCell)
 		}

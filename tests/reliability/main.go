@@ -66,7 +66,7 @@ func main() {
 	step("vovacl", func() (string, error) { _, s, err := adversarial.Vovacl(*aclcBin, *pairs); return s, err })
 	step("fuzz", func() (string, error) { return adversarial.Fuzz(*fuzzTime) })
 	step("cost of the largest inputs", func() (string, error) {
-		_, s, err := adversarial.Cost(ctx, adversarial.CostOptions{Cut: *costCut, Runs: *costRuns, Fractions: []int{8, 4, 2, 1},
+		_, s, err := adversarial.Cost(ctx, adversarial.CostOptions{Cut: *costCut, Runs: *costRuns, Fractions: []int{8, 4, 2, 1}, Progress: os.Stderr,
 			Only: func(in adversarial.CostInput) bool { return only.MatchString(in.Name) }})
 		return s, err
 	})
