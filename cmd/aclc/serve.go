@@ -53,6 +53,7 @@ authorization instead, with the bearer token as input.identity; OPA still
 refuses writes under the bundle's roots, which cover every document the
 decisions read. Each request's evaluation is stopped at --decision-timeout
 (0: never) and answered 504 with the deadline named.
+
 Sources, the bundle file and a file= resolver's file are checked every
 --reload-interval; a change is built and swapped in without failing requests
 in flight, and a change that does not load is logged with its file and line
