@@ -227,7 +227,9 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 			out = append(out, loc.warning(d))
 		}
 	}
-	if dir, ok := ldapDir(s, o.resolver); ok {
+	if dir, ok, err := ldapDir(s, o.resolver); err != nil {
+		out = append(out, checkDiagnostic{File: names, Code: codeLDAPInvalid, Severity: severityError, Message: err.Error()})
+	} else if ok {
 		ds, err := diagnoseLDAP(names, dir)
 		for _, d := range ds {
 			out = append(out, loc.warning(d))
@@ -241,19 +243,17 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 
 // ldapDir is the LDAP secret directory to check for src: the --resolver
 // ldap=DIR, or YuniKorn's fixed directory when the queue configuration
-// selects ldap (or --resolver is plain ldap).
-func ldapDir(s *translate.Sources, resolver string) (string, bool) {
-	if dir, ok := strings.CutPrefix(resolver, builtins.ResolverLDAP+"="); ok {
-		return dir, true
-	}
-	if resolver == builtins.ResolverLDAP {
-		return builtins.LDAPSecretsDir, true
+// selects ldap (or --resolver is plain ldap); an error for an ldap
+// --resolver that does not parse.
+func ldapDir(s *translate.Sources, resolver string) (string, bool, error) {
+	if ls, ok, err := builtins.ParseLDAPSpec(resolver); ok {
+		return ls.Dir, err == nil, err // "ldap" alone is YuniKorn's directory
 	}
 	if resolver == "" && s.Queues != nil && len(s.Queues.Partitions) > 0 &&
 		builtins.ResolverForConfigType(s.Queues.Resolver) == builtins.ResolverLDAP {
-		return builtins.LDAPSecretsDir, true
+		return builtins.LDAPSecretsDir, true, nil
 	}
-	return "", false
+	return "", false, nil
 }
 
 // diagnoseLDAP reads the LDAP secret as YuniKorn does and returns what

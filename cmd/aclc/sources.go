@@ -145,7 +145,7 @@ func spoolStdin(paths []string) ([]string, func(), error) {
 	return out, func() { os.RemoveAll(dir) }, nil
 }
 
-const resolverUsage = "group resolver for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
+const resolverUsage = "group resolver for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key; aclc's options ,dial-timeout=D and ,timeout=D bound connecting and the bind and search, 1s each by default: ldap=DIR,timeout=3s); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
 
 // Source kinds, for --kind and its completion.
 var sourceKinds = []string{string(translate.KindYuniKornQueues), string(translate.KindYuniKornAdmission), string(translate.KindVOV)}
