@@ -1,7 +1,8 @@
 // Package adversarial attacks aclc the way a hostile client, a broken
 // writer or a damaged download would: load with slowloris connections,
 // certificate rotation and reloads under way, hostile inputs on every
-// entry point and engine, damaged bundles, concurrent edits. Each run
+// entry point and engine, damaged bundles, concurrent edits, and the cost
+// of the largest inputs the API server lets through (cost.go). Each run
 // returns what it measured, for the tests (make test, short runs that
 // must hold) and for docs/RELIABILITY.md (make reliability, longer runs).
 // Servers listen on loopback only, and every loop is bounded in time.
