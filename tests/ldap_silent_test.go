@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -179,7 +180,8 @@ func reviewQueue(client *http.Client, url, uid string) (allowed bool, message st
 // deadline and the resolver's default timeouts denies, within seconds,
 // the pod whose groups come from a directory that never answers, with
 // YuniKorn's rejection carrying the lookup error; and it stops within its
-// grace period while a lookup waits.
+// grace period while a lookup waits, its engine closing rather than waiting
+// on the lookup.
 func TestWebhookLDAPSilentDirectory(t *testing.T) {
 	silent := silentldap.Start(t)
 	dir := silent.SecretDir(t, nil)
@@ -211,8 +213,13 @@ func TestWebhookLDAPSilentDirectory(t *testing.T) {
 		cfg := webhook.NewConfig().WithDecisionTimeout(time.Minute).WithWriteTimeout(2 * time.Minute).WithShutdownGrace(grace)
 		url, client, done, eng := silentWebhook(t, ctx, "ldap="+dir+",dial-timeout=5m,timeout=5m", cfg)
 		dials := silent.Accepted()
-		answered := make(chan error, 1)
-		go func() { _, _, err := reviewQueue(client, url, "s-3"); answered <- err }()
+		type answer struct {
+			allowed bool
+			msg     string
+			err     error
+		}
+		answered := make(chan answer, 1)
+		go func() { a, m, err := reviewQueue(client, url, "s-3"); answered <- answer{a, m, err} }()
 		for deadline := time.Now().Add(silentCeiling); silent.Accepted() == dials; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the review never reached the directory")
@@ -222,7 +229,12 @@ func TestWebhookLDAPSilentDirectory(t *testing.T) {
 		start := time.Now()
 		cancel()
 		select {
-		case <-done:
+		case err := <-done:
+			// The review outlived the grace period: its connection was
+			// closed, which cancelled it, and Serve says so.
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Serve: %v, want the grace period's end", err)
+			}
 		case <-time.After(2 * time.Minute):
 			t.Fatal("Serve still running 2 min after cancellation")
 		}
@@ -237,7 +249,11 @@ func TestWebhookLDAPSilentDirectory(t *testing.T) {
 			t.Error("the engine did not close: the lookup is still running")
 		}
 		select {
-		case <-answered:
+		case a := <-answered:
+			// Cut off (the API server's failurePolicy decides), never admitted.
+			if a.err == nil && a.allowed {
+				t.Errorf("the review in flight was admitted: %q", a.msg)
+			}
 		case <-time.After(silentCeiling):
 			t.Error("the review in flight was left waiting after the server stopped")
 		}
