@@ -393,8 +393,8 @@ type LDAPResolver struct {
 
 // The bounds of one LDAP lookup unless the resolver is given others
 // (--resolver ldap=DIR,dial-timeout=D,timeout=D). A directory answers in
-// milliseconds; together they stay under the decision deadlines of aclc
-// webhook (2 s) and aclc serve (5 s), so that a directory that does not
+// milliseconds; together they stay under the default decision deadlines
+// of aclc webhook (2 s) and aclc serve (5 s), so that a directory that does not
 // answer fails the lookup, which is then cached as failed and the decision
 // denied with its error, rather than the decision itself running out of
 // time on every request.
