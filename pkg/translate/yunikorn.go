@@ -10,7 +10,7 @@ import (
 // YuniKornData normalises a queue tree into the document the Rego policy
 // reads at data.aclc.yunikorn: per partition, per lower-cased queue path,
 // the parsed ACLs, the leaf flag and the chain of paths up to root; per
-// partition the placement rules; and the cluster id YuniKorn's rejection
+// partition the depth of its deepest queue and the placement rules; and the cluster id YuniKorn's rejection
 // messages print. Every lookup the decisions make is an object key, so their
 // cost does not depend on the number of queues.
 func YuniKornData(t *yunikorn.QueueTree) map[string]any {
@@ -35,7 +35,7 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 			}
 			queues[q.Path] = qd
 		}
-		parts[p.Name] = map[string]any{"queues": queues, "placement": placementData(p.Placement)}
+		parts[p.Name] = map[string]any{"queues": queues, "depth": p.Depth(), "placement": placementData(p.Placement)}
 	}
 	cluster := t.ClusterID
 	if cluster == "" {

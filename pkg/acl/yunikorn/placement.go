@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -425,9 +426,16 @@ func tagValue(tags map[string]string, name string) string {
 
 // partitionView is the queues of one partition as one placement sees them:
 // the configured tree plus the input's state.
+//
+// The state's queues are kept as paths, not with every ancestor listed: the
+// ancestors of a path of n parts are n prefixes, whose hashing costs the
+// square of the path's length. A name's existing ancestors are found from
+// the parts it shares with each state path instead, and configured ones no
+// deeper than the partition's deepest queue.
 type partitionView struct {
 	p        *Partition
-	dynamic  map[string]bool // path → leaf, for queues only the state has
+	dynamic  map[string]bool // path → leaf, for queues only the state declares
+	paths    []string        // the state's paths, lower-cased, once each
 	draining map[string]bool
 	// stateful records that a lookup went beyond the configured queues.
 	stateful bool
@@ -438,8 +446,6 @@ func newPartitionView(p *Partition, st *PlacementState) *partitionView {
 	if st == nil {
 		return v
 	}
-	// Every declared path, then its missing ancestors as parents: a queue
-	// with a child is never a leaf, whatever its entry says.
 	for _, q := range st.Queues {
 		path := strings.ToLower(q.Path)
 		if q.Draining {
@@ -447,11 +453,7 @@ func newPartitionView(p *Partition, st *PlacementState) *partitionView {
 		}
 		if _, seen := v.dynamic[path]; !seen {
 			v.dynamic[path] = q.Leaf == nil || *q.Leaf
-		}
-	}
-	for path := range v.dynamic {
-		for i := strings.LastIndex(path, "."); i > 0; i = strings.LastIndex(path[:i], ".") {
-			v.dynamic[path[:i]] = false
+			v.paths = append(v.paths, path)
 		}
 	}
 	return v
@@ -466,6 +468,20 @@ func (v *partitionView) configured(path string) *Queue {
 	return nil
 }
 
+// stateParent reports a lower-cased path that is a missing ancestor of a
+// state queue: a dynamic parent.
+func (v *partitionView) stateParent(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, s := range v.paths {
+		if len(s) > len(path) && s[len(path)] == '.' && strings.HasPrefix(s, path) {
+			return true
+		}
+	}
+	return false
+}
+
 // exists is the partition's getQueueInternal: the lower-cased path.
 func (v *partitionView) exists(name string) bool {
 	path := strings.ToLower(name)
@@ -473,36 +489,87 @@ func (v *partitionView) exists(name string) bool {
 		return true
 	}
 	v.stateful = true
-	_, ok := v.dynamic[path]
-	return ok
+	if _, ok := v.dynamic[path]; ok {
+		return true
+	}
+	return v.stateParent(path)
 }
 
-// leaf must only be asked of a queue that exists.
+// leaf must only be asked of a queue that exists: a queue with a child is
+// never a leaf, whatever its state entry says.
 func (v *partitionView) leaf(name string) bool {
 	path := strings.ToLower(name)
 	if q := v.configured(path); q != nil {
 		return q.Leaf
 	}
+	if v.stateParent(path) {
+		return false
+	}
 	return v.dynamic[path]
 }
 
+// nearest returns the longest proper prefix of name (split at dots, in the
+// name's own case) that exists, and false when none does. It marks the view
+// stateful as walking up from the name with exists would: when a prefix
+// below the one found was asked, or the one found is not configured.
+func (v *partitionView) nearest(name string) (string, bool) {
+	parts := strings.Split(name, ".")
+	n := len(parts)
+	lower := make([]string, n)
+	for i, part := range parts {
+		lower[i] = strings.ToLower(part)
+	}
+	k := 0
+	for i := 1; i <= min(n-1, v.p.Depth()); i++ {
+		if v.configured(strings.Join(lower[:i], ".")) != nil {
+			k = i
+		}
+	}
+	configured := k
+	for _, s := range v.paths {
+		k = max(k, min(sharedParts(lower, s), n-1))
+	}
+	if n > 1 && (k < n-1 || k != configured) {
+		v.stateful = true
+	}
+	if k == 0 {
+		return "", false
+	}
+	return strings.Join(parts[:k], "."), true
+}
+
+// sharedParts counts the leading parts of a split name that path (not
+// split) starts with.
+func sharedParts(parts []string, path string) int {
+	at := 0
+	for i, part := range parts {
+		end := at + len(part)
+		if end > len(path) || path[at:end] != part || (end < len(path) && path[end] != '.') {
+			return i
+		}
+		if end == len(path) {
+			return i + 1
+		}
+		at = end + 1
+	}
+	return len(parts)
+}
+
 // submit is Queue.CheckSubmitAccess: never on the recovery queue, else the
-// queue's ACLs, else the parent's check. Queues from the state have no ACLs.
+// queue's ACLs, else the parent's check. Queues from the state have no ACLs,
+// so the check starts no deeper than the deepest configured queue.
 func (v *partitionView) submit(name, user string, groups []string) bool {
-	path := strings.ToLower(name)
-	for {
-		if strings.EqualFold(path, RecoveryQueue) {
+	parts := strings.Split(strings.ToLower(name), ".")
+	for k := min(len(parts), v.p.Depth()); k > 0; k-- {
+		path := strings.Join(parts[:k], ".")
+		if path == RecoveryQueue {
 			return false
 		}
 		if q := v.configured(path); q != nil {
 			return submitCheck(q, user, groups).Allow
 		}
-		i := strings.LastIndex(path, ".")
-		if i < 0 {
-			return false
-		}
-		path = path[:i]
 	}
+	return false
 }
 
 // ruleOutcome is what one rule run gives: a queue name, nothing, or an
@@ -684,21 +751,14 @@ func (t *QueueTree) Place(in PlacementInput, r GroupResolver) Placement {
 			}
 			continue
 		}
-		// Walk up to the nearest existing queue; a name no existing queue
+		// The nearest existing queue above; a name no existing queue
 		// prefixes makes YuniKorn slice at index -1.
-		current := o.queue
-		for {
-			i := strings.LastIndex(current, ".")
-			if i < 0 {
-				note(label, "panic: "+panicNoDot)
-				out.Stateful = v.stateful
-				out.Reason, out.Panic = strings.Join(reasons, "; "), panicNoDot
-				return out
-			}
-			current = current[:i]
-			if v.exists(current) {
-				break
-			}
+		current, ok := v.nearest(o.queue)
+		if !ok {
+			note(label, "panic: "+panicNoDot)
+			out.Stateful = v.stateful
+			out.Reason, out.Panic = strings.Join(reasons, "; "), panicNoDot
+			return out
 		}
 		if !v.submit(current, user, groups) {
 			note(label, "user "+user+" may not submit to "+strings.ToLower(current)+" (nearest existing queue above "+o.queue+")")
@@ -736,12 +796,14 @@ func (v *partitionView) create(name, user string, groups []string) string {
 	if !strings.HasPrefix(name, rootQueue) || !strings.Contains(name, ".") {
 		return "illegal queue name passed in: " + name
 	}
-	var toCreate []string
 	current := name
-	for !v.exists(current) {
-		i := strings.LastIndex(current, ".")
-		toCreate = append(toCreate, current[i+1:])
-		current = current[:i]
+	var toCreate []string // the missing levels, deepest first
+	if !v.exists(name) {
+		// "root." prefixes name, so root is found.
+		current, _ = v.nearest(name)
+		missing := strings.Split(name[len(current)+1:], ".")
+		slices.Reverse(missing)
+		toCreate = missing
 	}
 	if !v.submit(current, user, groups) {
 		return fmt.Sprintf("submit access to queue %s denied during create of: %s", current, name)

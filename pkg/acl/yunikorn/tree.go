@@ -45,10 +45,16 @@ type Partition struct {
 	PlacementConfig []PlacementRule
 	Line            int
 	byPath          map[string]*Queue
+	depth           int
 }
 
 // Queue returns the queue at the lower-cased path, or nil.
 func (p *Partition) Queue(path string) *Queue { return p.byPath[path] }
+
+// Depth is the number of parts of the deepest queue's path (the recovery
+// queue included): no longer prefix of a name can be a queue, so a search
+// for a name's existing ancestors need not look deeper.
+func (p *Partition) Depth() int { return p.depth }
 
 // Queues returns every queue in depth-first configuration order.
 func (p *Partition) Queues() []*Queue {
@@ -130,6 +136,7 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 				Submit: emptyACL(), Admin: emptyACL()}
 			root.Children = append(root.Children, rq)
 			p.byPath[RecoveryQueue] = rq
+			p.depth = max(p.depth, 2)
 		}
 		if i == 0 {
 			t.Resolver = p.Resolver
@@ -172,6 +179,7 @@ func (b treeBuilder) queue(parent *Queue, qc *QueueConfig, at, childrenAt string
 	}
 	q.Recovery = q.Path == RecoveryQueue
 	b.partition.byPath[q.Path] = q
+	b.partition.depth = max(b.partition.depth, strings.Count(q.Path, ".")+1)
 	for i := range qc.Queues {
 		childAt := childrenAt + "/" + strconv.Itoa(i)
 		c, err := b.queue(q, &qc.Queues[i], childAt, childAt+"/queues")

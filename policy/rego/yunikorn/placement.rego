@@ -451,15 +451,19 @@ configured(p) if {
 
 state_paths contains lower(q.path) if some q in state_queues
 
-# The missing ancestors of state queues are dynamic parents.
-state_parents contains pre if {
-	some q in state_queues
-	parts := split(lower(q.path), ".")
-	some i in numbers.range(1, count(parts) - 1)
-	i < count(parts)
-	pre := concat(".", array.slice(parts, 0, i))
-	pre != ""
+# The missing ancestors of state queues are dynamic parents. Asked of one name at a
+# time, not listed: listing every ancestor of a path of n parts writes n prefixes, a
+# quadratic cost in the path's length.
+state_parent(p) if {
+	p != ""
+	prefix := concat("", [p, "."])
+	some s in state_paths
+	startswith(s, prefix)
 }
+
+# The deepest configured queue (the recovery queue included): no longer prefix of a
+# name can be configured. Data written without it is searched to any depth.
+configured_depth := object.get(yk.partitions[partition_key], "depth", 1000000000)
 
 # getQueueInternal: the lower-cased path; the state is read only when the configuration
 # does not hold it.
@@ -472,14 +476,14 @@ exists(name) if {
 
 in_state(p) if state_paths[p]
 
-in_state(p) if state_parents[p]
+in_state(p) if state_parent(p)
 
 # Only asked of a queue that exists.
 leaf(name) := queues[p].leaf if {
 	p := lower(name)
 	configured(p)
 } else := false if {
-	state_parents[lower(name)]
+	state_parent(lower(name))
 } else := [object.get(q, "leaf", true) |
 	some q in state_queues
 	lower(q.path) == lower(name)
@@ -516,7 +520,7 @@ acl_holder(p) := p if {
 } else := holders[count(holders) - 1] if {
 	parts := split(p, ".")
 	holders := [pre |
-		some i in numbers.range(1, count(parts))
+		some i in numbers.range(1, min([count(parts), max([configured_depth, 2])]))
 		pre := concat(".", array.slice(parts, 0, i))
 		holds_acl(pre)
 	]
@@ -744,14 +748,26 @@ placed(label, q) := {"kind": "placed", "queue": q, "entry": concat("", [label, "
 
 skipped(label, why) := {"kind": "skip", "entry": concat(": ", [label, why])}
 
-# The longest proper prefix of the lower-cased name that exists (root at least).
-nearest_existing(q) := found[count(found) - 1] if {
+# The longest proper prefix of the lower-cased name that exists (root at least): the
+# deepest configured one, looked for no deeper than the configuration goes, or the
+# deepest one the state holds, found from how many leading parts the name shares with
+# each state queue (every prefix of a state queue exists). Neither cuts the name into
+# all its prefixes, which costs the square of its length.
+nearest_existing(q) := concat(".", array.slice(parts, 0, k)) if {
 	parts := split(lower(q), ".")
-	found := [p |
-		some i in numbers.range(1, count(parts) - 1)
-		p := concat(".", array.slice(parts, 0, i))
-		exists(p)
+	configured_k := [i |
+		some i in numbers.range(1, min([count(parts) - 1, configured_depth]))
+		configured(concat(".", array.slice(parts, 0, i)))
 	]
+	state_k := [min([shared_parts(parts, split(s, ".")), count(parts) - 1]) | some s in state_paths]
+	k := max(array.concat(array.concat(configured_k, state_k), [0]))
+	k > 0
+}
+
+# How many leading parts two split names have in common.
+shared_parts(a, b) := min(array.concat(differ, [n])) if {
+	n := min([count(a), count(b)])
+	differ := [i | some i in numbers.range(0, n - 1); a[i] != b[i]]
 }
 
 # --- The rules in order, then recovery, then root.default.

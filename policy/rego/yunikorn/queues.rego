@@ -226,11 +226,14 @@ first_group(acl) := g if {
 principal := concat("", ["user \"", ugi_user, "\" with groups [", concat(", ", ugi_groups), "]"])
 
 # A queue that is not configured is decided at its deepest existing ancestor, where
-# YuniKorn would create it.
+# YuniKorn would create it. Only prefixes as deep as the deepest configured queue can
+# exist: a path of 100,000 parts is not cut into 100,000 prefixes (quadratic in its
+# length), only into as many as the configuration is deep (data written without the
+# depth is searched to the end).
 path_parts := split(path, ".")
 
 existing_prefixes := [p |
-	some i in numbers.range(0, count(path_parts) - 1)
+	some i in numbers.range(0, min([count(path_parts), object.get(partitions[partition_key], "depth", count(path_parts))]) - 1)
 	p := concat(".", array.slice(path_parts, 0, i + 1))
 	queues[p]
 ]
