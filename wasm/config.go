@@ -27,7 +27,11 @@ type BuiltinFunc func(ctx context.Context, args []json.RawMessage) (result json.
 
 // Default limits.
 const (
-	defaultMemoryLimitPages = 1024 // 64 MiB
+	// 256 MiB: room for the largest input a caller such as the API server
+	// sends. OPA's parsed values take up to about fifteen bytes per byte of
+	// JSON text (a 3 MiB AdmissionReview of short strings parses into 45
+	// MiB), and a decision builds its answer beside them.
+	defaultMemoryLimitPages = 4096
 )
 
 // Config holds the options of Load. It is immutable: every With method
@@ -61,7 +65,7 @@ type Config struct {
 
 // NewConfig returns the default configuration: a pool of
 // runtime.GOMAXPROCS(0) instances and as many overflow instances (see
-// WithOverflow), a memory limit per instance of 64 MiB
+// WithOverflow), a memory limit per instance of 256 MiB
 // plus room for the parsed data (see WithMemoryLimitPages), no builtins and
 // a process-wide in-memory compilation cache.
 func NewConfig() Config {
@@ -89,7 +93,7 @@ func (c Config) WithOverflow(n int) Config {
 }
 
 // WithMemoryLimitPages sets the maximum linear memory of each instance in
-// 64 KiB pages, data included. 0 means the default: 1024 pages (64 MiB)
+// 64 KiB pages, data included. 0 means the default: 4096 pages (256 MiB)
 // plus sixteen times the size of the data document, since parsed values
 // take several times the room of their JSON text. Values above 65536
 // (4 GiB) are capped.

@@ -453,9 +453,10 @@ func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input
 // recycleSlack returns how far an instance's memory may grow past its size
 // after data loading before the instance is replaced, to give the memory of
 // an outlier evaluation back: half the headroom to the limit, at least
-// 16 MiB.
+// 16 MiB and at most 32 MiB, so that a pool does not keep the memory of the
+// largest inputs it has seen.
 func recycleSlack(startPages, limitPages uint32) uint32 {
-	return max(256, (limitPages-min(startPages, limitPages))/2)
+	return max(256, min(512, (limitPages-min(startPages, limitPages))/2))
 }
 
 // allocInput reserves n bytes for the input at the start of the evaluation
