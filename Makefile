@@ -200,6 +200,8 @@ chart-check: $(HELM)
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set certificates.provider=cert-manager > $(OUT)/chart/cert-manager.yaml
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set webhook.type=validating --set webhook.failurePolicy=Fail > $(OUT)/chart/validating.yaml
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set serve.enabled=true > $(OUT)/chart/serve.yaml
+	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set serve.enabled=true --set serve.tls.enabled=true
+	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set serve.enabled=true --set serve.tls.enabled=true > $(OUT)/chart/serve-tls.yaml
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set yunikorn.fromCluster=true --set serve.enabled=true
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set yunikorn.fromCluster=true --set serve.enabled=true > $(OUT)/chart/from-cluster.yaml
 	ACLC_HELM=$(CURDIR)/$(HELM) $(GO) test -count=1 ./charts/...
