@@ -169,25 +169,45 @@ rules := yk.partitions[partition_key].placement.rules
 tag_value(name) := app_tags[min(keys)] if {
 	count(app_tags) > 0
 	f := folded_key(name)
-	keys := {k | some k, g in folded_tag_keys; g == f}
+	keys := tag_keys(f)
 	count(keys) > 0
 } else := ""
 
-# Each tag key folded once per decision, not once per lookup (strings.EqualFold for the
-# names tags have: lower case, and the long s that folds to s). A lookup takes the
-# smallest key that folds to the name: a few names are looked up, so no index of every
-# folded name is built.
-folded_tag_keys := {k: folded_key(k) | some k, _ in app_tags}
+# The keys that fold to f: from tag_matches for the names the decision looks up, else
+# (a name no rule reads) from every tag.
+tag_keys(f) := {k | some m in tag_matches; m[0] == f; k := m[1]} if {
+	looked_up_tags[f]
+} else := {k | some k, _ in app_tags; folded_key(k) == f}
+
+# The tag keys that fold to a name the decision looks up (the force tag and the tag
+# rules' names), as [folded name, key] pairs. Each key is folded once per decision
+# (strings.EqualFold for the names tags have: lower case, and the long s that folds to
+# s), in one pass over the tags; a lookup then reads only the few keys kept, not every
+# tag again: an application with 200,000 tags made each lookup a pass over all of them.
+tag_matches := [[f, k] |
+	some k, _ in app_tags
+	f := lower(replace(k, "ſ", "s")) # folded_key, inlined: a call per tag costs more than the fold
+	looked_up_tags[f]
+]
+
+# A complete set, worked out once: a partial set rule would be evaluated again for each
+# tag that asks whether it holds a name.
+looked_up_tags := {f |
+	some r in rules
+	some el in r.chain
+	el.name == "tag"
+	f := folded_key(el.value)
+} | {"application.create.force"}
 
 # The tag checks use no regular expression: OPA's own Wasm runtime compiles one again at
 # every evaluation, which would cost more there than the checks themselves.
 folded_key(k) := lower(replace(k, "ſ", "s"))
 
 # IsAppCreationForced: strconv.ParseBool of the force tag, the smallest key that folds
-# to its name. The keys are folded once, for the tag rules too (folded_tag_keys).
+# to its name. The keys are folded once, for the tag rules too (tag_matches).
 forced if {
 	count(app_tags) > 0
-	keys := {k | some k, f in folded_tag_keys; f == "application.create.force"}
+	keys := {k | some m in tag_matches; m[0] == "application.create.force"; k := m[1]}
 	count(keys) > 0
 	true_spelling(app_tags[min(keys)])
 }
@@ -362,9 +382,7 @@ direct_below(label, create, q, child, pp, parent) := o if {
 direct_queue(el) := app_queue if {
 	el.name == "provided"
 	startswith(app_queue, "root.")
-	every part in split(app_queue, ".") {
-		valid_queue_name(part)
-	}
+	parts_valid(app_queue)
 	filter_allows(el.filter)
 } else := concat("", ["root.", child]) if {
 	el.name == "provided"
@@ -377,9 +395,7 @@ direct_queue(el) := app_queue if {
 	el.name == "tag"
 	v := tag_value(el.value)
 	startswith(v, "root.")
-	every part in split(v, ".") {
-		valid_queue_name(part)
-	}
+	parts_valid(v)
 	filter_allows(el.filter)
 } else := concat("", ["root.", child]) if {
 	el.name == "tag"
@@ -578,8 +594,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 	app_queue == ""
 } else := {"kind": "error", "error": invalid_queue_name} if {
 	el.name == "test"
-	some part in split(app_queue, ".")
-	not valid_queue_name(part)
+	not parts_valid(app_queue)
 } else := {"kind": "final", "queue": replace(app_queue, ".", "_dot_"), "test": true} if {
 	el.name == "test"
 } else := {"kind": "skip", "text": "no queue requested"} if {
@@ -606,8 +621,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 named(n, may_qualify) := {"kind": "error", "error": invalid_queue_name} if {
 	may_qualify
 	startswith(n, "root.")
-	some part in split(n, ".")
-	not valid_queue_name(part)
+	not parts_valid(n)
 } else := {"kind": "final", "queue": n} if {
 	may_qualify
 	startswith(n, "root.")
@@ -615,6 +629,34 @@ named(n, may_qualify) := {"kind": "error", "error": invalid_queue_name} if {
 	child := replace(n, ".", "_dot_")
 	valid_queue_name(child)
 } else := {"kind": "error", "error": invalid_queue_name}
+
+# Whether every part of a name is a valid queue name. The names the rules read (the
+# submitted queue, the tags) are checked once per decision, however many rules and
+# elements ask: a name of 100,000 parts is split and checked once, not once per question.
+parts_valid(n) if {
+	qualified_candidates[n]
+	valid_qualified[n]
+} else if {
+	not qualified_candidates[n]
+	every part in split(n, ".") {
+		valid_queue_name(part)
+	}
+}
+
+qualified_candidates contains app_queue
+
+qualified_candidates contains tag_value(el.value) if {
+	some r in rules
+	some el in r.chain
+	el.name == "tag"
+}
+
+valid_qualified contains n if {
+	some n in qualified_candidates
+	every part in split(n, ".") {
+		valid_queue_name(part)
+	}
+}
 
 # "parent: " once per level between the rule and the element an outcome comes from.
 nest(k) := concat("", [x | some i in numbers.range(0, k); i > 0; x := "parent: "])
@@ -848,7 +890,8 @@ create_step_error(q, current, new) := concat("", ["submit access to queue ", cur
 } else := concat("", ["creation of queue ", q, " failed parent is already a leaf: ", current]) if {
 	leaf(current)
 } else := errs[0] if {
-	errs := [e | some i, part in new; e := new_queue_error(part, i == 0, lower(current))]
+	parent := lower(current)
+	errs := [e | some i, part in new; e := new_queue_error(part, i == 0, parent)]
 	count(errs) > 0
 }
 
