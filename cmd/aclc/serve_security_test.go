@@ -23,34 +23,18 @@ import (
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
-// queueConfigNoNamespaces is the YuniKorn configuration of
+// queueConfigNoNamespaces returns the YuniKorn configuration of
 // examples/admission/queue.yaml without its Namespaces: alice's
 // application in namespace default, naming root.private, is rejected
 // unless default's yunikorn.apache.org/parentqueue says root.teams.
-const queueConfigNoNamespaces = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: yunikorn-configs
-  namespace: yunikorn
-data:
-  queues.yaml: |
-    partitions:
-      - name: default
-        placementrules:
-          - name: provided
-          - name: tag
-            value: namespace
-            create: true
-            parent:
-              name: tag
-              value: namespace.parentqueue
-        queues:
-          - name: root
-            queues:
-              - {name: sandbox, submitacl: "*"}
-              - {name: teams, parent: true, submitacl: "*"}
-              - {name: private, submitacl: " admins"}
-`
+func queueConfigNoNamespaces(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../examples/admission/queue.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitN(string(b), "\n---\n", 2)[0]
+}
 
 const defaultUnderTeams = `{"metadata":{"name":"default","annotations":{"yunikorn.apache.org/parentqueue":"root.teams"}}}`
 
@@ -84,7 +68,7 @@ func rejectedReview(t *testing.T) string {
 // another client's denial into an admission by writing the namespace the
 // decision reads, nor by any other write.
 func TestServeRefusesWrites(t *testing.T) {
-	url, _ := startServe(t, writeFile(t, "yunikorn-configs.yaml", queueConfigNoNamespaces))
+	url, _ := startServe(t, writeFile(t, "yunikorn-configs.yaml", queueConfigNoNamespaces(t)))
 	review := rejectedReview(t)
 	if got := decide(t, url, "yunikorn/admission/queue", review); !strings.Contains(mustJSON(got), `"allowed":false`) {
 		t.Fatalf("not rejected to begin with: %s", mustJSON(got))
@@ -114,7 +98,7 @@ func TestServeRefusesWrites(t *testing.T) {
 // source is given, so stock opa run refuses the same write.
 func TestStockOPARefusesWritesUnderBundleRoots(t *testing.T) {
 	opa := stockOPA(t)
-	b, _ := buildCLI(t, "--portable", writeFile(t, "yunikorn-configs.yaml", queueConfigNoNamespaces))
+	b, _ := buildCLI(t, "--portable", writeFile(t, "yunikorn-configs.yaml", queueConfigNoNamespaces(t)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

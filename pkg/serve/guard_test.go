@@ -25,34 +25,18 @@ import (
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
-// queuesNoNamespaces is YuniKorn's configuration of
+// queuesNoNamespaces returns YuniKorn's configuration of
 // examples/admission/queue.yaml without its Namespaces: the namespace
 // default has no yunikorn.apache.org/parentqueue, so an application of
 // alice's there that names root.private is rejected.
-const queuesNoNamespaces = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: yunikorn-configs
-  namespace: yunikorn
-data:
-  queues.yaml: |
-    partitions:
-      - name: default
-        placementrules:
-          - name: provided
-          - name: tag
-            value: namespace
-            create: true
-            parent:
-              name: tag
-              value: namespace.parentqueue
-        queues:
-          - name: root
-            queues:
-              - {name: sandbox, submitacl: "*"}
-              - {name: teams, parent: true, submitacl: "*"}
-              - {name: private, submitacl: " admins"}
-`
+func queuesNoNamespaces(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../examples/admission/queue.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitN(string(b), "\n---\n", 2)[0]
+}
 
 // startServer serves cfg on a free loopback port until the test ends and
 // returns its base URL.
@@ -163,7 +147,7 @@ func firstKey(m map[string]string) string {
 // write to OPA's API is refused before OPA sees it, with OPA's error shape,
 // and changes nothing: a client cannot rewrite another client's decision.
 func TestReadOnlyByDefault(t *testing.T) {
-	base := startServer(t, NewConfig().WithSources(writeTemp(t, "yunikorn-configs.yaml", queuesNoNamespaces)))
+	base := startServer(t, NewConfig().WithSources(writeTemp(t, "yunikorn-configs.yaml", queuesNoNamespaces(t))))
 	before := queueAnswer(t, base, "")
 	if !strings.Contains(before, `"allowed":false`) {
 		t.Fatalf("the application is not rejected to begin with: %s", before)
@@ -225,7 +209,7 @@ allow if input.identity == "s3cret"
 // policy, OPA's basic authorization decides, and OPA still refuses writes
 // under the bundle's roots, so that no write changes an aclc decision.
 func TestAuthorizationPolicyAllowsWrites(t *testing.T) {
-	base := startServer(t, NewConfig().WithSources(writeTemp(t, "yunikorn-configs.yaml", queuesNoNamespaces)).
+	base := startServer(t, NewConfig().WithSources(writeTemp(t, "yunikorn-configs.yaml", queuesNoNamespaces(t))).
 		WithAuthorizationPolicy(writeTemp(t, "authz.rego", authzPolicy)))
 	before := queueAnswer(t, base, "")
 	tests := []struct {
