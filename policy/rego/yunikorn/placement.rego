@@ -551,15 +551,19 @@ submit_allows(n) if acl_allows(queues[n].submit)
 
 submit_allows(n) if acl_allows(queues[n].admin)
 
-# One body after the other: OPA's Wasm evaluates every body of a rule.
+# One body after the other: OPA's Wasm evaluates every body of a rule. The groups are
+# matched by the ACL's own (a few), against the request's as a set built once: a user in
+# 300,000 groups made every ACL checked a pass over all of them.
 acl_allows(acl) if {
 	acl.all
 } else if {
 	acl.users[ugi_user]
 } else if {
-	some g in ugi_groups
-	acl.groups[g]
+	some g, _ in acl.groups
+	request_groups[g]
 }
+
+request_groups := {g | some g in ugi_groups}
 
 # --- Filters (YuniKorn's Filter.allowUser).
 

@@ -218,10 +218,20 @@ first_group(acl) := g if {
 	g := ugi_groups[0]
 	acl.groups[g]
 } else := matched[0] if {
+	lists_a_request_group(acl)
 	groups := acl.groups
 	matched := [g | some g in ugi_groups; groups[g]]
-	count(matched) > 0
 }
+
+# Whether acl lists one of the request's groups, found by the ACL's own groups (a few)
+# against the request's as a set built once: a user in 300,000 groups that no ACL lists
+# made every ACL checked a pass over all of them in request order.
+lists_a_request_group(acl) if {
+	some g, _ in acl.groups
+	request_groups[g]
+}
+
+request_groups := {g | some g in ugi_groups}
 
 principal := concat("", ["user \"", ugi_user, "\" with groups [", concat(", ", ugi_groups), "]"])
 
