@@ -122,20 +122,18 @@ func (ce *countingEngine) decide(ep string, input []byte) (guestWork, time.Durat
 	return ce.work, best, nil
 }
 
-// timeFloor is the time at 16k below which the time ratio is not judged.
-const timeFloor = 50 * time.Millisecond
-
 // FuzzCostIsLinear grows one worst-case input (CostInputs, chosen by the
 // fuzzer) along its dimension, k, 4k and 16k, and checks on the wasm engine
 // that the guest's calls and allocated bytes grow linearly: going from 4k
 // to 16k adds at most twice the fourfold of what going from k to 4k added
 // (a linear cost adds four times as much, a quadratic one sixteen times;
 // the slack is for buffers that grow by doubling). Counting, not timing,
-// makes it deterministic. Some costs do not show in counts (a loop inside
-// one guest function, a host function): the time of the same decisions
-// without the listener must grow at most tenfold from 4k to 16k too, once
-// the largest takes timeFloor. An evaluation that fails (out of memory) fails
-// the property too: the API server sends inputs far larger than these.
+// makes it deterministic. Costs that do not show in counts (a host
+// function) show in the times logged beside them, and in the growth
+// factors make reliability prints for every engine; they are not asserted
+// here, where the rest of make test shares the machine. An evaluation that
+// fails (out of memory) fails the property too: the API server sends
+// inputs far larger than these.
 func FuzzCostIsLinear(f *testing.F) {
 	inputs := CostInputs()
 	for i := range inputs {
@@ -159,10 +157,6 @@ func FuzzCostIsLinear(f *testing.F) {
 		}
 		t.Logf("%s at %d, %d, %d %s: guest calls %d, %d, %d; allocated %d, %d, %d bytes; %s, %s, %s",
 			in.Name, k, 4*k, 16*k, in.Unit, w[0].calls, w[1].calls, w[2].calls, w[0].allocated, w[1].allocated, w[2].allocated, dur(took[0]), dur(took[1]), dur(took[2]))
-		if took[2] >= timeFloor && took[2] > 10*took[1] {
-			t.Errorf("%s: time super-linear: %s, %s, %s at %d, %d, %d %s (%.1f× from 4k to 16k; linear is 4×)",
-				in.Name, dur(took[0]), dur(took[1]), dur(took[2]), k, 4*k, 16*k, in.Unit, float64(took[2])/float64(took[1]))
-		}
 		check := func(what string, a, b, c int64) {
 			first, second := b-a, c-b
 			// And a little more for keys and numbers that get a

@@ -3,7 +3,6 @@ package adversarial
 import (
 	"context"
 	"testing"
-	"time"
 )
 
 // costCeiling is the absolute ceiling make test holds every engine to: five
@@ -11,11 +10,6 @@ import (
 // that a shared, busy machine cannot make the test fail when the engines
 // are within the contract.
 const costCeiling = 5 * ContractLimit
-
-// testGrowthFloor is the time at full size below which make test does not
-// judge a growth factor: a run that fast is within the contract anyway,
-// and its factor is mostly noise on a busy machine.
-const testGrowthFloor = 100 * time.Millisecond
 
 // costAttacks are the known attacks, at the API server's limits, that make
 // test decides on every engine: many empty annotations on a user's Pod
@@ -29,9 +23,12 @@ var costAttacks = map[string]bool{
 
 // TestCostContract: each known attack, at the API server's size limit, is
 // decided on every engine (in process, aclc serve over HTTP, aclc webhook
-// for the admission entry points) with native's answer, within costCeiling,
-// and in time that grows linearly (time at the full size over time at half
-// of it at most SuperLinear, once the full size takes testGrowthFloor).
+// for the admission entry points) with native's answer, within costCeiling.
+// How the time grows is reported (make reliability prints it), not
+// asserted: one doubling timed on a machine shared with the rest of make
+// test cannot tell linear from quadratic reliably (a linear case measured
+// ×5.1 there). FuzzCostIsLinear holds the growth by counting the Wasm
+// guest's calls and allocations, which no load changes.
 func TestCostContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decides inputs of hundreds of kilobytes on every engine")
@@ -54,8 +51,6 @@ func TestCostContract(t *testing.T) {
 			t.Errorf("%s: not decided within %s at %d %s", name, costCeiling, c.Sizes[c.CutAt], c.Input.Unit)
 			continue
 		}
-		if g, _ := c.Growth(costCeiling); full >= testGrowthFloor && g > SuperLinear {
-			t.Errorf("%s: super-linear, %s at %d %s, ×%.1f from half of it", name, dur(full), c.Sizes[len(c.Sizes)-1], c.Input.Unit, g)
-		}
+		t.Logf("%s: %s at %d %s", name, dur(full), c.Sizes[len(c.Sizes)-1], c.Input.Unit)
 	}
 }
