@@ -160,7 +160,8 @@ test_may_submit_walks_the_chain if {
 }
 
 # The smallest key that folds to a name gives its value, with or without keys that fold
-# alike; the force tag is read the same way.
+# alike; the force tag is read the same way, also when a key holds the NUL the keys are
+# joined at to be folded together.
 test_tags_fold_to_the_smallest_key if {
 	placement.tag_value("namespace") == "b" with input as {"application": {"tags": {"namespace": "a", "NameSpace": "b", "x": "y"}}}
 	placement.tag_value("NAMESPACE") == "a" with input as {"application": {"tags": {"namespace": "a", "x": "y"}}}
@@ -169,6 +170,8 @@ test_tags_fold_to_the_smallest_key if {
 	placement.forced with input as {"application": {"tags": {"Application.Create.Force": "true", "application.create.force": "false"}}}
 	not placement.forced with input as {"application": {"tags": {"APPLICATION.CREATE.FORCE": "false", "application.create.force": "true"}}}
 	not placement.forced with input as {"application": {"tags": {}}}
+	placement.forced with input as {"application": {"tags": {"A\u0000b": "0", "Application.Create.Force": "true"}}}
+	not placement.forced with input as {"application": {"tags": {"A\u0000b": "true", "APPLICATION.CREATE.FORCE": "false", "application.create.force": "true"}}}
 	every v in ["1", "t", "T", "TRUE", "true", "True"] {
 		placement.forced with input as {"application": {"tags": {"application.create.force": v}}}
 	}
