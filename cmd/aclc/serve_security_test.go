@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,35 +96,9 @@ func TestServeRefusesWrites(t *testing.T) {
 func TestStockOPARefusesWritesUnderBundleRoots(t *testing.T) {
 	opa := stockOPA(t)
 	b, _ := buildCLI(t, "--portable", writeFile(t, "yunikorn-configs.yaml", queueConfigNoNamespaces(t)))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	var out bytes.Buffer
-	cmd := exec.Command(opa, "run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check", b)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	url := "http://" + addr
 	review := `{"input":` + rejectedReview(t) + `}`
+	url, before := startStockOPA(t, opa, b, "/v1/data/yunikorn/admission/queue", review)
 	client := &http.Client{Timeout: 5 * time.Second}
-	var before string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		resp, err := client.Post(url+"/v1/data/yunikorn/admission/queue", "application/json", strings.NewReader(review))
-		if err == nil {
-			raw, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			before = string(raw)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("opa run: %v\n%s", err, out.String())
-		}
-	}
 	if !strings.Contains(before, `"allowed":false`) {
 		t.Fatalf("not rejected to begin with: %s", before)
 	}

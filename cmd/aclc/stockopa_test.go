@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -121,34 +122,8 @@ func TestBuildWarnsStockOPARefusesBuiltins(t *testing.T) {
 func TestStockOPARunServesBuiltBundle(t *testing.T) {
 	opa := stockOPA(t)
 	b, _ := buildCLI(t, "--portable", seedConfig)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	var out bytes.Buffer
-	cmd := exec.Command(opa, "run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check", b)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	client := &http.Client{Timeout: time.Second}
-	var body []byte
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		resp, err := client.Post("http://"+addr+"/v1/data/yunikorn/queues/decision", "application/json", strings.NewReader(`{"input":`+johnAdminsTest+`}`))
-		if err != nil {
-			continue
-		}
-		var buf bytes.Buffer
-		_, _ = buf.ReadFrom(resp.Body)
-		resp.Body.Close()
-		body = buf.Bytes()
-		break
-	}
-	if !strings.Contains(string(body), `"allow":true`) {
-		t.Fatalf("opa run: %s\n%s", body, out.String())
+	if _, body := startStockOPA(t, opa, b, "/v1/data/yunikorn/queues/decision", `{"input":`+johnAdminsTest+`}`); !strings.Contains(body, `"allow":true`) {
+		t.Fatalf("opa run: %s", body)
 	}
 
 	for _, target := range []string{"rego", "wasm"} {
@@ -182,6 +157,39 @@ func TestStockOPARunServesBuiltBundle(t *testing.T) {
 			if strings.HasPrefix(r, "vov") || r == "aclc/vov" {
 				t.Errorf("%s: a queue bundle claims VOV root %q", target, r)
 			}
+		}
+	}
+}
+
+// startStockOPA runs opa run --server on the bundle, on a free loopback
+// port, until the test ends, and posts body to path until the server
+// answers (20 s at most). It returns the server's URL and that answer.
+func startStockOPA(t *testing.T, opa, bundle, path, body string) (url, answer string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out bytes.Buffer
+	cmd := exec.Command(opa, "run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check", bundle)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	url = "http://" + addr
+	client := &http.Client{Timeout: 5 * time.Second}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := client.Post(url+path, "application/json", strings.NewReader(body))
+		if err == nil {
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return url, string(raw)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("opa run: %v\n%s", err, out.String())
 		}
 	}
 }
