@@ -3,14 +3,22 @@ package adversarial
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestMain runs from the repository root, where the runs find the examples.
+// The root is found from this file, not from the working directory: a fuzz
+// worker starts in the directory its coordinator had already changed to.
 func TestMain(m *testing.M) {
-	if err := os.Chdir("../.."); err != nil {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("adversarial: cannot find the test's source file")
+	}
+	if err := os.Chdir(filepath.Join(filepath.Dir(file), "..", "..")); err != nil {
 		panic(err)
 	}
 	os.Exit(m.Run())

@@ -106,9 +106,13 @@ func openCounting(file string) *countingEngine {
 func (ce *countingEngine) decide(ep string, input []byte) (guestWork, time.Duration, error) {
 	ce.mu.Lock()
 	defer ce.mu.Unlock()
-	ce.work = guestWork{}
-	if _, err := ce.e.Eval(context.Background(), ep, input); err != nil {
-		return ce.work, 0, err
+	// Counted on the second run: the first on a fresh instance also
+	// counts what the instance sets up once.
+	for range 2 {
+		ce.work = guestWork{}
+		if _, err := ce.e.Eval(context.Background(), ep, input); err != nil {
+			return ce.work, 0, err
+		}
 	}
 	best := time.Duration(math.MaxInt64)
 	for range 3 {
@@ -158,10 +162,13 @@ func FuzzCostIsLinear(f *testing.F) {
 		t.Logf("%s at %d, %d, %d %s: guest calls %d, %d, %d; allocated %d, %d, %d bytes; %s, %s, %s",
 			in.Name, k, 4*k, 16*k, in.Unit, w[0].calls, w[1].calls, w[2].calls, w[0].allocated, w[1].allocated, w[2].allocated, dur(took[0]), dur(took[1]), dur(took[2]))
 		check := func(what string, a, b, c int64) {
-			first, second := b-a, c-b
-			// And a little more for keys and numbers that get a
-			// character longer.
-			if second > first*8+1024 {
+			first, second := max(b-a, 0), c-b
+			// And a little more: keys and numbers get a character
+			// longer, and a buffer that doubles can double once more
+			// in the second step than in the first, a step linear in
+			// what the second step adds (16 per unit). A quadratic
+			// cost outgrows that slack from the smallest sizes on.
+			if second > first*8+1024+16*int64(12*k) {
 				t.Errorf("%s: %s super-linear: %d, %d, %d at %d, %d, %d %s (from 4k to 16k adds %.1f× what k to 4k added; linear is 4×)",
 					in.Name, what, a, b, c, k, 4*k, 16*k, in.Unit, float64(second)/float64(max(first, 1)))
 			}
