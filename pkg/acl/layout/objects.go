@@ -18,7 +18,8 @@ func ObjectName(namespace, name string) string {
 // FromObjects is what the API server holds, as Read gives a file: the
 // ConfigMaps of YuniKorn's namespace (yunikorn-defaults and
 // yunikorn-configs; others are skipped by Flatten with a warning) and the
-// cluster's Namespaces. A ConfigMap YuniKorn looks for and does not find
+// cluster's Namespaces, of which only the labels and the annotations a
+// decision reads (NamespaceAnnotations) are kept. A ConfigMap YuniKorn looks for and does not find
 // counts as empty (spec §1.1): with neither, the configuration is an empty
 // yunikorn-configs, which runs YuniKorn's default configuration. The
 // result is flattened by Flatten, like a file's.
@@ -39,11 +40,59 @@ func FromObjects(namespace string, cms []*corev1.ConfigMap, nss []*corev1.Namesp
 		f.Namespaces = append(f.Namespaces, Namespace{
 			Name:        o.Name,
 			Labels:      copyMap(o.Labels),
-			Annotations: copyMap(o.Annotations),
+			Annotations: DecisionAnnotations(o.Annotations),
 			File:        "namespace/" + o.Name,
 		})
 	}
 	return f
+}
+
+// namespaceAnnotations are the Namespace annotations a decision reads:
+// the admission filters (review.rego, admission.ShouldProcessNamespace)
+// and the placement tags (queue.rego, admission's queue tags), as
+// YuniKorn's namespace cache and tag reader take them.
+var namespaceAnnotations = [...]string{
+	"yunikorn.apache.org/namespace.enableYuniKorn",
+	"yunikorn.apache.org/namespace.generateAppId",
+	"yunikorn.apache.org/parentqueue",
+	"yunikorn.apache.org/namespace.quota",
+	"yunikorn.apache.org/namespace.max.cpu",
+	"yunikorn.apache.org/namespace.max.memory",
+	"yunikorn.apache.org/namespace.guaranteed",
+	"yunikorn.apache.org/namespace.maxApps",
+}
+
+// NamespaceAnnotations are the names of the Namespace annotations a
+// decision reads; FromObjects keeps these and drops the rest.
+func NamespaceAnnotations() []string { return append([]string(nil), namespaceAnnotations[:]...) }
+
+// IsDecisionAnnotation reports whether a decision reads the Namespace
+// annotation key.
+func IsDecisionAnnotation(key string) bool {
+	for _, k := range namespaceAnnotations {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// DecisionAnnotations copies the annotations a decision reads, nil when
+// there are none: a cluster's Namespaces carry annotations of every tool
+// (last-applied configurations, notes of hundreds of kilobytes) that
+// would otherwise be held, stamped and put in every bundle.
+func DecisionAnnotations(m map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range m {
+		if !IsDecisionAnnotation(k) {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]string, len(namespaceAnnotations))
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func configMapObject(namespace string, o *corev1.ConfigMap) *ConfigMap {

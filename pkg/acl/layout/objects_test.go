@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,19 +95,43 @@ func TestFromObjects(t *testing.T) {
 	}
 }
 
-// TestFromObjectsNamespaces pins that Namespaces keep their annotations
-// and labels, sorted by name, as a file of Namespace objects gives them.
+// TestFromObjectsNamespaces pins that Namespaces keep their labels and
+// the annotations a decision reads, sorted by name, and nothing else: an
+// annotation no decision reads (kubectl's last-applied configuration, a
+// tool's notes of any size) is not held or put in a bundle.
 func TestFromObjectsNamespaces(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
 	nss := []*corev1.Namespace{
-		{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Annotations: map[string]string{"yunikorn.apache.org/namespace.parentqueue": "root.teams"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Annotations: map[string]string{"example.com/notes": big}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"tier": "gold"}, Annotations: map[string]string{
+			"yunikorn.apache.org/parentqueue":                  "root.teams",
+			"yunikorn.apache.org/namespace.enableYuniKorn":     "true",
+			"yunikorn.apache.org/namespace.unread":             "x",
+			"kubectl.kubernetes.io/last-applied-configuration": big,
+		}}},
 	}
 	f := FromObjects("yunikorn", nil, nss)
 	want := []Namespace{
-		{Name: "team-a", Annotations: map[string]string{"yunikorn.apache.org/namespace.parentqueue": "root.teams"}, File: "namespace/team-a"},
+		{Name: "team-a", Labels: map[string]string{"tier": "gold"}, Annotations: map[string]string{
+			"yunikorn.apache.org/parentqueue":              "root.teams",
+			"yunikorn.apache.org/namespace.enableYuniKorn": "true",
+		}, File: "namespace/team-a"},
 		{Name: "team-b", File: "namespace/team-b"},
 	}
 	if !reflect.DeepEqual(f.Namespaces, want) {
 		t.Errorf("namespaces %+v, want %+v", f.Namespaces, want)
+	}
+}
+
+// TestDecisionAnnotationsKept pins that every annotation a decision reads
+// survives FromObjects.
+func TestDecisionAnnotationsKept(t *testing.T) {
+	all := map[string]string{}
+	for _, k := range NamespaceAnnotations() {
+		all[k] = "v"
+	}
+	f := FromObjects("yunikorn", nil, []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "a", Annotations: all}}})
+	if got := f.Namespaces[0].Annotations; !reflect.DeepEqual(got, all) {
+		t.Errorf("kept %v, want %v", got, all)
 	}
 }
