@@ -13,20 +13,33 @@
 // loaded, so touching a file reloads nothing. A writer that does not
 // replace files atomically (rename) can still be caught between truncating
 // and writing if it pauses for longer than a poll interval.
+//
+// Only regular files (and symlinks to them) are read when hashing: a named
+// pipe, a device or a file over MaxHashed contributes its type or its
+// stamp instead of its content, so a watched path swapped for a FIFO or
+// /dev/zero cannot hang the poll; the load that follows refuses it with
+// its own error.
 package reload
 
 import (
 	"context"
 	"crypto/sha256"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/aclc-dev/aclc/internal/inputfile"
 )
+
+// MaxHashed bounds what is read of one file to hash it: more than any
+// source, groups file or bundle aclc loads. A larger file is hashed by its
+// stamp, which still changes when it does.
+const MaxHashed = 1 << 30
 
 // Watcher watches a set of paths. It is not safe for concurrent use; Run
 // owns it.
@@ -39,11 +52,28 @@ type Watcher struct {
 
 // New takes the paths as they are now as the content in service.
 func New(paths []string) *Watcher {
-	w := &Watcher{paths: paths}
-	w.stamp = Stamp(paths)
-	w.sum, w.loaded = Sum(paths), true
+	w := &Watcher{paths: append([]string(nil), paths...)}
+	w.stamp = Stamp(w.paths)
+	w.sum, w.loaded = Sum(w.paths), true
 	return w
 }
+
+// Add watches more paths, such as the groups file or the LDAP secret
+// directory a load turned out to read. Paths watched already are skipped.
+// The content last loaded is left as it was: when a path is new, the next
+// polls see a change and load once more, which reads the new paths again,
+// so a change made between the load and Add is not missed. Call it before
+// Run or from Run's load callback.
+func (w *Watcher) Add(paths ...string) {
+	for _, p := range paths {
+		if p != "" && !slices.Contains(w.paths, p) {
+			w.paths = append(w.paths, p)
+		}
+	}
+}
+
+// Paths are the paths watched.
+func (w *Watcher) Paths() []string { return append([]string(nil), w.paths...) }
 
 // Run polls every interval until ctx is done. When the content has changed
 // and settled it calls load; an error leaves the content in service as it
@@ -136,22 +166,29 @@ func entries(dir string) []string {
 }
 
 // Sum hashes the content of the paths (and of a directory's entries).
+// What is not a regular file of at most MaxHashed bytes is hashed by what
+// it is, never read.
 func Sum(paths []string) [32]byte {
 	h := sha256.New()
 	add := func(p string) {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
-		f, err := os.Open(p)
-		if err != nil {
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
 			h.Write([]byte("absent"))
 			return
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
+		case st.IsDir():
 			h.Write([]byte("dir"))
 			return
 		}
-		_, _ = io.Copy(h, f)
+		if _, err := inputfile.Copy(h, p, MaxHashed); err != nil {
+			// Not content: the type and stamp, so that a change of
+			// either is seen and the load says what is wrong.
+			var b strings.Builder
+			stampOne(&b, p)
+			h.Write([]byte("unread\x00" + b.String()))
+		}
 		h.Write([]byte{0})
 	}
 	for _, p := range paths {

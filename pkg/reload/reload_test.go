@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -98,4 +99,91 @@ func TestRunLoadsOnlyNewContent(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// guard fails the test when f has not returned after a minute.
+func guard(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("still hashing after a minute")
+	}
+}
+
+// TestSumDoesNotReadWhatIsNotARegularFile pins that a watched path that is
+// a named pipe or a device is hashed by what it is: opening a FIFO waits
+// for a writer and /dev/zero never ends.
+func TestSumDoesNotReadWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "groups")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	mounted := filepath.Join(dir, "mounted")
+	if err := os.Mkdir(mounted, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(mounted, "queues.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path string }{
+		{"a named pipe is not opened for reading", fifo},
+		{"a named pipe in a mounted directory is not opened for reading", mounted},
+		{"a character device is not read", "/dev/zero"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat(tc.path); err != nil {
+				t.Skip(err)
+			}
+			var a, b [32]byte
+			guard(t, func() {
+				w := New([]string{tc.path})
+				a, b = w.sum, Sum([]string{tc.path})
+			})
+			if a != b {
+				t.Error("two hashes of the same unread path differ")
+			}
+		})
+	}
+}
+
+// TestAddWatchesAPathALoadRead pins that a path added after the start (the
+// groups file a load read) is watched: a change to it loads again.
+func TestAddWatchesAPathALoadRead(t *testing.T) {
+	dir := t.TempDir()
+	src, groups := filepath.Join(dir, "q.yaml"), filepath.Join(dir, "groups")
+	for _, p := range []string{src, groups} {
+		if err := os.WriteFile(p, []byte("v1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := New([]string{src})
+	w.Add(groups, src, "")
+	if got := w.Paths(); len(got) != 2 {
+		t.Fatalf("Paths() = %q, want the source and the groups file once each", got)
+	}
+	var loads atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.Run(ctx, 10*time.Millisecond, func() error { loads.Add(1); return nil })
+	wait := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); loads.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("loads = %d, want %d", loads.Load(), n)
+			}
+		}
+	}
+	wait(1) // the added path is read once more
+	tmp := groups + ".tmp"
+	if err := os.WriteFile(tmp, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, groups); err != nil {
+		t.Fatal(err)
+	}
+	wait(2)
 }
