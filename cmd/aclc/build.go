@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -32,7 +33,11 @@ type buildOptions struct {
 	target, out, resolver, kind                      string
 	static, portable                                 bool
 	signingKey, signingAlg, signingKeyID, claimsFile string
+	revision                                         string
 }
+
+// buildClock gives a signed bundle its revision; tests replace it.
+var buildClock = time.Now
 
 var buildTargets = []string{"rego", "wasm", "gatekeeper"}
 
@@ -45,13 +50,14 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.signingKey, "signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, file")
 	fs.StringVar(&o.signingAlg, "signing-alg", "", "signature algorithm: RS256, ES256, HS256, ...; default: inferred from the key")
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
+	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
 	kindFlag(fs, &o.kind)
 }
 
 func newBuildCommand() *cobra.Command {
 	o := &buildOptions{}
-	cmd := newCommand("build [-t rego|wasm|gatekeeper] [-o OUT] [--resolver R] [--static-groups | --portable] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] SOURCE...",
+	cmd := newCommand("build [-t rego|wasm|gatekeeper] [-o OUT] [--resolver R] [--static-groups | --portable] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -65,6 +71,11 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	if o.signingKey == "" && (o.signingAlg != "" || o.claimsFile != "" || o.signingKeyID != translate.DefaultKeyID) {
 		return usageErr(cmd, "--signing-alg, --signing-key-id and --claims-file go with --signing-key")
+	}
+	if o.signingKey != "" && o.revision != "" {
+		if err := translate.CheckRevision(o.revision); err != nil {
+			return usageErr(cmd, "--revision: %v: aclc serve --verification-key refuses a signed bundle it cannot tell newer from older", err)
+		}
 	}
 	if !slices.Contains(buildTargets, o.target) {
 		return usageErr(cmd, "unknown --target %q (want rego, wasm or gatekeeper)", o.target)
@@ -114,6 +125,9 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if err == nil {
 		builtins, err = annotateBundle(b, s, o.target, srcs)
 	}
+	if err == nil {
+		setRevision(b, o.revision, o.signingKey != "")
+	}
 	if err == nil && o.signingKey != "" {
 		err = translate.SignBundle(b, translate.Signing{KeyFile: o.signingKey, Algorithm: o.signingAlg, KeyID: o.signingKeyID, ClaimsFile: o.claimsFile})
 	}
@@ -135,7 +149,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	signed := ""
 	if o.signingKey != "" {
-		signed = ", signed with key id " + o.signingKeyID
+		signed = ", signed with key id " + o.signingKeyID + ", revision " + b.Manifest.Revision
 	}
 	// With -o - the bundle is standard output: the summary goes to stderr.
 	summary := stdout
@@ -149,6 +163,18 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "build: warning: %s calls %s: stock OPA refuses it (undefined function); serve it with aclc serve, or build with --portable", o.out, strings.Join(builtins, ", "))
 	}
 	return exitOK
+}
+
+// setRevision gives the manifest the revision asked for; a signed bundle
+// asked for none gets its build time, so that a server checking signatures
+// can also refuse an older bundle signed with the same key.
+func setRevision(b *bundle.Bundle, revision string, signed bool) {
+	switch {
+	case revision != "":
+		b.Manifest.Revision = revision
+	case signed:
+		b.Manifest.Revision = translate.BuildRevision(buildClock())
+	}
 }
 
 // annotateBundle writes into the manifest's metadata what the bundle is:

@@ -180,6 +180,8 @@ type Server struct {
 	watch  *reload.Watcher
 
 	revision atomic.Pointer[string]
+	// served is the manifest revision of the bundle in service (see admit).
+	served atomic.Pointer[string]
 	// groups is this server's group cache, for the bundle in service.
 	// OPA's server finds aclc's builtins only in OPA's global registry;
 	// a middleware puts this cache in each request's context, where they
@@ -283,6 +285,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.revision.Store(&rev)
+	s.served.Store(&b.Manifest.Revision)
 	return s, nil
 }
 
@@ -441,6 +444,9 @@ func (s *Server) reload(ctx context.Context) error {
 		return nil
 	}
 	if err == nil {
+		err = s.admit(b)
+	}
+	if err == nil {
 		err = s.activate(ctx, b)
 	}
 	if err != nil {
@@ -456,6 +462,7 @@ func (s *Server) reload(ctx context.Context) error {
 	// resolves with the new resolver, which is what the new bundle expects.
 	s.groups.Store(engine.NewGroupCache(groups))
 	s.revision.Store(&rev)
+	s.served.Store(&b.Manifest.Revision)
 	s.reloads.Add(1)
 	s.metrics.Reloaded()
 	s.lastErr.Store(nil)

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -12,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -210,4 +213,80 @@ func readBundle(name string, loader bundle.DirectoryLoader, vc *bundle.Verificat
 		return nil, fmt.Errorf("read bundle %s: %w", name, err)
 	}
 	return &b, nil
+}
+
+// ErrStaleRevision is returned, wrapped, for a signed bundle that may not
+// replace the one in service because its revision is not newer.
+var ErrStaleRevision = errors.New("bundle revision not newer than the one in service")
+
+// revisionLayout is RFC 3339 in UTC with nanoseconds at a fixed width, so
+// that revisions also sort as plain strings.
+const revisionLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// BuildRevision is the manifest revision of a signed bundle built at t: the
+// time in UTC to the nanosecond. A signature proves who built a bundle, not
+// that it is the latest; an ordered revision, covered by the signature with
+// the rest of the manifest, lets a server refuse an older one.
+func BuildRevision(t time.Time) string { return t.UTC().Format(revisionLayout) }
+
+// CheckRevision reports whether rev can be ordered: an RFC 3339 time, or a
+// whole number (a build number, seconds since the epoch).
+func CheckRevision(rev string) error {
+	if revisionKind(rev) == unordered {
+		return fmt.Errorf("revision %q cannot be ordered: want an RFC 3339 time (%s) or a whole number", rev, revisionLayout)
+	}
+	return nil
+}
+
+type revKind int
+
+const (
+	unordered revKind = iota
+	timeRevision
+	numberRevision
+)
+
+func revisionKind(rev string) revKind {
+	if _, err := time.Parse(time.RFC3339Nano, rev); err == nil {
+		return timeRevision
+	}
+	if _, err := strconv.ParseUint(rev, 10, 64); err == nil {
+		return numberRevision
+	}
+	return unordered
+}
+
+// CheckNewer returns nil when a signed bundle of revision next may replace
+// the one of revision served: both are times, or both whole numbers, and
+// next is later; or served has no order at all (a bundle built before
+// revisions were ordered), and next has one. Anything else, an equal
+// revision included, is ErrStaleRevision: what cannot be shown newer is
+// not let in.
+func CheckNewer(served, next string) error {
+	nk, sk := revisionKind(next), revisionKind(served)
+	switch {
+	case nk == unordered:
+		return fmt.Errorf("%w: revision %q cannot be ordered (want an RFC 3339 time or a whole number: aclc build --signing-key gives the build time); in service: %q", ErrStaleRevision, next, served)
+	case sk == unordered:
+		return nil
+	case nk != sk:
+		return fmt.Errorf("%w: revision %q cannot be ordered against %q, the one in service (a time and a number)", ErrStaleRevision, next, served)
+	}
+	var order int
+	if nk == timeRevision {
+		n, _ := time.Parse(time.RFC3339Nano, next)
+		s, _ := time.Parse(time.RFC3339Nano, served)
+		order = n.Compare(s)
+	} else {
+		n, _ := strconv.ParseUint(next, 10, 64)
+		s, _ := strconv.ParseUint(served, 10, 64)
+		order = cmp.Compare(n, s)
+	}
+	switch {
+	case order < 0:
+		return fmt.Errorf("%w: revision %s is older than %s, the one in service", ErrStaleRevision, next, served)
+	case order == 0:
+		return fmt.Errorf("%w: revision %s is the one in service, with other content", ErrStaleRevision, next)
+	}
+	return nil
 }
