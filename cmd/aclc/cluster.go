@@ -163,11 +163,6 @@ func (f *sourceFeed) Load() (*translate.Sources, error) {
 	return s, nil
 }
 
-// clusterSettle is how long the cluster must be quiet before a change is
-// built: a burst of edits (a namespace created with its annotations, both
-// ConfigMaps applied) gives one build.
-const clusterSettle = 200 * time.Millisecond
-
 // Run calls changed whenever the sources may have changed, until ctx is
 // done: the files every interval, the cluster as its events arrive. It
 // returns at once for a command that does not follow.
@@ -190,7 +185,7 @@ func (f *sourceFeed) Run(ctx context.Context, interval time.Duration, changed fu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.watch.Run(ctx, clusterSettle, loaded, func(*layout.File) error { return call() })
+			f.watch.Run(ctx, kube.DefaultSettle(), loaded, func(*layout.File) error { return call() })
 		}()
 	}
 	wg.Wait()

@@ -11,9 +11,16 @@
 //     changes, as YuniKorn's own informers do.
 //   - The ConfigMaps are listed by field selector, one name each: a watch
 //     on the namespace would carry every ConfigMap's data.
-//   - A change is reported only when what YuniKorn reads has changed (the
-//     ConfigMaps' data and binaryData, the Namespaces' names, labels and
-//     annotations), not on every status or managed-fields update.
+//   - The informers keep only what YuniKorn reads (the ConfigMaps' data
+//     and binaryData; the Namespaces' names, labels and the annotations a
+//     decision reads): a cluster's Namespaces may carry megabytes of
+//     other tools' annotations, which would otherwise be held twice.
+//   - A change is reported only when what YuniKorn reads has changed, not
+//     on every status, managed-fields or other annotation update, and a
+//     burst is built within Settle.Max of its first change however long
+//     it lasts.
+//   - A Watch whose API server does not answer keeps the objects it last
+//     read and says so (Health), and logs it, rate-limited.
 //
 // See spec/yunikorn-placement.md §1.1 and §1.8.
 package kube
@@ -23,6 +30,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +41,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -62,6 +73,16 @@ type Options struct {
 	Namespace string
 	// Timeout bounds the first read; 0 for DefaultTimeout.
 	Timeout time.Duration
+	// Log receives a Watch's failures (rate-limited) and recoveries; nil
+	// for slog.Default().
+	Log *slog.Logger
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.Default()
+	}
+	return o.Log
 }
 
 func (o Options) namespace() string {
@@ -172,6 +193,39 @@ func readOnce(ctx context.Context, client kubernetes.Interface, ns string) (*lay
 func permanent(err error) bool {
 	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsBadRequest(err) ||
 		apierrors.IsInvalid(err) || apierrors.IsNotFound(err)
+}
+
+// endOfWatch reports an error the reflector deals with by itself and
+// that leaves the watch healthy: a watch that closed, or one whose
+// resource version expired (it lists again).
+func endOfWatch(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// shortReason says in a few words why the API server did not answer,
+// for /readyz and metrics; the error itself goes to the log.
+func shortReason(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case apierrors.IsForbidden(err):
+		return "forbidden"
+	case apierrors.IsUnauthorized(err):
+		return "unauthorized"
+	case apierrors.IsTooManyRequests(err):
+		return "API server overloaded"
+	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout():
+		return "API server timed out"
+	case apierrors.IsServiceUnavailable(err), utilnet.IsConnectionRefused(err), utilnet.IsConnectionReset(err),
+		errors.As(err, &dns), errors.As(err, &op):
+		return "API server unreachable"
+	case apierrors.IsInternalError(err):
+		return "API server internal error"
+	}
+	return "failed"
 }
 
 // Stamp is a digest of what YuniKorn reads from the objects: equal stamps

@@ -115,7 +115,7 @@ func TestWatchLoadsChanges(t *testing.T) {
 	}
 	var mu sync.Mutex
 	loads := make(chan *layout.File, 10)
-	go w.Run(ctx, 20*time.Millisecond, Stamp(first), func(f *layout.File) error {
+	go w.Run(ctx, Settle{Quiet: 20 * time.Millisecond, Max: 200 * time.Millisecond}, Stamp(first), func(f *layout.File) error {
 		mu.Lock()
 		defer mu.Unlock()
 		loads <- f

@@ -1,68 +1,152 @@
 package kube
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 )
 
-// Watch follows the two ConfigMaps and the Namespaces with informers. Its
-// methods are safe for concurrent use.
+// Settle says when a burst of changes is built: once no change has come
+// for Quiet, and at the latest Max after the burst's first change,
+// however many follow. A change that comes while a build runs starts the
+// next burst. So a change is in service at most Max after it was made,
+// plus the build running when it came and its own build.
+type Settle struct {
+	Quiet time.Duration
+	Max   time.Duration
+}
+
+// DefaultSettle is the servers' settle: a burst of edits (a namespace
+// created with its annotations, both ConfigMaps applied) gives one build,
+// and a change is in service within 1 s of the first edit of its burst
+// plus two builds (well under 2 s for a configuration of thousands of
+// queues), even while edits keep coming.
+func DefaultSettle() Settle { return Settle{Quiet: 200 * time.Millisecond, Max: time.Second} }
+
+// wait returns true once the burst whose first change was just taken
+// from changed has settled, false when ctx is done first.
+func (s Settle) wait(ctx context.Context, changed <-chan struct{}) bool {
+	deadline := time.NewTimer(max(s.Max, s.Quiet))
+	defer deadline.Stop()
+	quiet := time.NewTimer(s.Quiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return true
+		case <-quiet.C:
+			return true
+		case <-changed:
+			quiet.Reset(s.Quiet)
+		}
+	}
+}
+
+// logEvery is how often a failing watch is logged again: the reflector
+// retries within a second, and a log line per retry says nothing more.
+const logEvery = time.Minute
+
+// Watch follows the two ConfigMaps and the Namespaces with informers that
+// keep only what YuniKorn reads. Its methods are safe for concurrent use.
 type Watch struct {
 	namespace string
 	cms       []cache.SharedIndexInformer // one per name in configMapNames
 	nss       cache.SharedIndexInformer
 	changed   chan struct{}
+	log       *slog.Logger
 
-	mu      sync.Mutex
-	lastErr error
+	mu     sync.Mutex
+	health Health
+	// logged is when the failure was last logged; failed counts the
+	// failures since.
+	logged time.Time
+	failed int
+}
+
+// Health says whether a Watch sees the API server. The configuration a
+// failing watch gives is the last it read: stale since StaleSince.
+type Health struct {
+	// StaleSince is the first failure since the last list or watch that
+	// the API server answered; zero while the watch sees it.
+	StaleSince time.Time
+	// Reason is what failed, in a few words ("watch Namespaces: API
+	// server unreachable"); "" while the watch sees the API server.
+	Reason string
+	// Err is the last failure, in full, for the logs.
+	Err error
+	// Errors counts the failed lists and watches since the start.
+	Errors int64
+	// LastError is when the last failure was (zero: none yet).
+	LastError time.Time
 }
 
 // StartWatch starts the informers and waits, at most the options' timeout,
 // until each has listed its objects once. They stop when ctx is done.
 func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*Watch, error) {
 	ns := o.namespace()
-	w := &Watch{namespace: ns, changed: make(chan struct{}, 1)}
+	w := &Watch{namespace: ns, changed: make(chan struct{}, 1), log: o.log()}
 	var synced []cache.InformerSynced
-	add := func(inf cache.SharedIndexInformer, what string) error {
+	var whats []string // of the informers, in order: the ConfigMaps, then the Namespaces
+	for _, name := range configMapNames {
+		what := fmt.Sprintf("ConfigMap %s/%s", ns, name)
+		lo := func(opts *metav1.ListOptions) { opts.FieldSelector = nameSelector(name) }
+		inf := w.informer(client, what, &corev1.ConfigMap{}, trimConfigMap,
+			func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+				lo(&opts)
+				return client.CoreV1().ConfigMaps(ns).List(ctx, opts)
+			},
+			func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+				lo(&opts)
+				return client.CoreV1().ConfigMaps(ns).Watch(ctx, opts)
+			})
+		w.cms = append(w.cms, inf)
+		whats = append(whats, what)
+	}
+	w.nss = w.informer(client, "Namespaces", &corev1.Namespace{}, trimNamespace,
+		func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().Namespaces().List(ctx, opts)
+		},
+		func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().Namespaces().Watch(ctx, opts)
+		})
+	whats = append(whats, "Namespaces")
+	for i, inf := range append(w.cms[:len(w.cms):len(w.cms)], w.nss) {
+		what := "watch " + whats[i]
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { w.notify() },
-			UpdateFunc: func(any, any) { w.notify() },
+			AddFunc: func(any) { w.notify() },
+			UpdateFunc: func(old, cur any) {
+				if relevantChange(old, cur) {
+					w.notify()
+				}
+			},
 			DeleteFunc: func(any) { w.notify() },
 		}); err != nil {
-			return err
-		}
-		if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-			w.mu.Lock()
-			w.lastErr = fmt.Errorf("%s: %w", what, err)
-			w.mu.Unlock()
-		}); err != nil {
-			return err
-		}
-		synced = append(synced, inf.HasSynced)
-		return nil
-	}
-	for _, name := range configMapNames {
-		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-			informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.FieldSelector = nameSelector(name) }))
-		inf := f.Core().V1().ConfigMaps().Informer()
-		if err := add(inf, fmt.Sprintf("watch ConfigMap %s/%s", ns, name)); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCluster, err)
 		}
-		w.cms = append(w.cms, inf)
-	}
-	w.nss = informers.NewSharedInformerFactory(client, 0).Core().V1().Namespaces().Informer()
-	if err := add(w.nss, "watch Namespaces"); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCluster, err)
+		if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+			if !endOfWatch(err) {
+				w.failure(what, err)
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCluster, err)
+		}
+		synced = append(synced, inf.HasSynced)
 	}
 	for _, inf := range append([]cache.SharedIndexInformer{w.nss}, w.cms...) {
 		go inf.RunWithContext(ctx)
@@ -70,9 +154,7 @@ func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*W
 	sctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	if !cache.WaitForCacheSync(sctx.Done(), synced...) {
-		w.mu.Lock()
-		err := w.lastErr
-		w.mu.Unlock()
+		err := w.Health().Err
 		if err == nil {
 			err = sctx.Err()
 		}
@@ -86,11 +168,142 @@ func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*W
 	return w, nil
 }
 
+// informer is a shared informer whose list and watch report to the
+// Watch's health, and whose store holds objects trimmed by trim.
+func (w *Watch) informer(client kubernetes.Interface, what string, obj runtime.Object, trim cache.TransformFunc,
+	list cache.ListWithContextFunc, watchFn cache.WatchFuncWithContext) cache.SharedIndexInformer {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			o, err := list(ctx, opts)
+			w.answered("list "+what, err)
+			return o, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			wi, err := watchFn(ctx, opts)
+			w.answered("watch "+what, err)
+			return wi, err
+		},
+	}
+	// The clientset says whether it streams the first list (a fake one
+	// does not); the wrapper must not hide it.
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), obj,
+		cache.SharedIndexInformerOptions{})
+	// Set before the informer starts, which it must be: the store then
+	// never holds a whole object.
+	_ = inf.SetTransform(trim)
+	return inf
+}
+
+// trimConfigMap keeps what YuniKorn reads of a ConfigMap.
+func trimConfigMap(obj any) (any, error) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return obj, nil // a tombstone: its object was trimmed when stored
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: cm.Name, Namespace: cm.Namespace, ResourceVersion: cm.ResourceVersion},
+		Data:       cm.Data,
+		BinaryData: cm.BinaryData,
+	}, nil
+}
+
+// trimNamespace keeps what a decision reads of a Namespace: its name,
+// labels and the annotations of layout.NamespaceAnnotations. The rest
+// (managed fields, kubectl's last-applied configuration, any tool's
+// annotations, spec, status) is dropped before the informer stores it.
+func trimNamespace(obj any) (any, error) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:            ns.Name,
+		ResourceVersion: ns.ResourceVersion,
+		Labels:          ns.Labels,
+		Annotations:     layout.DecisionAnnotations(ns.Annotations),
+	}}, nil
+}
+
+// relevantChange reports whether an update changes what YuniKorn reads:
+// a ConfigMap's data or binaryData, a Namespace's labels or the
+// annotations a decision reads. The objects are trimmed already; the
+// rest of an update (a status, an unrelated annotation, a relist that
+// finds nothing new) is no change.
+func relevantChange(old, cur any) bool {
+	switch o := old.(type) {
+	case *corev1.ConfigMap:
+		c, ok := cur.(*corev1.ConfigMap)
+		return !ok || !maps.Equal(o.Data, c.Data) || !maps.EqualFunc(o.BinaryData, c.BinaryData, bytes.Equal)
+	case *corev1.Namespace:
+		c, ok := cur.(*corev1.Namespace)
+		return !ok || o.Name != c.Name || !maps.Equal(o.Labels, c.Labels) || !maps.Equal(o.Annotations, c.Annotations)
+	}
+	return true
+}
+
 func (w *Watch) notify() {
 	select {
 	case w.changed <- struct{}{}:
 	default: // one pending notice stands for any number of events
 	}
+}
+
+// answered records a list or watch call: the API server answered, or
+// failed.
+func (w *Watch) answered(what string, err error) {
+	if err != nil {
+		w.failure(what, err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.health.StaleSince.IsZero() {
+		return
+	}
+	w.log.Info("cluster watch: the API server answers again; following changes",
+		"what", what, "stale_since", w.health.StaleSince.UTC().Format(time.RFC3339), "failures", w.failed)
+	w.health.StaleSince, w.health.Reason, w.health.Err = time.Time{}, "", nil
+	w.failed = 0
+	w.logged = time.Time{}
+}
+
+// failure records a failed list or watch and logs it: at once when the
+// watch was healthy, then at most once per logEvery with the count of
+// failures since, as the reflector retries.
+func (w *Watch) failure(what string, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // the watch is stopping
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := &w.health
+	h.Errors++
+	h.LastError = now
+	h.Err = fmt.Errorf("%s: %w", what, err)
+	h.Reason = what + ": " + shortReason(err)
+	first := h.StaleSince.IsZero()
+	if first {
+		h.StaleSince = now
+	}
+	w.failed++
+	if !first && now.Sub(w.logged) < logEvery {
+		return
+	}
+	msg := "cluster watch: failing; serving the configuration last read"
+	if !first {
+		msg = "cluster watch: still failing; serving the configuration last read"
+	}
+	w.log.Warn(msg, "error", h.Err.Error(), "stale_since", h.StaleSince.UTC().Format(time.RFC3339), "failures", w.failed)
+	w.logged = now
+	w.failed = 0
+}
+
+// Health says whether the watch sees the API server now.
+func (w *Watch) Health() Health {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.health
 }
 
 // File is the objects as the informers hold them now.
@@ -113,14 +326,13 @@ func (w *Watch) File() *layout.File {
 }
 
 // Run calls load with the objects each time what YuniKorn reads has
-// changed, once events have stopped arriving for settle (a burst of
-// namespace edits gives one load). It compares with the content last
-// tried, not the last loaded: a broken edit put back to what is in service
-// loads again, so that the caller clears its failure. An error from load
-// leaves the caller's state as it was; the next change tries again. Run
-// returns when ctx is done. loaded is the stamp of the File the caller
-// loaded first.
-func (w *Watch) Run(ctx context.Context, settle time.Duration, loaded string, load func(*layout.File) error) {
+// changed, once the burst of changes has settled (see Settle). It
+// compares with the content last tried, not the last loaded: a broken
+// edit put back to what is in service loads again, so that the caller
+// clears its failure. An error from load leaves the caller's state as it
+// was; the next change tries again. Run returns when ctx is done. loaded
+// is the stamp of the File the caller loaded first.
+func (w *Watch) Run(ctx context.Context, s Settle, loaded string, load func(*layout.File) error) {
 	tried := loaded
 	for {
 		select {
@@ -128,15 +340,8 @@ func (w *Watch) Run(ctx context.Context, settle time.Duration, loaded string, lo
 			return
 		case <-w.changed:
 		}
-		// Let a burst of events settle.
-		for quiet := false; !quiet; {
-			select {
-			case <-ctx.Done():
-				return
-			case <-w.changed:
-			case <-time.After(settle):
-				quiet = true
-			}
+		if !s.wait(ctx, w.changed) {
+			return
 		}
 		f := w.File()
 		stamp := Stamp(f)
