@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,28 +39,31 @@ type FileResolver struct {
 }
 
 // FileError is a malformed line of a resolver file. Its text is
-// `file:line: <what is wrong>: "<line>"` for /etc/group lines and
-// `file:line: <what is wrong>` for YAML, whose errors point at a node.
+// `file:line:column: <what is wrong or was expected>`; it never quotes the
+// file's content, since a groups file may be swapped for one that holds
+// secrets (a shadow file) and the error is logged and shown on /readyz.
 type FileError struct {
-	File string
-	Line int
-	Msg  string
-	Text string // the offending line, "" when unknown
-	// quoted is set when Text is part of the message; Text may legitimately
-	// be empty on a group line, so emptiness alone cannot decide.
-	quoted bool
+	File   string
+	Line   int
+	Column int // 0 when unknown
+	Msg    string
 }
 
 func (e *FileError) Error() string {
-	if e.quoted {
-		return fmt.Sprintf("%s:%d: %s: %q", e.File, e.Line, e.Msg, e.Text)
+	if e.Column > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// LoadFileResolver reads a resolver file; errors name the path.
+// MaxGroupsFile bounds a resolver file: an /etc/group of a large site is
+// a few MiB.
+const MaxGroupsFile = 16 << 20
+
+// LoadFileResolver reads a resolver file, a regular file of at most
+// MaxGroupsFile bytes; errors name the path.
 func LoadFileResolver(path string) (*FileResolver, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, MaxGroupsFile)
 	if err != nil {
 		return nil, fmt.Errorf("load file resolver: %w", err)
 	}
@@ -130,52 +133,77 @@ func isYAML(data []byte) bool {
 
 // parseGroupFile reads /etc/group lines. It is strict — one error stops the
 // parse — because a silently skipped line would silently drop memberships.
+// Errors point at the field, never quote it.
 func (f *FileResolver) parseGroupFile(data []byte) error {
 	groupLine := map[string]int{}
 	for i, line := range strings.Split(string(data), "\n") {
 		n := i + 1
 		line = strings.TrimSuffix(line, "\r")
-		bad := func(format string, args ...any) error {
-			return &FileError{File: f.name, Line: n, Msg: fmt.Sprintf(format, args...), Text: line, quoted: true}
+		bad := func(col int, format string, args ...any) error {
+			return &FileError{File: f.name, Line: n, Column: col, Msg: fmt.Sprintf(format, args...)}
 		}
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || trimmed[0] == '#' {
 			continue
 		}
 		if !utf8.ValidString(line) {
-			return bad("line is not valid UTF-8")
+			return bad(invalidUTF8At(line), "line is not valid UTF-8")
 		}
 		fields := strings.Split(line, ":")
 		if len(fields) != 4 {
-			return bad("want 4 colon-separated fields (group:password:gid:members), got %d", len(fields))
+			return bad(1, "want 4 colon-separated fields (group:password:gid:members), got %d", len(fields))
+		}
+		// col is the 1-based column of field i.
+		col := func(i int) int {
+			c := 1
+			for _, f := range fields[:i] {
+				c += utf8.RuneCountInString(f) + 1
+			}
+			return c
 		}
 		group, gid, members := fields[0], fields[2], fields[3]
 		if msg := checkName("group", group); msg != "" {
-			return bad("%s", msg)
+			return bad(1, "%s", msg)
 		}
 		if _, err := strconv.ParseUint(gid, 10, 32); err != nil {
-			return bad("gid %q is not a number", gid)
+			return bad(col(2), "want a group id (a number) as the third field")
 		}
 		if first, dup := groupLine[group]; dup {
-			return bad("duplicate group %q, first on line %d", group, first)
+			return bad(1, "duplicate group, first on line %d", first)
 		}
 		groupLine[group] = n
 		if members == "" {
 			continue
 		}
-		seen := map[string]bool{}
+		seen := map[string]int{}
+		c := col(3)
 		for _, m := range strings.Split(members, ",") {
 			if msg := checkName("member", m); msg != "" {
-				return bad("%s", msg)
+				return bad(c, "%s", msg)
 			}
-			if seen[m] {
-				return bad("duplicate member %q", m)
+			if first, dup := seen[m]; dup {
+				return bad(c, "duplicate member, first at column %d", first)
 			}
-			seen[m] = true
+			seen[m] = c
 			f.users[m] = append(f.users[m], group)
+			c += utf8.RuneCountInString(m) + 1
 		}
 	}
 	return nil
+}
+
+// invalidUTF8At is the 1-based column (in runes) of a line's first byte
+// that is not UTF-8.
+func invalidUTF8At(line string) int {
+	col := 1
+	for i := 0; i < len(line); col++ {
+		r, size := utf8.DecodeRuneInString(line[i:])
+		if r == utf8.RuneError && size == 1 {
+			return col
+		}
+		i += size
+	}
+	return col
 }
 
 // yamlLine pulls the line out of yaml.v3's "yaml: line N: msg" errors.
@@ -191,7 +219,7 @@ func (f *FileResolver) parseYAML(data []byte) error {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return &FileError{File: f.name, Line: extra.Line, Msg: "want one YAML document, found another"}
+		return &FileError{File: f.name, Line: extra.Line, Column: extra.Column, Msg: "want one YAML document, found another"}
 	} else if !errors.Is(err, io.EOF) {
 		return f.yamlError(err)
 	}
@@ -216,25 +244,25 @@ func (f *FileResolver) parseYAML(data []byte) error {
 			return f.nodeError(key, "%s", msg)
 		}
 		if first, dup := userLine[name]; dup {
-			return f.nodeError(key, "duplicate user %q, first on line %d", name, first)
+			return f.nodeError(key, "duplicate user, first on line %d", first)
 		}
 		userLine[name] = key.Line
 		if value.Kind != yaml.SequenceNode {
-			return f.nodeError(value, "groups of user %q must be a list, got %s", name, kindName(value))
+			return f.nodeError(value, "want the user's groups as a list, got %s", kindName(value))
 		}
 		groups := make([]string, 0, len(value.Content))
-		seen := map[string]bool{}
+		seen := map[string]*yaml.Node{}
 		for _, g := range value.Content {
 			if g.Kind != yaml.ScalarNode || g.Tag == "!!null" {
-				return f.nodeError(g, "group of user %q must be a name, got %s", name, kindName(g))
+				return f.nodeError(g, "want a group name, got %s", kindName(g))
 			}
 			if msg := checkName("group", g.Value); msg != "" {
-				return f.nodeError(g, "user %q: %s", name, msg)
+				return f.nodeError(g, "%s", msg)
 			}
-			if seen[g.Value] {
-				return f.nodeError(g, "user %q: duplicate group %q", name, g.Value)
+			if first, dup := seen[g.Value]; dup {
+				return f.nodeError(g, "duplicate group of the user, first at %d:%d", first.Line, first.Column)
 			}
-			seen[g.Value] = true
+			seen[g.Value] = g
 			groups = append(groups, g.Value)
 		}
 		f.users[name] = groups
@@ -243,15 +271,24 @@ func (f *FileResolver) parseYAML(data []byte) error {
 }
 
 func (f *FileResolver) yamlError(err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	msg := yamlQuoted.ReplaceAllStringFunc(err.Error(), func(q string) string {
+		if len(q) == 3 && !unicode.IsLetter(rune(q[1])) && !unicode.IsDigit(rune(q[1])) {
+			return q // the YAML library's own punctuation: ',' or ']'
+		}
+		return "'…'" // text of the file, such as an anchor name
+	})
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &FileError{File: f.name, Line: n, Msg: "invalid YAML: " + m[2]}
 	}
-	return fmt.Errorf("%s: invalid YAML: %w", f.name, err)
+	return fmt.Errorf("%s: invalid YAML: %s", f.name, strings.TrimPrefix(msg, "yaml: "))
 }
 
+// yamlQuoted finds what the YAML library's messages quote.
+var yamlQuoted = regexp.MustCompile(`'[^']*'`)
+
 func (f *FileResolver) nodeError(n *yaml.Node, format string, args ...any) error {
-	return &FileError{File: f.name, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	return &FileError{File: f.name, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
 func kindName(n *yaml.Node) string {
@@ -263,10 +300,19 @@ func kindName(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias (aliases are not supported)"
 	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
+		switch n.Tag {
+		case "!!null":
 			return "null"
+		case "!!merge":
+			return "a merge key (<<)"
+		case "!!str":
+			return "a string"
+		case "!!int", "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
 		}
-		return fmt.Sprintf("%s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+		return "a scalar tagged " + strings.TrimPrefix(n.Tag, "!!")
 	}
 	return "nothing"
 }
@@ -274,17 +320,17 @@ func kindName(n *yaml.Node) string {
 // checkName rejects names no user or group can have: empty ones, and ones
 // with white space or unprintable characters, which are almost always a
 // mistake in the file (a stray space after a comma) rather than a real name.
-// It returns the problem, or "".
+// It returns the problem, which does not quote the name, or "".
 func checkName(what, name string) string {
 	if name == "" {
 		return "empty " + what + " name"
 	}
 	if !utf8.ValidString(name) {
-		return fmt.Sprintf("%s name %q is not valid UTF-8", what, name)
+		return what + " name is not valid UTF-8"
 	}
-	for _, r := range name {
+	for i, r := range []rune(name) {
 		if r == ' ' || !unicode.IsPrint(r) {
-			return fmt.Sprintf("%s name %q contains white space or an unprintable character", what, name)
+			return fmt.Sprintf("%s name contains white space or an unprintable character (character %d)", what, i+1)
 		}
 	}
 	return ""

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -91,82 +94,82 @@ func TestFileResolverErrors(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"group line with too few fields",
 			"dev:x:1000:alice\nops:x:1001\n",
-			`g:2: want 4 colon-separated fields (group:password:gid:members), got 3: "ops:x:1001"`},
+			`g:2:1: want 4 colon-separated fields (group:password:gid:members), got 3`},
 		{"group line with too many fields",
 			"dev:x:1000:alice:bob\n",
-			`g:1: want 4 colon-separated fields (group:password:gid:members), got 5: "dev:x:1000:alice:bob"`},
+			`g:1:1: want 4 colon-separated fields (group:password:gid:members), got 5`},
 		{"comments and blank lines count as lines",
 			"# c\n\ndev:x:1000:alice\nbroken\n",
-			`g:4: want 4 colon-separated fields (group:password:gid:members), got 1: "broken"`},
+			`g:4:1: want 4 colon-separated fields (group:password:gid:members), got 1`},
 		{"empty group name",
 			":x:1000:alice\n",
-			`g:1: empty group name: ":x:1000:alice"`},
+			`g:1:1: empty group name`},
 		{"gid not a number",
 			"dev:x:abc:alice\n",
-			`g:1: gid "abc" is not a number: "dev:x:abc:alice"`},
+			`g:1:7: want a group id (a number) as the third field`},
 		{"negative gid",
 			"dev:x:-1:alice\n",
-			`g:1: gid "-1" is not a number: "dev:x:-1:alice"`},
+			`g:1:7: want a group id (a number) as the third field`},
 		{"empty gid",
 			"dev:x::alice\n",
-			`g:1: gid "" is not a number: "dev:x::alice"`},
+			`g:1:7: want a group id (a number) as the third field`},
 		{"trailing comma leaves an empty member",
 			"dev:x:1000:alice,\n",
-			`g:1: empty member name: "dev:x:1000:alice,"`},
+			`g:1:18: empty member name`},
 		{"space after a comma",
 			"dev:x:1000:alice, bob\n",
-			`g:1: member name " bob" contains white space or an unprintable character: "dev:x:1000:alice, bob"`},
+			`g:1:18: member name contains white space or an unprintable character (character 1)`},
 		{"duplicate member",
 			"dev:x:1000:alice,alice\n",
-			`g:1: duplicate member "alice": "dev:x:1000:alice,alice"`},
+			`g:1:18: duplicate member, first at column 12`},
 		{"duplicate group",
 			"dev:x:1000:alice\nops:x:1001:\ndev:x:1002:bob\n",
-			`g:3: duplicate group "dev", first on line 1: "dev:x:1002:bob"`},
+			`g:3:1: duplicate group, first on line 1`},
 		{"invalid utf-8",
 			"dev:x:1000:al\xffice\n",
-			`g:1: line is not valid UTF-8: "dev:x:1000:al\xffice"`},
+			`g:1:14: line is not valid UTF-8`},
 		{"yaml value not a list",
 			"alice: [dev]\nbob: dev\n",
-			`g:2: groups of user "bob" must be a list, got str "dev"`},
+			`g:2:6: want the user's groups as a list, got a string`},
 		{"yaml null value",
 			"alice:\nbob: [dev]\n",
-			`g:1: groups of user "alice" must be a list, got null`},
+			`g:1:7: want the user's groups as a list, got null`},
 		{"yaml map value",
 			"alice: {dev: true}\n",
-			`g:1: groups of user "alice" must be a list, got a map`},
+			`g:1:8: want the user's groups as a list, got a map`},
 		{"yaml top level not a map",
 			"- alice\n- bob\n",
-			`g:1: want a map of user to list of groups, got a list`},
+			`g:1:1: want a map of user to list of groups, got a list`},
 		{"yaml nested list as group",
 			"alice:\n  - dev\n  - [ops]\n",
-			`g:3: group of user "alice" must be a name, got a list`},
+			`g:3:5: want a group name, got a list`},
 		{"yaml empty group name",
 			"alice: [dev, \"\"]\n",
-			`g:1: user "alice": empty group name`},
+			`g:1:14: empty group name`},
 		{"yaml duplicate group",
 			"alice: [dev, dev]\n",
-			`g:1: user "alice": duplicate group "dev"`},
+			`g:1:14: duplicate group of the user, first at 1:9`},
 		{"yaml duplicate user",
 			"alice: [dev]\nbob: []\nalice: [ops]\n",
-			`g:3: duplicate user "alice", first on line 1`},
+			`g:3:1: duplicate user, first on line 1`},
 		{"yaml empty user name",
 			"\"\": [dev]\n",
-			`g:1: empty user name`},
+			`g:1:1: empty user name`},
 		{"yaml user with a space",
 			"\"a b\": [dev]\n",
-			`g:1: user name "a b" contains white space or an unprintable character`},
+			`g:1:1: user name contains white space or an unprintable character (character 2)`},
 		{"yaml alias",
 			"alice: &g [dev]\nbob: *g\n",
-			`g:2: groups of user "bob" must be a list, got an alias (aliases are not supported)`},
+			`g:2:6: want the user's groups as a list, got an alias (aliases are not supported)`},
 		{"yaml merge key",
 			"base: &b [dev]\n<<: {x: [y]}\n",
-			`g:2: want a user name as key, got merge "<<"`},
+			`g:2:1: want a user name as key, got a merge key (<<)`},
 		{"yaml syntax error",
 			"alice: [dev\nbob: [ops]\n",
 			`g:1: invalid YAML: did not find expected ',' or ']'`},
 		{"two yaml documents",
 			"alice: [dev]\n---\nbob: [ops]\n",
-			`g:2: want one YAML document, found another`},
+			`g:2:1: want one YAML document, found another`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := ParseFileResolver("g", []byte(tc.data))
@@ -207,7 +210,7 @@ func TestLoadFileResolver(t *testing.T) {
 		t.Errorf("alice = %q", got)
 	}
 	_, err = LoadFileResolver(bad)
-	if want := bad + `:1: groups of user "alice" must be a list, got str "dev"`; errText(err) != want {
+	if want := bad + `:1:8: want the user's groups as a list, got a string`; errText(err) != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}
 }
@@ -292,4 +295,66 @@ func FuzzParseFileResolver(f *testing.F) {
 			t.Fatalf("round trip: %q, want %q", got, users)
 		}
 	})
+}
+
+// shadowLines are what a groups file swapped for a shadow-style file holds.
+var shadowLines = []string{
+	"root:$6$saltsalt$2vNP0g5ZQ4kq1Rt8mHkDmoJz3Y:19000:0:99999:7:::",
+	"sue:$y$j9T$Qv3a1b2c3d4e5f$Zx9Yw8Vu7Ts6:19000:0:99999:7:::",
+}
+
+// TestFileResolverErrorsQuoteNoContent pins that an error about a groups
+// file names the file, line and column and what was expected, never the
+// line: the error is logged and served on /readyz, and the file may have
+// been swapped for one holding password hashes.
+func TestFileResolverErrorsQuoteNoContent(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"a shadow file read as YAML names the value, not the user", strings.Join(shadowLines, "\n") + "\n",
+			"shadow:1:63: want the user's groups as a list, got null"},
+		{"a shadow line read as a group line gives the field count", "x:y:1:\n" + shadowLines[0] + "\n",
+			"shadow:2:1: want 4 colon-separated fields (group:password:gid:members), got 9"},
+		{"a bad gid is pointed at", "x:y:1:\nroot:$6$salt$hash:abc:\n", "shadow:2:19: want a group id (a number) as the third field"},
+		{"a bad member is pointed at", "x:y:1:a,$6$ salt\n", "shadow:1:9: member name contains white space or an unprintable character (character 4)"},
+		{"a YAML anchor name is not quoted", "alice: *secrethash\n", "shadow: invalid YAML: unknown anchor '…' referenced"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFileResolver("shadow", []byte(tc.data))
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error = %v\nwant    %s", err, tc.want)
+			}
+			for _, secret := range []string{"$6$", "$y$", "saltsalt", "secret", "abc", "root"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %q quotes the file's content %q", err, secret)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadFileResolverRefusesWhatIsNotARegularFile pins that a named pipe
+// or a device given as the groups file is refused at once, naming the path
+// and what it is: reading either would never end.
+func TestLoadFileResolverRefusesWhatIsNotARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "groups")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"a named pipe is refused", fifo, fifo + " is a named pipe, not a regular file"},
+		{"a character device is refused", "/dev/zero", "/dev/zero is a character device, not a regular file"},
+		{"a directory is refused", filepath.Dir(fifo), filepath.Dir(fifo) + " is a directory, not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { _, err := LoadFileResolver(tc.path); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error = %v, want %q", err, tc.want)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("still reading after a minute")
+			}
+		})
+	}
 }

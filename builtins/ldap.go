@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
 	"github.com/go-ldap/ldap/v3"
 )
 
@@ -132,7 +133,10 @@ func (i LDAPIssue) String() string {
 // own and skipped when it fails, and the load fails when no file was
 // accepted or any of the eight non-boolean keys was not. The issues list
 // every rejected file, every missing key and every validator finding, in
-// that order; none of them shows the password. On failure the error wraps
+// that order; none of them quotes a file's content (YuniKorn's messages
+// that do are cut before the value: the key names the file), and a file
+// that is not a regular one of at most MaxSecretFile bytes is refused
+// unread. On failure the error wraps
 // ErrLDAPConfig and repeats the error issues.
 func LoadLDAPConfig(dir string) (LDAPConfig, []LDAPIssue, error) {
 	cfg := DefaultLDAPConfig()
@@ -147,7 +151,7 @@ func LoadLDAPConfig(dir string) (LDAPConfig, []LDAPIssue, error) {
 		if strings.HasPrefix(name, "..") || e.IsDir() {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(dir, name))
+		raw, err := inputfile.ReadFile(filepath.Join(dir, name), MaxSecretFile)
 		if err != nil {
 			// A read error names the path, never the content.
 			issues = append(issues, LDAPIssue{Key: name, Msg: "could not read secret file: " + err.Error()})
@@ -212,7 +216,7 @@ func (c *LDAPConfig) set(key, value string) error {
 	case LDAPPort:
 		port, err := strconv.Atoi(value)
 		if err != nil {
-			return fmt.Errorf("invalid port number: %s", err)
+			return fmt.Errorf("invalid port number: %s", withoutValue(err))
 		}
 		if port < 1 || port > 65535 {
 			return fmt.Errorf("port must be between 1 and 65535, got: %d", port)
@@ -236,7 +240,7 @@ func (c *LDAPConfig) set(key, value string) error {
 	case LDAPInsecure, LDAPSSL:
 		b, err := strconv.ParseBool(value)
 		if err != nil {
-			return fmt.Errorf("invalid boolean value: %s", err)
+			return fmt.Errorf("invalid boolean value: %s", withoutValue(err))
 		}
 		if key == LDAPInsecure {
 			c.Insecure = b
@@ -247,6 +251,22 @@ func (c *LDAPConfig) set(key, value string) error {
 		return fmt.Errorf("unknown LDAP secret key: %s", key)
 	}
 	return nil
+}
+
+// MaxSecretFile bounds one file of an LDAP secret directory: the API
+// server caps a whole Secret at 1 MiB, and a value is a host name, a DN or
+// a password.
+const MaxSecretFile = 1 << 20
+
+// withoutValue is a strconv error without the text it parsed: YuniKorn's
+// message quotes the file's content, and a secret file can hold anything
+// (a password, or a symlink to another file altogether).
+func withoutValue(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return "strconv." + ne.Func + ": " + ne.Err.Error()
+	}
+	return "not a valid value"
 }
 
 // lowerFirst spells a key as YuniKorn's per-key messages do ("bindUser").
@@ -291,7 +311,7 @@ func (c LDAPConfig) validate() []LDAPIssue {
 	case c.Host == "":
 		add(LDAPHost, "Host cannot be empty", true)
 	case net.ParseIP(c.Host) == nil && !ldapHostnameRE.MatchString(c.Host):
-		add(LDAPHost, "Invalid hostname format: "+c.Host, false)
+		add(LDAPHost, "Invalid hostname format", false)
 	}
 	if c.Port < 1 || c.Port > 65535 {
 		add(LDAPPort, fmt.Sprintf("Port must be between 1 and 65535, got: %d", c.Port), true)
@@ -303,7 +323,7 @@ func (c LDAPConfig) validate() []LDAPIssue {
 			add(LDAPBaseDN, "BaseDN should contain at least one domain component (dc=)", false)
 		}
 		if !ldapDNRE.MatchString(c.BaseDN) {
-			add(LDAPBaseDN, "Invalid DN format: "+c.BaseDN, false)
+			add(LDAPBaseDN, "Invalid DN format", false)
 		}
 	}
 	if c.Filter == "" {
@@ -322,21 +342,21 @@ func (c LDAPConfig) validate() []LDAPIssue {
 	if c.GroupAttr == "" {
 		add(LDAPGroupAttr, "GroupAttr cannot be empty", true)
 	} else if !ldapAttrRE.MatchString(c.GroupAttr) {
-		add(LDAPGroupAttr, "Invalid attribute name format: "+c.GroupAttr, false)
+		add(LDAPGroupAttr, "Invalid attribute name format", false)
 	}
 	if len(c.ReturnAttr) == 0 {
 		add(LDAPReturnAttr, "ReturnAttr cannot be empty", true)
 	}
-	for _, a := range c.ReturnAttr {
+	for i, a := range c.ReturnAttr {
 		if !ldapAttrRE.MatchString(a) {
-			add(LDAPReturnAttr, "Invalid attribute name format: "+a, false)
+			add(LDAPReturnAttr, fmt.Sprintf("Invalid attribute name format (attribute %d of %d)", i+1, len(c.ReturnAttr)), false)
 		}
 	}
 	switch {
 	case c.BindUser == "":
 		add(LDAPBindUser, "BindUser cannot be empty", true)
 	case !ldapDNRE.MatchString(c.BindUser) && !ldapUserRE.MatchString(c.BindUser):
-		add(LDAPBindUser, "BindUser is neither a valid DN nor a valid username: "+c.BindUser, false)
+		add(LDAPBindUser, "BindUser is neither a valid DN nor a valid username", false)
 	}
 	switch {
 	case c.BindPassword == "":

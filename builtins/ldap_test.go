@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aclc-dev/aclc/tests/slapd"
 )
@@ -76,7 +79,7 @@ func TestLoadLDAPConfig(t *testing.T) {
 			}
 		}},
 		{name: "a non-numeric port is rejected and fails the load", change: map[string]string{"Port": "ldap"},
-			wantErr: `Port: invalid port number: strconv.Atoi: parsing "ldap": invalid syntax`},
+			wantErr: `Port: invalid port number: strconv.Atoi: invalid syntax`},
 		{name: "port 0 is out of range", change: map[string]string{"Port": "0"}, wantErr: "Port: port must be between 1 and 65535, got: 0"},
 		{name: "port 65536 is out of range", change: map[string]string{"Port": "65536"}, wantErr: "Port: port must be between 1 and 65535, got: 65536"},
 		{name: "an empty host is rejected", change: map[string]string{"Host": " "}, wantErr: "Host: host cannot be empty"},
@@ -88,7 +91,7 @@ func TestLoadLDAPConfig(t *testing.T) {
 		{name: "an empty group attribute is rejected", change: map[string]string{"GroupAttr": ""}, wantErr: "GroupAttr: groupAttr cannot be empty"},
 		{name: "an empty return attribute is rejected", change: map[string]string{"ReturnAttr": ""}, wantErr: "ReturnAttr: returnAttr cannot be empty"},
 		{name: "return attributes are split without trimming", change: map[string]string{"ReturnAttr": "memberOf, cn"},
-			issue: "ReturnAttr: Invalid attribute name format:  cn",
+			issue: "ReturnAttr: Invalid attribute name format (attribute 2 of 2)",
 			check: func(t *testing.T, c LDAPConfig) {
 				if !reflect.DeepEqual(c.ReturnAttr, []string{"memberOf", " cn"}) {
 					t.Errorf("ReturnAttr %q", c.ReturnAttr)
@@ -97,7 +100,7 @@ func TestLoadLDAPConfig(t *testing.T) {
 		{name: "an empty bind user is rejected", change: map[string]string{"BindUser": ""}, wantErr: "BindUser: bindUser cannot be empty"},
 		{name: "an empty bind password is rejected", change: map[string]string{"BindPassword": ""}, wantErr: "BindPassword: bindPassword cannot be empty"},
 		{name: "a bad boolean is skipped and leaves false", change: map[string]string{"SSL": "yes"},
-			issue: `SSL: invalid boolean value: strconv.ParseBool: parsing "yes": invalid syntax`,
+			issue: `SSL: invalid boolean value: strconv.ParseBool: invalid syntax`,
 			check: func(t *testing.T, c LDAPConfig) {
 				if c.SSL {
 					t.Error("SSL set")
@@ -117,7 +120,7 @@ func TestLoadLDAPConfig(t *testing.T) {
 		{name: "SSL on another port than 636 is a warning", change: map[string]string{"SSL": "true"},
 			issue: "Port: SSL is enabled but port is not the default LDAPS port (636), using: 389"},
 		{name: "a short password is a warning", change: map[string]string{"BindPassword": "pw"}, issue: "BindPassword: BindPassword is too short"},
-		{name: "a host that is not a hostname is a warning", change: map[string]string{"Host": "ldap_server"}, issue: "Host: Invalid hostname format: ldap_server"},
+		{name: "a host that is not a hostname is a warning", change: map[string]string{"Host": "ldap_server"}, issue: "Host: Invalid hostname format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeSecret(t, tc.change)
@@ -256,5 +259,51 @@ func TestLDAPQuirks(t *testing.T) {
 	want := []string{QuirkLDAPCNParsing, QuirkLDAPFilterUnescaped, QuirkLDAPGroupAttrUnused, QuirkLDAPReturnAttr, QuirkLDAPReturnAttr}
 	if !reflect.DeepEqual(codes, want) {
 		t.Errorf("quirks %q, want %q", codes, want)
+	}
+}
+
+// TestLoadLDAPConfigQuotesNoContent pins that a secret file's content is
+// never in an issue or the error: a key file may be swapped for a symlink
+// to another file altogether, and the error is logged and served.
+func TestLoadLDAPConfigQuotesNoContent(t *testing.T) {
+	const shadow = "root:$6$saltsalt$2vNP0g5ZQ4kq1Rt8mHkDmoJz3Y:19000:0:99999:7:::"
+	for _, key := range []string{"Port", "SSL", "Insecure", "Host", "BaseDN", "GroupAttr", "ReturnAttr", "BindUser"} {
+		t.Run(key, func(t *testing.T) {
+			dir := writeSecret(t, map[string]string{key: shadow})
+			_, issues, err := LoadLDAPConfig(dir)
+			texts := issueTexts(issues)
+			if err != nil {
+				texts = append(texts, err.Error())
+			}
+			for _, s := range texts {
+				if strings.Contains(s, "$6$") || strings.Contains(s, "root") {
+					t.Errorf("%q quotes the file", s)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadLDAPConfigRefusesANamedPipe pins that a secret file that is a
+// named pipe is refused at once, as an issue naming the path.
+func TestLoadLDAPConfigRefusesANamedPipe(t *testing.T) {
+	dir := writeSecret(t, nil)
+	port := filepath.Join(dir, "Port")
+	if err := os.Remove(port); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(port, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan []LDAPIssue, 1)
+	go func() { _, issues, _ := LoadLDAPConfig(dir); done <- issues }()
+	select {
+	case issues := <-done:
+		want := "Port: could not read secret file: " + port + " is a named pipe, not a regular file"
+		if !slices.Contains(issueTexts(issues), want) {
+			t.Errorf("issues %q lack %q", issueTexts(issues), want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still reading after a minute")
 	}
 }

@@ -79,7 +79,7 @@ func TestCheckLDAP(t *testing.T) {
 	})
 	t.Run("a key YuniKorn rejects fails the check with its message", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "", "check", "--resolver", "ldap="+ldapSecret(t, map[string]string{"Port": "ldap", "SSL": "maybe"}), conf)
-		if code != exitError || !strings.Contains(stdout, `Port: invalid port number: strconv.Atoi: parsing "ldap": invalid syntax`) ||
+		if code != exitError || !strings.Contains(stdout, `Port: invalid port number: strconv.Atoi: invalid syntax`) ||
 			!strings.Contains(stdout, "unable to properly load LDAP configuration") ||
 			!strings.Contains(stdout, `warning: ldap-config: SSL: invalid boolean value`) {
 			t.Errorf("exit %d: %s %s", code, stdout, stderr)
