@@ -32,7 +32,8 @@ const serveExamples = `  # Serve the queue decision from a source; edit the file
   curl -s localhost:8181/v1/data/yunikorn/admission/review \
     -d "{\"input\": $(cat examples/admission/reviews/pod-create-user.json)}"
 
-  # A signed bundle, refused unless its signature checks out:
+  # A signed bundle, refused unless its signature checks out; on reload,
+  # also refused when its revision is older than the one in service:
   aclc build --signing-key private.pem -o queues.tar.gz examples/yunikorn/org.yaml
   aclc serve --verification-key public.pem --bundle queues.tar.gz
 
@@ -83,7 +84,7 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
 	fs.BoolVar(&o.static, "static-groups", false, "compile the resolver's answers into the bundle (none, test, file) instead of resolving through the builtin")
 	fs.StringVarP(&o.bundle, "bundle", "b", "", "serve this bundle file (built by aclc build, signed or not) instead of building SOURCE")
-	fs.StringVar(&o.keyFile, "verification-key", "", "PEM public key (or HMAC secret) file the --bundle must be signed with")
+	fs.StringVar(&o.keyFile, "verification-key", "", "PEM public key (or HMAC secret) file the --bundle must be signed with; a reload also refuses a bundle whose revision is not later than the one in service")
 	fs.StringVar(&o.keyID, "verification-key-id", translate.DefaultKeyID, "id of the verification key, as the signature names it")
 	fs.StringVar(&o.alg, "signing-alg", "", "signature algorithm (RS256, ES256, HS256, ...); default: inferred from the key")
 	fs.StringVar(&o.scope, "scope", "", "scope the signature must carry")
@@ -160,6 +161,11 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	cfg := serve.NewConfig().WithAddr(o.addr).WithResolver(o.resolver).WithStaticGroups(o.static).
 		WithLogLevel(o.log.level).WithLogFormat(o.log.format).WithDecisionLogs(o.decisionLogs).WithReloadInterval(o.interval).WithLogOutput(stderr).
 		WithDecisionTimeout(o.decisionTimeout).WithTLS(o.tlsCert, o.tlsKey).WithAuthorizationPolicy(o.authzPolicy)
+	// A cluster watch logs its failures where the server logs.
+	if o.cluster.opts.Log, err = o.log.logger(stderr); err != nil {
+		errorf(stderr, "serve: %v", err)
+		return exitError
+	}
 	if o.bundle != "" {
 		cfg = cfg.WithBundle(paths[0])
 	} else if cfg, err = o.cluster.serveSources(ctx, cfg, paths, translate.Kind(o.kind)); err != nil {
