@@ -1,11 +1,14 @@
 package layout
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/aclc-dev/aclc/internal/inputfile"
 )
 
 // ReadDir reads a ConfigMap mounted as a directory, as the kubelet lays it
@@ -38,10 +41,16 @@ func ReadDir(dir string) (*File, error) {
 		if st.IsDir() {
 			continue
 		}
-		if st.Size() > MaxValue {
-			return nil, &Error{File: path, Msg: fmt.Sprintf("%d bytes: larger than a ConfigMap can hold (1 MiB)", st.Size())}
+		// A named pipe or a device is refused at once, and a key is read
+		// no further than a ConfigMap can hold, even if it grows.
+		raw, err := inputfile.ReadFile(path, MaxValue)
+		var refused *inputfile.Error
+		if errors.As(err, &refused) {
+			if errors.Is(err, inputfile.ErrTooLarge) {
+				return nil, &Error{File: path, Msg: "larger than a ConfigMap can hold (1 MiB)"}
+			}
+			return nil, &Error{File: path, Msg: refused.Type + ", not a regular file: a mounted ConfigMap key is a file"}
 		}
-		raw, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("read configuration directory: %w", err)
 		}

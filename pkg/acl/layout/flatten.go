@@ -16,6 +16,8 @@ import (
 // FlattenConfigMaps makes of yunikorn-defaults and yunikorn-configs.
 type Config struct {
 	values map[string]Value
+	// inflated counts the bytes gunzipped so far, against MaxInflatedTotal.
+	inflated int64
 	// Namespace is the ConfigMaps' namespace, "" when none says.
 	Namespace string
 	// ConfigMaps are the ConfigMaps read, yunikorn-defaults first.
@@ -185,8 +187,8 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 					Msg: fmt.Sprintf("binaryData %s does not end in .gz: YuniKorn sets %s to an empty value and ignores the bytes", e.Key, key)})
 				continue
 			}
-			text, err := gunzip([]byte(e.Value))
-			if errors.Is(err, errTooLarge) {
+			text, err := c.gunzip([]byte(e.Value))
+			if errors.Is(err, ErrInflatesTooLarge) {
 				// YuniKorn would inflate it; aclc refuses rather than guess.
 				errs = append(errs, &Error{File: e.File, Line: e.Line, Column: e.Column, Msg: fmt.Sprintf("binaryData %s %v", e.Key, err)})
 				continue
@@ -217,25 +219,55 @@ func BinaryKey(name string) (key string, gz bool) {
 	return name[:i], strings.EqualFold(name[i+1:], "gz")
 }
 
-// MaxInflated bounds what one gzipped value may inflate to: far above any
-// real configuration, far below what would hurt the process.
-const MaxInflated = 64 << 20
+// MaxInflated bounds what one gzipped value may inflate to, and
+// MaxInflatedTotal what all of a configuration's gzipped values may
+// inflate to together. The API server caps a whole ConfigMap at 1 MiB, and
+// a real queue configuration of that size is some 35,000 YAML nodes; four
+// times that, inflated, is still a configuration, while a few KiB of gzip
+// can inflate to GiB. The bounds are checked while inflating: no more than
+// the bound plus one byte is ever inflated.
+const (
+	MaxInflated      = 4 << 20
+	MaxInflatedTotal = 8 << 20
+)
 
-var errTooLarge = errors.New("inflates to more than 64 MiB")
+// ErrInflatesTooLarge is matched by the error of a gzipped value over
+// MaxInflated, or over what is left of MaxInflatedTotal.
+var ErrInflatesTooLarge = errors.New("inflates to more than aclc reads")
 
-func gunzip(raw []byte) (string, error) {
+// inflateError says which bound a value passed.
+type inflateError struct{ total bool }
+
+func (e inflateError) Error() string {
+	if e.total {
+		return fmt.Sprintf("takes the gzipped values over %d MiB inflated together (the bound on all of them)", MaxInflatedTotal>>20)
+	}
+	return fmt.Sprintf("inflates to more than %d MiB (the bound on one gzipped value)", MaxInflated>>20)
+}
+
+func (inflateError) Unwrap() error { return ErrInflatesTooLarge }
+
+// gunzip inflates raw within the bounds, counting what it inflated
+// against the total.
+func (c *Config) gunzip(raw []byte) (string, error) {
 	r, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, MaxInflated+1))
+	limit, tooLarge := int64(MaxInflated), inflateError{}
+	if left := MaxInflatedTotal - c.inflated; left < limit {
+		limit, tooLarge = left, inflateError{total: true}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > MaxInflated {
-		return "", errTooLarge
+	if int64(len(b)) > limit {
+		c.inflated = MaxInflatedTotal
+		return "", tooLarge
 	}
+	c.inflated += int64(len(b))
 	return string(b), nil
 }
 

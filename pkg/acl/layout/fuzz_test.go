@@ -14,6 +14,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(cm(ConfigsName, "data:\n  queues.yaml: |\n    partitions: []\nbinaryData:\n  queues.yaml.gz: H4sIAAAAAAAA/ypILCrKTM0rsQIEAAD//w==\n")))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- " + "{apiVersion: v1, kind: Namespace, metadata: {name: a, annotations: {x: y}}}\n"))
 	f.Add([]byte(cm(DefaultsName, "data: {service.policyGroup: b, b.yaml: x}\n") + "---\n" + cm(ConfigsName, "")))
+	f.Add([]byte("- a\n- a\n- [a, b, {c: d}]\n# - e\n'- f'\n\"- g\"\n"))
+	f.Add([]byte("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Read("f.yaml", data)
 		if err != nil {

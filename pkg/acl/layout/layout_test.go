@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func gz(t testing.TB, s string) string {
@@ -214,8 +216,75 @@ func TestGzipBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := flatten(t, "c.yaml", cm(ConfigsName, "binaryData:\n  queues.yaml.gz: "+base64.StdEncoding.EncodeToString(b.Bytes())+"\n"))
-	if err == nil || !strings.Contains(err.Error(), "inflates to more than 64 MiB") {
+	if err == nil || !strings.Contains(err.Error(), "inflates to more than 4 MiB (the bound on one gzipped value)") {
 		t.Fatalf("error = %v", err)
+	}
+}
+
+// TestInflateBounds pins the bounds on gzipped values: one value, and all
+// of a configuration's values together, are checked while inflating.
+func TestInflateBounds(t *testing.T) {
+	zipped := func(n int) string {
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		if _, err := w.Write(bytes.Repeat([]byte("- a\n"), n/4)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b.Bytes())
+	}
+	mib3, mib62 := zipped(3<<20), zipped(62_000_000)
+	for _, tc := range []struct {
+		name, binary, want string
+	}{
+		{"one value under the bound inflates", "  queues.yaml.gz: " + mib3 + "\n", ""},
+		{"a value inflating to 62 MB is refused at the bound of one value", "  queues.yaml.gz: " + mib62 + "\n",
+			"binaryData queues.yaml.gz inflates to more than 4 MiB (the bound on one gzipped value)"},
+		{"values under the bound each are refused past the bound on all",
+			"  a.gz: " + mib3 + "\n  b.gz: " + mib3 + "\n  c.gz: " + mib3 + "\n",
+			"binaryData c.gz takes the gzipped values over 8 MiB inflated together (the bound on all of them)"},
+		{"after one refusal the other values are refused at once",
+			"  a.gz: " + mib62 + "\n  b.gz: " + mib62 + "\n  c.gz: " + mib62 + "\n  d.gz: " + mib62 + "\n",
+			"binaryData d.gz takes the gzipped values over 8 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := flatten(t, "c.yaml", cm(ConfigsName, "binaryData:\n"+tc.binary))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "c.yaml:") {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadRefusesTooManyNodes pins the bound on a source's YAML nodes:
+// counted on the text before it is decoded, and with aliases expanded.
+func TestReadRefusesTooManyNodes(t *testing.T) {
+	laughs := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for _, l := range []string{"b", "c", "d", "e", "f", "g"} {
+		laughs += l + ": &" + l + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n"
+		prev = l
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"a 1 MiB list of one-letter items is refused before decoding", strings.Repeat("- a\n", 1<<18),
+			"q.yaml: more than 500000 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
+		{"aliases are counted expanded", laughs,
+			"q.yaml: more than 500000 YAML nodes once its aliases are expanded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read("q.yaml", []byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidLayout) {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -311,5 +380,28 @@ func TestBlockLocator(t *testing.T) {
 	v, _ := c.QueueConfig()
 	if l, col := v.Locator().At(2, 9); l != 9 || col != 13 {
 		t.Errorf("line 2 col 9 of queues.yaml is c.yaml:%d:%d, want 9:13", l, col)
+	}
+}
+
+// TestReadDirRefusesWhatIsNotAFile pins that a mounted key that is a named
+// pipe or a device is refused at once, naming the path and what it is.
+func TestReadDirRefusesWhatIsNotAFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ConfigsName)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "queues.yaml")
+	if err := syscall.Mkfifo(key, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadDir(dir); done <- err }()
+	select {
+	case err := <-done:
+		if want := key + ": a named pipe, not a regular file"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error = %v, want %q", err, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still reading after a minute")
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/aclc-dev/aclc/internal/yamlbound"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -117,7 +118,21 @@ var vovTextRE = regexp.MustCompile(`(?m)^vov\s*:`)
 
 func read(name string, data []byte) (*File, error) {
 	f := &File{Name: name}
+	// Counted before the YAML library builds its tree, and again on the
+	// tree with aliases expanded, before anything is decoded from it.
+	if err := yamlbound.Check(name, data, yamlbound.MaxNodes); err != nil {
+		return nil, nodeBound(err)
+	}
 	docs, err := documents(data)
+	if err == nil {
+		total := 0
+		for _, d := range docs {
+			n, aliases := yamlbound.Count(d, yamlbound.MaxNodes-total)
+			if total += n; total > yamlbound.MaxNodes {
+				return nil, nodeBound(&yamlbound.Error{File: name, Max: yamlbound.MaxNodes, Aliases: aliases})
+			}
+		}
+	}
 	if err != nil {
 		// Broken YAML: the loader of what it reads like reports it, with
 		// its own hints (an unquoted * in an ACL, say).
@@ -186,6 +201,15 @@ func read(name string, data []byte) (*File, error) {
 			Msg: fmt.Sprintf("a %s is not a source aclc reads; skipped", k.Value)})
 	}
 	return f, nil
+}
+
+// nodeBound is a text over yamlbound's bound, as a layout error.
+func nodeBound(err error) error {
+	var e *yamlbound.Error
+	if errors.As(err, &e) {
+		return &Error{File: e.File, Msg: e.Reason()}
+	}
+	return err
 }
 
 // maxListDepth bounds Lists inside Lists.
