@@ -13,6 +13,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/opsmetrics"
 	"github.com/aclc-dev/aclc/pkg/reload"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -114,6 +115,16 @@ func (c *clusterFlags) feed(ctx context.Context, srcs []string, kind translate.K
 		return nil, err
 	}
 	return f, nil
+}
+
+// SourceHealth says whether the cluster watch sees the API server; files
+// are always in sight (a change that does not load is a reload failure).
+func (f *sourceFeed) SourceHealth() opsmetrics.SourceHealth {
+	if f.watch == nil {
+		return opsmetrics.SourceHealth{}
+	}
+	h := f.watch.Health()
+	return opsmetrics.SourceHealth{StaleSince: h.StaleSince, Reason: h.Reason, Errors: h.Errors, LastError: h.LastError}
 }
 
 // Describe names where the sources come from, for messages.

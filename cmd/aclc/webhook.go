@@ -133,6 +133,13 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 
 	ctx, stop := webhookContext()
 	defer stop()
+	logger, err := o.log.logger(stderr)
+	if err != nil {
+		errorf(stderr, "webhook: %v", err)
+		return exitError
+	}
+	// A cluster watch logs its failures where the server logs.
+	o.cluster.opts.Log = logger
 	// Taken before the first load, so that a change during it is seen.
 	feed, err := o.cluster.feed(ctx, srcs, kind, true)
 	if err != nil {
@@ -151,14 +158,9 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 
-	logger, err := o.log.logger(stderr)
-	if err != nil {
-		errorf(stderr, "webhook: %v", err)
-		return exitError
-	}
 	// The denial at the deadline is written before the API server gives
 	// up; the write timeout is the API server's wait.
-	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
 		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second)
 	if tlsFiles {

@@ -41,7 +41,42 @@ type Metrics struct {
 	lastReload       prometheus.Gauge
 	lastReloadFailed prometheus.Gauge
 	lastErr          atomic.Pointer[string]
+	source           atomic.Pointer[func() SourceHealth]
 }
+
+// SourceHealth says whether a server still sees the sources it follows (a
+// cluster's API server). While it does not, it serves the configuration
+// it last read: stale since StaleSince.
+type SourceHealth struct {
+	// StaleSince is when the server lost sight of its sources; zero while
+	// it sees them.
+	StaleSince time.Time
+	// Reason says what failed in a few words, never the error's details
+	// (those go to the log).
+	Reason string
+	// Errors counts the failures to read or watch the sources since the
+	// start; LastError is when the last was (zero: none yet).
+	Errors    int64
+	LastError time.Time
+}
+
+// ReadyLine is the clause /readyz adds for stale sources, "" when they
+// are not: "configuration stale since 2026-01-02T15:04:05Z: watch
+// Namespaces: API server unreachable".
+func (h SourceHealth) ReadyLine() string {
+	if h.StaleSince.IsZero() {
+		return ""
+	}
+	reason := h.Reason
+	if len(reason) > maxReason {
+		reason = reason[:maxReason] + "..."
+	}
+	return "configuration stale since " + h.StaleSince.UTC().Format(time.RFC3339) + ": " + reason
+}
+
+// maxReason bounds the reason /readyz shows: a probe's answer is no place
+// for an error's details.
+const maxReason = 120
 
 // NewRegistry returns a registry with the Go runtime and process
 // collectors, for a server that is not OPA's.
@@ -78,8 +113,30 @@ func New(reg prometheus.Registerer, subsystem string) (*Metrics, error) {
 		lastReloadFailed: prometheus.NewGauge(prometheus.GaugeOpts(opts("last_reload_failed",
 			"1 when the last change of the sources did not load."))),
 	}
+	synced := prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts("source_synced_timestamp_seconds",
+		"When the configuration in service was last known to match its sources (Unix time): now while a "+
+			"cluster watch sees the API server (and always for files), else when it lost it. "+
+			"time() minus this is the staleness of the configuration in service.")), func() float64 {
+		h := m.SourceHealth()
+		if h.StaleSince.IsZero() {
+			return float64(time.Now().UnixNano()) / 1e9
+		}
+		return float64(h.StaleSince.UnixNano()) / 1e9
+	})
+	watchErrors := prometheus.NewCounterFunc(prometheus.CounterOpts(opts("source_watch_errors_total",
+		"Failed lists and watches of the cluster's sources (each retry counts).")), func() float64 {
+		return float64(m.SourceHealth().Errors)
+	})
+	lastWatchErr := prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts("source_last_watch_error_timestamp_seconds",
+		"When a list or watch of the cluster's sources last failed (Unix time; 0: never).")), func() float64 {
+		h := m.SourceHealth()
+		if h.LastError.IsZero() {
+			return 0
+		}
+		return float64(h.LastError.UnixNano()) / 1e9
+	})
 	for _, c := range []prometheus.Collector{m.requests, m.duration, m.decisions, m.engineErrors, m.panics,
-		m.reloads, m.reloadFailures, m.lastReload, m.lastReloadFailed} {
+		m.reloads, m.reloadFailures, m.lastReload, m.lastReloadFailed, synced, watchErrors, lastWatchErr} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -126,6 +183,38 @@ func (m *Metrics) ReloadFailed(err error) {
 	m.lastReloadFailed.Set(1)
 	msg := err.Error()
 	m.lastErr.Store(&msg)
+}
+
+// FollowSource makes health the source of the source_* metrics and of
+// SourceHealth; without it the sources count as always in sight.
+func (m *Metrics) FollowSource(health func() SourceHealth) {
+	if health == nil {
+		m.source.Store(nil)
+		return
+	}
+	m.source.Store(&health)
+}
+
+// SourceHealth is the sources' health, as FollowSource gives it.
+func (m *Metrics) SourceHealth() SourceHealth {
+	if f := m.source.Load(); f != nil {
+		return (*f)()
+	}
+	return SourceHealth{}
+}
+
+// ReadyBody is the body of a /readyz that answers 200: "ok", then what
+// is served that is not what the sources say, as short clauses: stale
+// sources (since when, and why in a few words) and a reload that failed.
+func (m *Metrics) ReadyBody(what string) string {
+	msg := "ok"
+	if line := m.SourceHealth().ReadyLine(); line != "" {
+		msg += "; " + line
+	}
+	if e := m.LastReloadError(); e != "" {
+		msg += "; serving the last good " + what + ": the last reload failed: " + e
+	}
+	return msg + "\n"
 }
 
 // LastReloadError is the error of the last reload when it failed, else "".

@@ -96,6 +96,13 @@ type Feed interface {
 	Run(ctx context.Context, interval time.Duration, changed func() error)
 }
 
+// sourceHealthFeed is a Feed that can lose sight of its sources (a
+// cluster watch): /readyz and the aclc_serve_source_* metrics then say
+// when the configuration in service is stale.
+type sourceHealthFeed interface {
+	SourceHealth() opsmetrics.SourceHealth
+}
+
 // NewConfig returns the defaults: DefaultAddr, log level info, the logs on
 // standard error, DefaultReloadInterval, DefaultDecisionTimeout, plain
 // HTTP, and a read-only API.
@@ -190,8 +197,6 @@ type Server struct {
 	reloads  atomic.Int64
 	failures atomic.Int64
 	metrics  *opsmetrics.Metrics
-	// lastErr is the error of the last reload when it failed, else nil.
-	lastErr atomic.Pointer[string]
 	// running is the requests' lifetime; halt ends it when the shutdown
 	// grace period is over (see untilHalt).
 	running context.Context
@@ -264,6 +269,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.rt.Manager.ExtraRoute("/readyz", "v1/readyz", s.serveReadyz)
 	if err := s.registerMetrics(); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if h, ok := cfg.feed.(sourceHealthFeed); ok {
+		s.metrics.FollowSource(h.SourceHealth)
 	}
 	s.rt.Manager.ExtraMiddleware(func(next http.Handler) http.Handler {
 		next = withDeadline(cfg.decisionTimeout, next)
@@ -439,7 +447,6 @@ func (s *Server) reload(ctx context.Context) error {
 	b, rev, groups, err := s.load()
 	if err == nil && rev == old {
 		s.metrics.Unchanged()
-		s.lastErr.Store(nil)
 		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
 		return nil
 	}
@@ -452,8 +459,6 @@ func (s *Server) reload(ctx context.Context) error {
 	if err != nil {
 		s.failures.Add(1)
 		s.metrics.ReloadFailed(err)
-		msg := err.Error()
-		s.lastErr.Store(&msg)
 		s.logger.WithFields(map[string]any{"err": err.Error(), "revision": old}).
 			Error("Reload failed; still serving the last good bundle.")
 		return err
@@ -465,19 +470,16 @@ func (s *Server) reload(ctx context.Context) error {
 	s.served.Store(&b.Manifest.Revision)
 	s.reloads.Add(1)
 	s.metrics.Reloaded()
-	s.lastErr.Store(nil)
 	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
 	return nil
 }
 
-// serveReadyz answers 200 while a bundle is in service, saying when the
-// last reload failed and the last good bundle is what is served, as the
+// serveReadyz answers 200 while a bundle is in service, saying when it is
+// not what the sources say (a cluster watch lost the API server, or the
+// last reload failed and the last good bundle is served), as the
 // webhook's /readyz does.
 func (s *Server) serveReadyz(w http.ResponseWriter, r *http.Request) {
-	msg := "ok\n"
-	if p := s.lastErr.Load(); p != nil {
-		msg = "ok; serving the last good bundle: the last reload failed: " + *p + "\n"
-	}
+	msg := s.metrics.ReadyBody("bundle")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

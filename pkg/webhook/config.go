@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"time"
+
+	"github.com/aclc-dev/aclc/pkg/opsmetrics"
 )
 
 // Defaults of NewConfig.
@@ -57,6 +59,7 @@ type Config struct {
 	shutdownGrace     time.Duration
 	log               *slog.Logger
 	decisionLogs      bool
+	sourceHealth      func() opsmetrics.SourceHealth
 }
 
 // NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of
@@ -171,6 +174,15 @@ func (c Config) WithLogger(l *slog.Logger) Config {
 // decisions, and the metrics already count every answer.
 func (c Config) WithDecisionLogs(on bool) Config {
 	c.decisionLogs = on
+	return c
+}
+
+// WithSourceHealth says where the server learns whether its sources are
+// still in sight (a cluster watch's health): /readyz and the
+// aclc_webhook_source_* metrics then show when the configuration in
+// service is stale. Without it the sources count as always in sight.
+func (c Config) WithSourceHealth(health func() opsmetrics.SourceHealth) Config {
+	c.sourceHealth = health
 	return c
 }
 

@@ -67,6 +67,7 @@ type Server struct {
 // answers 503) until Probe succeeds; Serve and ListenAndServe probe first.
 func New(eng engine.Engine, cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.logger(), m: newMetrics()}
+	s.m.FollowSource(cfg.sourceHealth)
 	s.eng.Store(&current{eng})
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s
@@ -241,12 +242,9 @@ func (s *Server) serveOps(w http.ResponseWriter, r *http.Request) {
 	case pathReadyz:
 		if s.ready.Load() {
 			// The last good configuration is still served: ready, but
-			// say that the sources on disk are not what is served.
-			msg := "ok\n"
-			if e := s.m.LastReloadError(); e != "" {
-				msg = "ok; serving the last good configuration: the last reload failed: " + e + "\n"
-			}
-			text(w, http.StatusOK, msg)
+			// say when it is not what the sources say (they are out of
+			// sight, or the last change did not load).
+			text(w, http.StatusOK, s.m.ReadyBody("configuration"))
 		} else {
 			text(w, http.StatusServiceUnavailable, "not ready\n")
 		}
