@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/internal/yamlbound"
 	"gopkg.in/yaml.v3"
 )
 
@@ -210,6 +211,10 @@ func invalidUTF8At(line string) int {
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func (f *FileResolver) parseYAML(data []byte) error {
+	// Counted before the YAML library builds its tree.
+	if err := yamlbound.Check(f.name, data, yamlbound.MaxNodes); err != nil {
+		return err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {

@@ -272,6 +272,7 @@ func FuzzParseFileResolver(f *testing.F) {
 		"alice: [dev]\n", "a:b:c: [x]\n", "\"a:b:c\": [x]\n", "alice: &a [dev]\nbob: *a\n",
 		"dev:x:1000:alice,\n", "alice:\n  - dev\n  - ops\n", "dev:x:1000:al\u00e9,b\u00f6b\n",
 		"- x\n", "alice: [dev\n", "a: []\n---\nb: []\n", "1: [2]\ntrue: [null]\n",
+		shadowLines[0] + "\n" + shadowLines[1] + "\n", "x:y:1:\n" + shadowLines[0] + "\n", "alice: *secrethash\n",
 	} {
 		f.Add([]byte(seed))
 	}

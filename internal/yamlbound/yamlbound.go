@@ -19,6 +19,7 @@
 package yamlbound
 
 import (
+	"errors"
 	"fmt"
 
 	"gopkg.in/yaml.v3"
@@ -30,6 +31,9 @@ import (
 // that; the YAML library's tree of 500,000 nodes is about 100 MB.
 const MaxNodes = 500_000
 
+// ErrTooLarge is matched by every *Error.
+var ErrTooLarge = errors.New("too many YAML nodes")
+
 // Error is a text over the bound.
 type Error struct {
 	File string
@@ -38,13 +42,19 @@ type Error struct {
 	Aliases bool
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.File + ": " + e.Reason() }
+
+// Reason is the error's text without the file, for a caller that locates
+// it its own way.
+func (e *Error) Reason() string {
 	what := "YAML nodes"
 	if e.Aliases {
 		what = "YAML nodes once its aliases are expanded"
 	}
-	return fmt.Sprintf("%s: more than %d %s: larger than aclc reads (the bound on one YAML text)", e.File, e.Max, what)
+	return fmt.Sprintf("more than %d %s: larger than aclc reads (the bound on one YAML text)", e.Max, what)
 }
+
+func (e *Error) Unwrap() error { return ErrTooLarge }
 
 // Check refuses data, named file in the error, when Estimate finds more
 // than max nodes in it.
@@ -126,7 +136,7 @@ func skipQuoted(data []byte, i int) int {
 // Count counts the nodes of a decoded tree, aliases expanded, stopping
 // once the count is over limit. expanded is set when an alias added to it.
 func Count(n *yaml.Node, limit int) (count int, expanded bool) {
-	c := counter{limit: limit, sizes: map[*yaml.Node]int{}}
+	c := counter{limit: limit, sizes: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
 	c.walk(n, 0)
 	return c.total, c.aliases
 }
@@ -145,14 +155,21 @@ type counter struct {
 	total   int
 	aliases bool
 	sizes   map[*yaml.Node]int // the expanded size of an anchored node
+	// open are the anchored nodes being walked: an alias to one of them is
+	// an anchor that contains itself, which the decode refuses, so it
+	// counts as one node.
+	open map[*yaml.Node]bool
 }
 
-// walk returns the size of n with aliases expanded; it gives up (returns
-// more than the limit) as soon as the total passes the limit, and on an
-// alias nested in what it refers to.
+// walk returns the size of n with aliases expanded; it gives up as soon
+// as the total passes the limit.
 func (c *counter) walk(n *yaml.Node, depth int) int {
 	if n == nil || c.total > c.limit {
 		return 0
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil && c.open[n.Alias] {
+		c.total++
+		return 1
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		size, ok := c.sizes[n.Alias]
@@ -170,6 +187,10 @@ func (c *counter) walk(n *yaml.Node, depth int) int {
 		c.aliases = true
 		c.total += size
 		return size
+	}
+	if n.Anchor != "" {
+		c.open[n] = true
+		defer delete(c.open, n)
 	}
 	before := c.total
 	c.total++

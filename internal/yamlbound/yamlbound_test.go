@@ -97,3 +97,13 @@ func TestCheckNodeCountsAliasesExpanded(t *testing.T) {
 		t.Errorf("under the bound: %v", err)
 	}
 }
+
+func TestCountTakesAnAnchorThatContainsItselfAsOneNode(t *testing.T) {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte("partitions: &p [*p]\n"), &n); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := Count(&n, 1000); c > 10 {
+		t.Errorf("Count = %d, want the few nodes written", c)
+	}
+}

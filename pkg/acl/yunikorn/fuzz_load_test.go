@@ -23,6 +23,8 @@ func FuzzLoad(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("partitions: &p [*p]\n"))
+	f.Add([]byte("partitions:\n- name: default\n  queues:\n  - name: root\n    x: &a [q, q]\n    y: &b [*a, *a]\n    z: [*b, *b]\n"))
+	f.Add([]byte("- a\n- a\n# - b\n'- c'\n"))
 	f.Add([]byte("a: &a {<<: *a}\n"))
 	f.Add([]byte("kind: ConfigMap\ndata:\n  queues.yaml: \"partitions:\\n  - bad: 1\\n\"\n"))
 	// Every validator step has something to check: resources, limits,

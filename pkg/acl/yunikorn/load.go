@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/internal/yamlbound"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
@@ -39,9 +40,13 @@ func Load(name string, data []byte) (*SchedulerConfig, error) {
 	return FromLayout(c)
 }
 
-// LoadFile reads and loads the queue configuration at path.
+// maxFile bounds a file LoadFile reads, as aclc bounds every source.
+const maxFile = 64 << 20
+
+// LoadFile reads and loads the queue configuration at path, a regular
+// file.
 func LoadFile(path string) (*SchedulerConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("read queue configuration: %w", err)
 	}
@@ -98,15 +103,34 @@ type document struct {
 }
 
 func decodeText(content []byte, loc layout.Locator) (*SchedulerConfig, error) {
+	// The text is counted before the YAML library builds its tree, and the
+	// tree with its aliases expanded before anything is decoded from it:
+	// an inflated value was never part of a source's text.
+	if err := yamlbound.Check(loc.File, content, yamlbound.MaxNodes); err != nil {
+		return nil, nodeBound(err, loc)
+	}
 	top, err := pickFirst(content)
 	if err != nil {
 		return nil, withFile(syntaxError(err, content, loc), loc.File)
+	}
+	if err := yamlbound.CheckNode(loc.File, top, yamlbound.MaxNodes); err != nil {
+		return nil, nodeBound(err, loc)
 	}
 	conf, err := decode(document{content: content, root: top, loc: loc})
 	if err != nil {
 		return nil, withFile(err, loc.File)
 	}
 	return conf, nil
+}
+
+// nodeBound is a text over yamlbound's bound, located at the value's start.
+func nodeBound(err error, loc layout.Locator) error {
+	var e *yamlbound.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	line, col := loc.At(1, 1)
+	return withFile(&SourceError{Line: line, Column: col, Msg: "the queue configuration has " + e.Reason()}, loc.File)
 }
 
 // recoverYAML turns a panic inside the YAML library into an error: bad

@@ -1,7 +1,10 @@
 package yunikorn
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -631,5 +634,41 @@ func checkDefaultConfig(t *testing.T, c *SchedulerConfig) {
 	want := []PlacementRule{{Name: "tag", Value: "namespace", Create: true}}
 	if !reflect.DeepEqual(p.PlacementRules, want) {
 		t.Errorf("placement rules = %+v, want %+v", p.PlacementRules, want)
+	}
+}
+
+// TestLoadBoundsTheQueueConfigurationsNodes pins the bound on the YAML
+// nodes of a queue configuration that was never part of a source's text
+// (a gunzipped binaryData value), counted before decoding and with aliases
+// expanded: the error names the file and the bound.
+func TestLoadBoundsTheQueueConfigurationsNodes(t *testing.T) {
+	gzipped := func(text string) string {
+		var b bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		if _, err := w.Write([]byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b.Bytes())
+	}
+	laughs := "partitions:\n- name: default\n  queues:\n  - name: root\n    x0: &a0 [q, q, q, q, q, q, q, q, q, q]\n"
+	for i := 1; i < 7; i++ {
+		laughs += fmt.Sprintf("    x%d: &a%d [%s*a%d]\n", i, i, strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 9), i-1)
+	}
+	for _, tc := range []struct{ name, value, want string }{
+		{"a 3 MiB list is refused before it is decoded", strings.Repeat("- a\n", 3<<18),
+			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 500000 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
+		{"aliases are counted expanded", laughs,
+			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 500000 YAML nodes once its aliases are expanded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yunikorn-configs\nbinaryData:\n  queues.yaml.gz: " + gzipped(tc.value) + "\n"
+			_, err := Load("c.yaml", []byte(text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("error = %v\nwant %s", err, tc.want)
+			}
+		})
 	}
 }
