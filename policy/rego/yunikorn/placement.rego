@@ -397,8 +397,7 @@ direct_queue(el) := app_queue if {
 	el.name == "provided"
 	app_queue != ""
 	not startswith(app_queue, "root.")
-	child := replace(app_queue, ".", "_dot_")
-	valid_queue_name(child)
+	child := app_queue_children[0]
 	filter_allows(el.filter)
 } else := v if {
 	el.name == "tag"
@@ -411,8 +410,7 @@ direct_queue(el) := app_queue if {
 	child := direct_child(el)
 } else := concat("", ["root.", child]) if {
 	el.name == "user"
-	child := replace(ugi_user, ".", "_dot_")
-	valid_queue_name(child)
+	child := user_children[0]
 	filter_allows(el.filter)
 } else := el.value if {
 	el.name == "fixed"
@@ -430,21 +428,18 @@ direct_child(el) := child if {
 	el.name == "provided"
 	app_queue != ""
 	not startswith(app_queue, "root.")
-	child := replace(app_queue, ".", "_dot_")
-	valid_queue_name(child)
+	child := app_queue_children[0]
 	filter_allows(el.filter)
 } else := child if {
 	el.name == "tag"
 	v := tag_value(el.value)
 	v != ""
 	not startswith(v, "root.")
-	child := replace(v, ".", "_dot_")
-	valid_queue_name(child)
+	child := tag_children[el.value][0]
 	filter_allows(el.filter)
 } else := child if {
 	el.name == "user"
-	child := replace(ugi_user, ".", "_dot_")
-	valid_queue_name(child)
+	child := user_children[0]
 	filter_allows(el.filter)
 } else := el.value if {
 	el.name == "fixed"
@@ -623,25 +618,47 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 	el.qualified
 } else := {"kind": "child", "child": el.value} if {
 	el.name == "fixed"
-} else := named(ugi_user, false) if {
+} else := named(ugi_user, false, user_children) if {
 	el.name == "user"
-} else := named(app_queue, true) if {
+} else := named(app_queue, true, app_queue_children) if {
 	el.name == "provided"
-} else := named(tag_value(el.value), true)
+} else := named(tag_value(el.value), true, tag_children[el.value])
 
 # A name from the submission, a tag or the user: qualified when it starts with "root."
-# (never for the user), each part checked; else dots become _dot_ and the whole is checked.
-named(n, may_qualify) := {"kind": "error", "error": invalid_queue_name} if {
+# (never for the user), each part checked; else dots become _dot_ and the whole is checked
+# (children: dot_child of n, as the rules below work it out once).
+named(n, may_qualify, children) := {"kind": "error", "error": invalid_queue_name} if {
 	may_qualify
 	startswith(n, "root.")
 	not parts_valid(n)
 } else := {"kind": "final", "queue": n} if {
 	may_qualify
 	startswith(n, "root.")
-} else := {"kind": "child", "child": child} if {
+} else := {"kind": "child", "child": children[0]} if {
+	count(children) > 0
+} else := {"kind": "error", "error": invalid_queue_name}
+
+# A name below a parent: its dots replaced by _dot_, and valid as one queue name. The
+# length is counted first: the replacement only lengthens a name, and a name of megabytes
+# would otherwise be copied, a pass over every character, only to fail the length check.
+dot_child(n) := child if {
+	count(n) <= 64
 	child := replace(n, ".", "_dot_")
 	valid_queue_name(child)
-} else := {"kind": "error", "error": invalid_queue_name}
+}
+
+# dot_child of the names the rules read, as an array of none or one: worked out once per
+# decision, not once for every rule and element that asks.
+app_queue_children := [c | c := dot_child(app_queue)]
+
+user_children := [c | c := dot_child(ugi_user)]
+
+tag_children[name] := [c | c := dot_child(tag_value(name))] if {
+	some r in rules
+	some el in r.chain
+	el.name == "tag"
+	name := el.value
+}
 
 # Whether every part of a name is a valid queue name. The names the rules read (the
 # submitted queue, the tags) are checked once per decision, however many rules and
@@ -656,12 +673,14 @@ parts_valid(n) if {
 	}
 }
 
-qualified_candidates contains app_queue
+qualified_candidates contains app_queue if startswith(app_queue, "root.")
 
-qualified_candidates contains tag_value(el.value) if {
+qualified_candidates contains v if {
 	some r in rules
 	some el in r.chain
 	el.name == "tag"
+	v := tag_value(el.value)
+	startswith(v, "root.")
 }
 
 valid_qualified contains n if {
