@@ -196,14 +196,15 @@ chart-check: $(HELM)
 	@mkdir -p $(OUT)/chart
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART)
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set certificates.provider=cert-manager --set webhook.type=validating --set serve.enabled=true
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) > $(OUT)/chart/default.yaml
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set certificates.provider=cert-manager > $(OUT)/chart/cert-manager.yaml
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set webhook.type=validating --set webhook.failurePolicy=Fail > $(OUT)/chart/validating.yaml
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set serve.enabled=true > $(OUT)/chart/serve.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) > $(OUT)/chart/default.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set certificates.provider=cert-manager > $(OUT)/chart/cert-manager.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set webhook.type=validating --set webhook.failurePolicy=Fail > $(OUT)/chart/validating.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set serve.enabled=true > $(OUT)/chart/serve.yaml
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set serve.enabled=true --set serve.tls.enabled=true
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set serve.enabled=true --set serve.tls.enabled=true > $(OUT)/chart/serve-tls.yaml
-	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set yunikorn.fromCluster=true --set serve.enabled=true
-	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) --set yunikorn.fromCluster=true --set serve.enabled=true > $(OUT)/chart/from-cluster.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set serve.enabled=true --set serve.tls.enabled=true > $(OUT)/chart/serve-tls.yaml
+	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set yunikorn.fromCluster=false --set serve.enabled=true
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set yunikorn.fromCluster=false --set serve.enabled=true > $(OUT)/chart/mounted.yaml
+	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) 2>&1 | grep -q 'release namespace "yunikorn" is YuniKorn'"'"'s'
 	ACLC_HELM=$(CURDIR)/$(HELM) $(GO) test -count=1 ./charts/...
 
 # etcd and kube-apiserver for the cluster end-to-end run, each built from the

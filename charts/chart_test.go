@@ -31,9 +31,13 @@ import (
 )
 
 const (
-	chartDir  = "aclc"
-	release   = "aclc"
-	namespace = "yunikorn"
+	chartDir = "aclc"
+	release  = "aclc"
+	// The release's own namespace, as the README installs it: never
+	// YuniKorn's, which the chart refuses.
+	namespace = "aclc-system"
+	// YuniKorn's namespace (yunikorn.namespace), where its ConfigMaps are.
+	yunikornNamespace = "yunikorn"
 	// The Service's name for release "aclc": the name `aclc webhook
 	// manifests` uses by default too.
 	webhookService = "aclc-webhook"
@@ -123,9 +127,15 @@ func render(t *testing.T, sets ...string) *rendered {
 
 func helmTemplate(t *testing.T, sets ...string) ([]byte, error) {
 	t.Helper()
+	return helmTemplateIn(t, namespace, sets...)
+}
+
+// helmTemplateIn runs helm template for a release in namespace ns.
+func helmTemplateIn(t *testing.T, ns string, sets ...string) ([]byte, error) {
+	t.Helper()
 	// helm built with go install has no Kubernetes version stamped in
 	// and would render for v1.20, below the chart's kubeVersion.
-	args := []string{"template", release, chartDir, "--namespace", namespace, "--kube-version", "1.33.0"}
+	args := []string{"template", release, chartDir, "--namespace", ns, "--kube-version", "1.33.0"}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -375,6 +385,7 @@ func TestChart(t *testing.T) {
 		{name: "serve over TLS, cert-manager", sets: []string{"serve.enabled=true", "serve.tls.enabled=true", "certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true, serveTLS: true, certManager: true},
 		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, noQueue: true},
 		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
+		{name: "mounted copies of the ConfigMaps, with serve", sets: []string{"yunikorn.fromCluster=false", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -599,6 +610,7 @@ func checkPod(t *testing.T, dep *appsv1.Deployment, container string) {
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("%s: resources %+v: want cpu and memory requests and a memory limit", dep.Name, c.Resources)
 	}
+	checkGoMemLimit(t, dep.Name, c)
 	if len(c.Command) != 0 || len(c.Args) == 0 || c.Args[0] != container {
 		t.Errorf("%s: command %v args %v: want the image's entrypoint with args [%s ...]", dep.Name, c.Command, c.Args, container)
 	}
@@ -652,11 +664,11 @@ func checkPod(t *testing.T, dep *appsv1.Deployment, container string) {
 	// names, and flattens configs over defaults in that order.
 	want := []string{"/etc/aclc/yunikorn-defaults", "/etc/aclc/yunikorn-configs"}
 	if slices.Contains(c.Args, "--from-cluster") {
-		// Read from the API server in the release namespace, with the
+		// Read from the API server in YuniKorn's namespace, with the
 		// ServiceAccount's token, and nothing mounted for it.
 		want = nil
-		if !slices.Contains(c.Args, "--namespace="+namespace) {
-			t.Errorf("%s: args %v: want --namespace=%s with --from-cluster", dep.Name, c.Args, namespace)
+		if !slices.Contains(c.Args, "--namespace="+yunikornNamespace) {
+			t.Errorf("%s: args %v: want --namespace=%s with --from-cluster", dep.Name, c.Args, yunikornNamespace)
 		}
 		if pod.AutomountServiceAccountToken == nil || !*pod.AutomountServiceAccountToken {
 			t.Errorf("%s: --from-cluster without the ServiceAccount token", dep.Name)
@@ -768,6 +780,11 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 	var cms []string
 	for _, rb := range r.roleBindings {
 		if role := r.roles[rb.RoleRef.Name]; role != nil && bound(rb.Subjects) {
+			// The ConfigMaps are YuniKorn's, in its namespace; a Role in
+			// the release's would grant nothing that is there.
+			if role.Namespace != yunikornNamespace || rb.Namespace != yunikornNamespace {
+				t.Errorf("Role %s in %q bound in %q: want both in YuniKorn's namespace %q", role.Name, role.Namespace, rb.Namespace, yunikornNamespace)
+			}
 			for _, rule := range role.Rules {
 				// --from-cluster lists and watches each by field selector.
 				if slices.Contains(rule.Resources, "configmaps") && slices.Contains(rule.Verbs, "get") &&
@@ -947,5 +964,110 @@ func checkServeTLS(t *testing.T, r *rendered, dep *appsv1.Deployment, enabled, c
 	}
 	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "aclc-serve." + namespace + ".svc", Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
 		t.Errorf("serve's certificate: %v", err)
+	}
+}
+
+// checkGoMemLimit: GOMEMLIMIT is 90% of the container's memory limit, in
+// bytes, and absent when there is no limit.
+func checkGoMemLimit(t *testing.T, name string, c corev1.Container) {
+	t.Helper()
+	var env []corev1.EnvVar
+	for _, e := range c.Env {
+		if e.Name == "GOMEMLIMIT" {
+			env = append(env, e)
+		}
+	}
+	limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		if len(env) != 0 {
+			t.Errorf("%s: GOMEMLIMIT %v without a memory limit", name, env)
+		}
+		return
+	}
+	if len(env) != 1 {
+		t.Fatalf("%s: GOMEMLIMIT %v: want one, from limits.memory %s", name, env, limit.String())
+	}
+	got, err := strconv.ParseInt(env[0].Value, 10, 64)
+	want := limit.Value() * 9 / 10
+	if err != nil || got < want-1 || got > want+1 {
+		t.Errorf("%s: GOMEMLIMIT %q (%v): want %d, 90%% of limits.memory %s", name, env[0].Value, err, want, limit.String())
+	}
+}
+
+// TestChartGoMemLimit: the Go runtime of both containers gets a soft
+// memory limit below the container's, so it collects harder before the
+// kernel kills it; without a limit, none, which is Go's default.
+func TestChartGoMemLimit(t *testing.T) {
+	helm(t)
+	tests := []struct {
+		name string
+		sets []string
+		want string // "" when GOMEMLIMIT must be absent
+	}{
+		{"the default 256Mi", nil, "241591910"},
+		{"a binary suffix with a fraction", []string{"webhook.resources.limits.memory=1.5Gi", "serve.resources.limits.memory=1.5Gi"}, "1449551462"},
+		{"a decimal suffix", []string{"webhook.resources.limits.memory=500M", "serve.resources.limits.memory=500M"}, "450000000"},
+		{"bytes", []string{"webhook.resources.limits.memory=1000000", "serve.resources.limits.memory=1000000"}, "900000"},
+		{"no limit, no GOMEMLIMIT", []string{"webhook.resources.limits=null", "serve.resources.limits=null"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, append(tt.sets, "serve.enabled=true")...)
+			for _, name := range []string{webhookService, "aclc-serve"} {
+				dep := r.deployments[name]
+				if dep == nil {
+					t.Fatalf("no Deployment %s", name)
+				}
+				c := dep.Spec.Template.Spec.Containers[0]
+				got := ""
+				for _, e := range c.Env {
+					if e.Name == "GOMEMLIMIT" {
+						got = e.Value
+					}
+				}
+				if got != tt.want {
+					t.Errorf("%s: GOMEMLIMIT %q, want %q", name, got, tt.want)
+				}
+				checkGoMemLimit(t, name, c)
+			}
+		})
+	}
+	_, err := helmTemplate(t, "webhook.resources.limits.memory=1e9")
+	if err == nil || !strings.Contains(err.Error(), `resources.limits.memory "1e9"`) {
+		t.Errorf("a limit GOMEMLIMIT cannot be computed from: %v", err)
+	}
+}
+
+// TestChartRefusesYuniKornsNamespace: the webhooks leave the release
+// namespace out, so that aclc's own pods can always be recreated. In
+// YuniKorn's namespace that would leave a namespace where anyone who may
+// create pods sets user.info unchecked, and can run a pod with the webhook
+// Service's labels or mounting its TLS Secret. A values schema cannot see
+// the release namespace, so the templates refuse it.
+func TestChartRefusesYuniKornsNamespace(t *testing.T) {
+	helm(t)
+	for _, tt := range []struct {
+		ns   string
+		sets []string
+	}{
+		{yunikornNamespace, nil},
+		{yunikornNamespace, []string{"yunikorn.fromCluster=false"}},
+		{"team-a", []string{"yunikorn.namespace=team-a"}},
+	} {
+		_, err := helmTemplateIn(t, tt.ns, tt.sets...)
+		want := fmt.Sprintf("release namespace %q is YuniKorn's (yunikorn.namespace): install aclc in a namespace of its own", tt.ns)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("release in %s, %v: %v; want %q", tt.ns, tt.sets, err, want)
+		}
+	}
+	// YuniKorn elsewhere: the release may use the name, and aclc reads
+	// YuniKorn's namespace.
+	out, err := helmTemplateIn(t, "yunikorn", "yunikorn.namespace=yunikorn-prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeAll(t, out)
+	if dep := r.deployments[webhookService]; dep == nil || !slices.Contains(dep.Spec.Template.Spec.Containers[0].Args, "--namespace=yunikorn-prod") {
+		t.Errorf("yunikorn.namespace=yunikorn-prod: webhook does not read it: %+v", dep)
 	}
 }

@@ -13,6 +13,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -47,7 +48,9 @@ import (
 )
 
 const (
-	yunikornNS  = "yunikorn"
+	yunikornNS = "yunikorn"
+	// The chart's release namespace: its own, never YuniKorn's.
+	aclcNS      = "aclc-system"
 	teamNS      = "team-a"
 	userInfoKey = "yunikorn.apache.org/user.info"
 	webhookName = "user-info.aclc.e2e"
@@ -571,7 +574,7 @@ func TestCluster(t *testing.T) {
 // team-a for alice and bob.
 func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	t.Helper()
-	for _, ns := range []string{yunikornNS, teamNS} {
+	for _, ns := range []string{yunikornNS, teamNS, aclcNS} {
 		if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -923,7 +926,7 @@ func firstLines(s string, n int) string {
 // would store, or its reason not to. It returns the objects created.
 func applyChart(t *testing.T, ctx context.Context, s *apiServer, helm, release string, sets []string, dryRun bool, kinds ...string) []*unstructured.Unstructured {
 	t.Helper()
-	args := []string{"template", release, "../../charts/aclc", "--namespace", yunikornNS, "--kube-version", "1.33.0"}
+	args := []string{"template", release, "../../charts/aclc", "--namespace", aclcNS, "--kube-version", "1.33.0"}
 	for _, v := range sets {
 		args = append(args, "--set", v)
 	}
@@ -962,7 +965,9 @@ func applyChart(t *testing.T, ctx context.Context, s *apiServer, helm, release s
 		}
 		var ri dynamic.ResourceInterface = dc.Resource(m.Resource)
 		if m.Scope.Name() == "namespace" {
-			ri = dc.Resource(m.Resource).Namespace(yunikornNS)
+			// The Role that reads YuniKorn's ConfigMaps names YuniKorn's
+			// namespace; the rest are the release's.
+			ri = dc.Resource(m.Resource).Namespace(cmp.Or(u.GetNamespace(), aclcNS))
 		}
 		if _, err = ri.Create(ctx, u, opts); err != nil {
 			t.Errorf("%v: %s %s refused: %v", sets, gvk.Kind, u.GetName(), err)
@@ -998,10 +1003,10 @@ func aclcIdentity(t *testing.T, ctx context.Context, s *apiServer, c kubernetes.
 		t.Fatal("the chart renders no ServiceAccount")
 	}
 	exp := int64(3600)
-	tok, err := c.CoreV1().ServiceAccounts(yunikornNS).CreateToken(ctx, sa,
+	tok, err := c.CoreV1().ServiceAccounts(aclcNS).CreateToken(ctx, sa,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.kubeconfig(t, user{name: "sa-" + sa, token: tok.Status.Token}), "the chart's ServiceAccount " + yunikornNS + "/" + sa + " and RBAC"
+	return s.kubeconfig(t, user{name: "sa-" + sa, token: tok.Status.Token}), "the chart's ServiceAccount " + aclcNS + "/" + sa + " and RBAC"
 }

@@ -86,7 +86,7 @@ the directory names are the ConfigMap names aclc recognises.
 {{- define "aclc.configDirs" -}}
 {{- if .Values.yunikorn.fromCluster }}
 - --from-cluster
-- --namespace={{ .Release.Namespace }}
+- --namespace={{ .Values.yunikorn.namespace }}
 {{- else }}
 - /etc/aclc/yunikorn-defaults
 - /etc/aclc/yunikorn-configs
@@ -129,6 +129,9 @@ the directory names are the ConfigMap names aclc recognises.
 
 {{/* Refuses values that would install something that cannot work. */}}
 {{- define "aclc.validate" -}}
+{{- if eq .Release.Namespace .Values.yunikorn.namespace }}
+{{- fail (printf "release namespace %q is YuniKorn's (yunikorn.namespace): install aclc in a namespace of its own, e.g. --namespace aclc-system --create-namespace. The webhooks leave the release namespace out so that aclc can always restart; in YuniKorn's namespace, anyone who may create pods there could set any user.info unchecked, and run a pod that takes the webhook Service's traffic or mounts its TLS Secret" .Release.Namespace) }}
+{{- end }}
 {{- if not (has .Values.webhook.type (list "mutating" "validating")) }}
 {{- fail (printf "webhook.type %q: want mutating or validating (never both: see values.yaml)" .Values.webhook.type) }}
 {{- end }}
@@ -169,5 +172,25 @@ does not change under the running pods.
 {{- $cert := genSignedCert (printf "%s.%s.svc" $svc .Release.Namespace) nil (include "aclc.webhookDNSNames" . | fromJsonArray) $days $ca }}
 {{- $_ := set .Values.certificates "generated" (dict "ca" ($ca.Cert | b64enc) "crt" ($cert.Cert | b64enc) "key" ($cert.Key | b64enc)) }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+aclc.goMemLimit renders GOMEMLIMIT, 90% of a container's memory limit (a
+Kubernetes quantity), in bytes: the Go runtime then collects harder as it
+nears the limit, with room left for what it does not count. Nothing when
+there is no limit: Go's default, no soft limit.
+*/}}
+{{- define "aclc.goMemLimit" -}}
+{{- $limit := dig "limits" "memory" "" . | toString }}
+{{- if $limit }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" $limit }}
+{{- $suffix := trimPrefix $number $limit }}
+{{- $units := dict "" 1.0 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 }}
+{{- if or (not $number) (not (hasKey $units $suffix)) }}
+{{- fail (printf "resources.limits.memory %q: want a number of bytes with an optional k, M, G, T, Ki, Mi, Gi or Ti suffix (GOMEMLIMIT is set to 90%% of it)" $limit) }}
+{{- end }}
+- name: GOMEMLIMIT
+  value: {{ mulf $number (index $units $suffix) 0.9 | floor | int64 | quote }}
 {{- end }}
 {{- end }}
