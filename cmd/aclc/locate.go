@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // locator finds where in the source files a diagnostic belongs, and
@@ -29,8 +30,8 @@ func (l *locator) lines(file string) []string {
 	var data []byte
 	if file == stdinName {
 		data = stdinData
-	} else if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() && st.Size() <= 64<<20 {
-		data, _ = os.ReadFile(file)
+	} else {
+		data, _ = translate.ReadSource(file)
 	}
 	var ls []string
 	if data != nil {

@@ -70,17 +70,9 @@ func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, e
 			inputs = append(inputs, translate.Input{Name: p, Dir: p})
 			continue
 		}
-		f, err := os.Open(p)
+		b, err := translate.ReadSource(p)
 		if err != nil {
 			return nil, err
-		}
-		b, err := io.ReadAll(io.LimitReader(f, translate.MaxSourceSize+1))
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > translate.MaxSourceSize {
-			return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", p, translate.MaxSourceSize>>20)
 		}
 		inputs = append(inputs, translate.Input{Name: p, Data: b})
 	}

@@ -6,11 +6,11 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 
@@ -125,7 +125,7 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 			inputs = append(inputs, Input{Name: p, Dir: p})
 			continue
 		}
-		data, err := readSource(p)
+		data, err := ReadSource(p)
 		if err != nil {
 			return nil, sourceError{err: err}
 		}
@@ -210,24 +210,20 @@ func (s *Sources) AddLayout(files ...*layout.File) error {
 // before it is read, so that a stray dump cannot take a reload's memory.
 const MaxSourceSize = 64 << 20
 
-// readSource reads a source file of at most MaxSourceSize bytes.
-func readSource(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// ReadSource reads a source file: a regular file (or a symlink to one, as
+// in a mounted ConfigMap) of at most MaxSourceSize bytes. A named pipe, a
+// device or a directory is refused at once, naming the path and what it
+// is; a file that grows past the bound while it is read is refused too.
+func ReadSource(path string) ([]byte, error) {
+	data, err := inputfile.ReadFile(path, MaxSourceSize)
+	var refused *inputfile.Error
+	if errors.As(err, &refused) && errors.Is(err, inputfile.ErrTooLarge) {
+		if refused.Size < 0 {
+			return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", path, MaxSourceSize>>20)
+		}
+		return nil, fmt.Errorf("%s: %d bytes: larger than a source aclc reads (%d MiB)", path, refused.Size, MaxSourceSize>>20)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > MaxSourceSize {
-		return nil, fmt.Errorf("%s: %d bytes: larger than a source aclc reads (%d MiB)", path, st.Size(), MaxSourceSize>>20)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSourceSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSourceSize {
-		return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", path, MaxSourceSize>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // AddDir reads a ConfigMap mounted as a directory.
