@@ -2,6 +2,8 @@ package builtins
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +37,9 @@ import (
 // four-field group line; otherwise it is a group line. A YAML user name with
 // exactly three colons therefore has to be quoted.
 type FileResolver struct {
-	name  string
-	users map[string][]string
+	name   string
+	users  map[string][]string
+	digest string
 }
 
 // FileError is a malformed line of a resolver file. Its text is
@@ -74,8 +77,9 @@ func LoadFileResolver(path string) (*FileResolver, error) {
 // ParseFileResolver parses a resolver file's content; name is the file name
 // errors carry.
 func ParseFileResolver(name string, data []byte) (*FileResolver, error) {
+	sum := sha256.Sum256(data)
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	f := &FileResolver{name: name, users: map[string][]string{}}
+	f := &FileResolver{name: name, users: map[string][]string{}, digest: hex.EncodeToString(sum[:])}
 	var err error
 	if isYAML(data) {
 		err = f.parseYAML(data)
@@ -90,6 +94,15 @@ func ParseFileResolver(name string, data []byte) (*FileResolver, error) {
 
 // Name implements Resolver.
 func (*FileResolver) Name() string { return ResolverFile }
+
+// Path is the file the table was read from (the name ParseFileResolver
+// was given).
+func (f *FileResolver) Path() string { return f.name }
+
+// Digest is the SHA-256 of the file's content, in hex: two tables read
+// from the same bytes have the same digest, so a reload can tell a changed
+// file from a touched one.
+func (f *FileResolver) Digest() string { return f.digest }
 
 // Resolve implements Resolver.
 func (f *FileResolver) Resolve(name string) ([]string, error) {

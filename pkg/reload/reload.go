@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,9 +42,10 @@ import (
 // stamp, which still changes when it does.
 const MaxHashed = 1 << 30
 
-// Watcher watches a set of paths. It is not safe for concurrent use; Run
-// owns it.
+// Watcher watches a set of paths. Run owns it; Add and Paths may be
+// called from any goroutine.
 type Watcher struct {
+	mu     sync.Mutex // guards paths
 	paths  []string
 	stamp  string   // of the content last loaded or tried
 	sum    [32]byte // of the content last loaded successfully
@@ -62,9 +64,10 @@ func New(paths []string) *Watcher {
 // directory a load turned out to read. Paths watched already are skipped.
 // The content last loaded is left as it was: when a path is new, the next
 // polls see a change and load once more, which reads the new paths again,
-// so a change made between the load and Add is not missed. Call it before
-// Run or from Run's load callback.
+// so a change made between the load and Add is not missed.
 func (w *Watcher) Add(paths ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for _, p := range paths {
 		if p != "" && !slices.Contains(w.paths, p) {
 			w.paths = append(w.paths, p)
@@ -73,7 +76,11 @@ func (w *Watcher) Add(paths ...string) {
 }
 
 // Paths are the paths watched.
-func (w *Watcher) Paths() []string { return append([]string(nil), w.paths...) }
+func (w *Watcher) Paths() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.paths...)
+}
 
 // Run polls every interval until ctx is done. When the content has changed
 // and settled it calls load; an error leaves the content in service as it
@@ -89,7 +96,8 @@ func (w *Watcher) Run(ctx context.Context, interval time.Duration, load func() e
 			return
 		case <-t.C:
 		}
-		cur := Stamp(w.paths)
+		paths := w.Paths()
+		cur := Stamp(paths)
 		if cur != seen {
 			seen = cur // changed since the last look: let it settle
 			continue
@@ -97,8 +105,8 @@ func (w *Watcher) Run(ctx context.Context, interval time.Duration, load func() e
 		if cur == w.stamp {
 			continue
 		}
-		sum := Sum(w.paths)
-		if Stamp(w.paths) != cur {
+		sum := Sum(paths)
+		if Stamp(paths) != cur {
 			seen = "" // written while it was read: look again
 			continue
 		}

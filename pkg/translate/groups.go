@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -105,6 +107,43 @@ func (s *Sources) Groups() GroupResolution {
 
 // Resolver returns the chosen resolver.
 func (g GroupResolution) Resolver() builtins.Resolver { return g.resolver }
+
+// Revision identifies what the resolution answers from, beyond the
+// bundle: the content of a file resolver's file, the configuration read
+// from an LDAP secret directory (password included), the spec otherwise.
+// A server compares it, with the bundle's revision, to tell whether a
+// reload changed anything: a groups file can change while the bundle,
+// which resolves through the builtin, stays the same. It is a digest and
+// shows no content.
+func (g GroupResolution) Revision() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%t\x00", g.Spec, g.Static)
+	switch r := g.resolver.(type) {
+	case *builtins.FileResolver:
+		fmt.Fprintf(h, "file\x00%s", r.Digest())
+	case *builtins.LDAPResolver:
+		c, t := r.Config(), r.Timeouts()
+		fmt.Fprintf(h, "ldap\x00%q\x00%d\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00%t\x00%t\x00%d\x00%d",
+			c.Host, c.Port, c.BaseDN, c.Filter, c.GroupAttr, c.ReturnAttr, c.BindUser, string(c.BindPassword),
+			c.Insecure, c.SSL, t.Dial, t.Request)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Files are the files and directories the resolution was read from: a
+// file resolver's file, an LDAP secret directory. A server watches them
+// beside the sources.
+func (g GroupResolution) Files() []string {
+	switch r := g.resolver.(type) {
+	case *builtins.FileResolver:
+		return []string{r.Path()}
+	case *builtins.LDAPResolver:
+		if r.Dir() != "" {
+			return []string{r.Dir()}
+		}
+	}
+	return nil
+}
 
 // NeedsHostBuiltin reports whether the bundle calls aclc.user_groups: every
 // resolver but none, unless compiled in statically.
