@@ -15,13 +15,17 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"testing/fstest"
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/compile"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 	"github.com/aclc-dev/aclc/tests"
+	"github.com/aclc-dev/aclc/wasm"
 )
 
 // The cost contract: every decision takes time growing at most linearly in
@@ -275,6 +279,9 @@ func Cost(ctx context.Context, o CostOptions) (cells []CostCell, md string, err 
 			inputs = append(inputs, in)
 		}
 	}
+	floors := openFloors(ctx)
+	defer floors.close()
+	floorTimes := map[string][]time.Duration{}
 	// One set of engines per source, opened when first needed.
 	sets := map[string]*costSet{}
 	defer func() {
@@ -310,8 +317,55 @@ func Cost(ctx context.Context, o CostOptions) (cells []CostCell, md string, err 
 			}
 			cells = append(cells, cell.CostCell)
 		}
+		floorTimes[in.Name] = floors.measure(ctx, bodies[len(bodies)-1], runs)
 	}
-	return cells, costReport(cells, o, inputs), nil
+	return cells, costReport(cells, o, inputs, floors.names, floorTimes), nil
+}
+
+// costFloors are the Wasm engines over a policy that reads nothing (the
+// constant rule floor/x): what an engine spends taking an input, before
+// any decision reads it.
+type costFloors struct {
+	names   []string
+	engines []engine.Engine
+}
+
+func openFloors(ctx context.Context) *costFloors {
+	c := compile.New().WithTarget(compile.TargetWasm).WithEntrypoints("floor/x").
+		WithFS(fstest.MapFS{"floor.rego": {Data: []byte("package floor\n\nx := 1\n")}}).WithPaths("floor.rego")
+	check(c.Build(ctx))
+	raw, err := translate.BundleBytes(c.Bundle())
+	check(err)
+	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), nil)
+	check(err)
+	ow, err := engine.NewOPAWasm(ctx, c.Bundle(), nil)
+	check(err)
+	return &costFloors{names: []string{engine.Wasm, engine.OPAWasm}, engines: []engine.Engine{w, ow}}
+}
+
+// measure is the median time of each floor engine taking body.
+func (f *costFloors) measure(ctx context.Context, body []byte, runs int) []time.Duration {
+	out := make([]time.Duration, len(f.engines))
+	for i, e := range f.engines {
+		var ts []time.Duration
+		for range runs + 1 { // the first warms the engine
+			runtime.GC()
+			t0 := time.Now()
+			_, err := e.Eval(ctx, "floor/x", body)
+			check(err)
+			ts = append(ts, time.Since(t0))
+		}
+		ts = ts[1:]
+		sort.Slice(ts, func(a, b int) bool { return ts[a] < ts[b] })
+		out[i] = ts[len(ts)/2]
+	}
+	return out
+}
+
+func (f *costFloors) close() {
+	for _, e := range f.engines {
+		_ = e.Close(context.Background())
+	}
 }
 
 type measuredCell struct {
@@ -381,7 +435,7 @@ func costCell(ctx context.Context, e costEngine, in CostInput, sizes []int, bodi
 
 // costReport is the RELIABILITY section: per entry point and engine the
 // worst input, then every input on every engine.
-func costReport(cells []CostCell, o CostOptions, inputs []CostInput) string {
+func costReport(cells []CostCell, o CostOptions, inputs []CostInput, floorNames []string, floors map[string][]time.Duration) string {
 	var b strings.Builder
 	fracs := append([]int(nil), o.Fractions...)
 	sort.Sort(sort.Reverse(sort.IntSlice(fracs)))
@@ -451,7 +505,14 @@ func costReport(cells []CostCell, o CostOptions, inputs []CostInput) string {
 			engines = append(engines, c.Engine)
 		}
 	}
-	b.WriteString("### Every input\n\nTime at the full size (growth factor); ≠ marks an answer that is not native's, explained below the table.\n\n| input | full size | " + strings.Join(engines, " | ") + " |\n|---|---:|" + strings.Repeat("---:|", len(engines)) + "\n")
+	var floorCols []string
+	for _, n := range floorNames {
+		floorCols = append(floorCols, "floor: "+n)
+	}
+	b.WriteString("### Every input\n\nTime at the full size (growth factor); ≠ marks an answer that is not native's, explained below the table. " +
+		"The floor columns are the time the Wasm engines take to be given the same input at its full size and answer a constant (a policy that reads nothing): the part of a cell that no policy can remove. " +
+		"OPA's own Wasm engine runs the guest with wazero's close-on-context-done check, an exit from the compiled code to Go at every loop iteration, so each pass over an input costs it several times what it costs aclc's host (which checks its deadline inside the guest).\n\n" +
+		"| input | full size | " + strings.Join(append(append([]string(nil), engines...), floorCols...), " | ") + " |\n|---|---:|" + strings.Repeat("---:|", len(engines)+len(floorCols)) + "\n")
 	var diffs []string
 	for _, in := range inputs {
 		fmt.Fprintf(&b, "| `%s` %s | %d %s |", in.Entrypoint, in.What, in.Full, in.Unit)
@@ -472,6 +533,13 @@ func costReport(cells []CostCell, o CostOptions, inputs []CostInput) string {
 				diffs = append(diffs, fmt.Sprintf("%s on %s %s", in.Name, en, cell.Differs))
 			}
 			fmt.Fprintf(&b, " %s (%s)%s |", fullTime(*cell, o.Cut), growth(*cell, o.Cut), mark)
+		}
+		for i := range floorNames {
+			if ts := floors[in.Name]; i < len(ts) {
+				fmt.Fprintf(&b, " %s |", dur(ts[i]))
+			} else {
+				b.WriteString(" |")
+			}
 		}
 		b.WriteString("\n")
 	}
