@@ -187,6 +187,9 @@ type Server struct {
 	watch  *reload.Watcher
 
 	revision atomic.Pointer[string]
+	// groupsRev is the revision of the group resolution in service: a
+	// groups file can change while the bundle stays the same.
+	groupsRev atomic.Pointer[string]
 	// served is the manifest revision of the bundle in service (see admit).
 	served atomic.Pointer[string]
 	// groups is this server's group cache, for the bundle in service.
@@ -247,6 +250,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.groups.Store(engine.NewGroupCache(groups))
+	groupsRev := groups.Revision()
+	s.groupsRev.Store(&groupsRev)
+	s.watch.Add(groups.Files()...) // an LDAP directory the configuration chose
 
 	params := runtime.NewParams()
 	params.Addrs = &[]string{cfg.addr}
@@ -445,16 +451,21 @@ func (s *Server) activate(ctx context.Context, b *bundle.Bundle) error {
 func (s *Server) reload(ctx context.Context) error {
 	old := s.Revision()
 	b, rev, groups, err := s.load()
-	if err == nil && rev == old {
+	var groupsRev string
+	if err == nil {
+		s.watch.Add(groups.Files()...)
+		groupsRev = groups.Revision()
+	}
+	sameGroups := groupsRev == *s.groupsRev.Load()
+	if err == nil && rev == old && sameGroups {
 		s.metrics.Unchanged()
-		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle is the same.")
+		s.logger.WithFields(map[string]any{"revision": rev}).Debug("Files changed; the bundle and the groups are the same.")
 		return nil
 	}
-	if err == nil {
-		err = s.admit(b)
-	}
-	if err == nil {
-		err = s.activate(ctx, b)
+	if err == nil && rev != old { // else only the groups changed
+		if err = s.admit(b); err == nil {
+			err = s.activate(ctx, b)
+		}
 	}
 	if err != nil {
 		s.failures.Add(1)
@@ -466,11 +477,16 @@ func (s *Server) reload(ctx context.Context) error {
 	// The group cache follows the bundle; a request between the two swaps
 	// resolves with the new resolver, which is what the new bundle expects.
 	s.groups.Store(engine.NewGroupCache(groups))
+	s.groupsRev.Store(&groupsRev)
 	s.revision.Store(&rev)
 	s.served.Store(&b.Manifest.Revision)
 	s.reloads.Add(1)
 	s.metrics.Reloaded()
-	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("Bundle reloaded.")
+	msg := "Bundle reloaded."
+	if rev == old {
+		msg = "Groups reloaded; the bundle is the same."
+	}
+	s.logger.WithFields(map[string]any{"revision": rev, "previous": old}).Info("%s", msg)
 	return nil
 }
 

@@ -237,3 +237,124 @@ func TestTwoServersKeepTheirOwnResolver(t *testing.T) {
 		}
 	}
 }
+
+// lockedBuffer is a log output read while the server writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestReloadServesAChangedGroupsFile replaces the groups file of a
+// --resolver file= server: the bundle, which resolves through the builtin,
+// is the same, and the new groups must be in service after a reload all
+// the same. Then the groups file becomes a symlink to a shadow-style file:
+// the reload fails, and neither /readyz nor the log quotes the file.
+func TestReloadServesAChangedGroupsFile(t *testing.T) {
+	dir := t.TempDir()
+	src, groups := filepath.Join(dir, "q.yaml"), filepath.Join(dir, "groups.yaml")
+	replace := func(path, content string) {
+		t.Helper()
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(src, queues)
+	replace(groups, "john: [dev]\nann: [ops]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs lockedBuffer
+	srv, err := New(ctx, NewConfig().WithAddr("127.0.0.1:0").WithSources(src).WithResolver("file="+groups).
+		WithLogOutput(&logs).WithLogLevel("debug").WithReloadInterval(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, func(a string) { ready <- a }) }()
+	base := "http://" + <-ready
+	decide := func(user string) string {
+		t.Helper()
+		resp, err := http.Post(base+"/v1/data/yunikorn/queues/decision", "application/json",
+			bytes.NewReader([]byte(`{"input":{"queue":"root.test","action":"admin","user":"`+user+`"}}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	allowed := func(user string) bool { return bytes.Contains([]byte(decide(user)), []byte(`"allow":true`)) }
+	if !allowed("john") || allowed("ann") {
+		t.Fatalf("first groups file: john %s, ann %s", decide("john"), decide("ann"))
+	}
+	rev := srv.Revision()
+	replace(groups, "john: [ops]\nann: [dev]\n") // john leaves dev, ann joins
+	for deadline := time.Now().Add(20 * time.Second); srv.Reloads() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the changed groups file was not reloaded")
+		}
+	}
+	if allowed("john") || !allowed("ann") {
+		t.Errorf("second groups file: john %s, ann %s", decide("john"), decide("ann"))
+	}
+	if srv.Revision() != rev {
+		t.Errorf("the bundle changed: %s, was %s", srv.Revision(), rev)
+	}
+
+	shadow := filepath.Join(dir, "shadow")
+	const hash = "$6$saltsalt$2vNP0g5ZQ4kq1Rt8mHkDmoJz3Y"
+	if err := os.WriteFile(shadow, []byte("root:"+hash+":19000:0:99999:7:::\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := groups + ".link"
+	if err := os.Symlink(shadow, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(link, groups); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); srv.FailedReloads() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the shadow-style groups file did not fail a reload")
+		}
+	}
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for what, text := range map[string]string{"/readyz": string(body), "the log": logs.String()} {
+		for _, secret := range []string{"$6$", "saltsalt", "root:"} {
+			if bytes.Contains([]byte(text), []byte(secret)) {
+				t.Errorf("%s quotes the groups file (%q):\n%s", what, secret, text)
+			}
+		}
+	}
+	if !bytes.Contains([]byte(logs.String()), []byte("groups.yaml:1:")) {
+		t.Errorf("the log does not locate the error in the groups file:\n%s", logs.String())
+	}
+	if allowed("john") || !allowed("ann") {
+		t.Errorf("after the failed reload: john %s, ann %s", decide("john"), decide("ann"))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
