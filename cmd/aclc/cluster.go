@@ -100,7 +100,9 @@ func (c *clusterFlags) feed(ctx context.Context, srcs []string, kind translate.K
 		return f, nil
 	}
 	f.cluster = c
-	if len(srcs) > 0 && follow {
+	if follow {
+		// Even without files: Watch may add a groups file or an LDAP
+		// secret directory the configuration chooses.
 		f.fileWatch = reload.New(srcs)
 	}
 	client, err := kube.Client(c.opts)
@@ -125,6 +127,16 @@ func (f *sourceFeed) SourceHealth() opsmetrics.SourceHealth {
 	}
 	h := f.watch.Health()
 	return opsmetrics.SourceHealth{StaleSince: h.StaleSince, Reason: h.Reason, Errors: h.Errors, LastError: h.LastError}
+}
+
+// Watch follows more paths a load read besides the sources, such as the
+// LDAP secret directory a configuration chooses: a change to them is a
+// change of the sources. It does nothing for a command that does not
+// follow.
+func (f *sourceFeed) Watch(paths ...string) {
+	if f.fileWatch != nil {
+		f.fileWatch.Add(paths...)
+	}
 }
 
 // Describe names where the sources come from, for messages.

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // TestSourcesThatAreNotFilesAreRefusedAtOnce pins that a named pipe or a
@@ -53,4 +57,44 @@ func TestSourcesThatAreNotFilesAreRefusedAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFeedFollowsTheFilesALoadRead pins that a following feed (the
+// webhook's) reloads when a path a load read besides the sources changes:
+// the LDAP secret directory a configuration chooses.
+func TestFeedFollowsTheFilesALoadRead(t *testing.T) {
+	src := writeFile(t, "q.yaml", "partitions: []\n")
+	secret := t.TempDir()
+	write := func(content string) {
+		t.Helper()
+		tmp := filepath.Join(secret, "..Host.tmp")
+		if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(secret, "Host")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ldap-a.example.org")
+	var c *clusterFlags
+	f, err := c.feed(context.Background(), []string{src}, translate.KindAuto, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Watch(secret)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var loads atomic.Int64
+	go f.Run(ctx, 5*time.Millisecond, func() error { loads.Add(1); return nil })
+	wait := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); loads.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("loads = %d, want %d", loads.Load(), n)
+			}
+		}
+	}
+	wait(1) // the directory added after the start is read once more
+	write("ldap-b.example.org")
+	wait(2)
 }

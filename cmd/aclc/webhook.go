@@ -190,6 +190,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
+	feed.Watch(s.Groups().Files()...)
 	defer eng.Close(context.Background())
 
 	var lc net.ListenConfig
@@ -230,7 +231,12 @@ func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engi
 	if s.Admission == nil {
 		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
-	return engineOn(ctx, name, s, "")
+	eng, err := engineOn(ctx, name, s, "")
+	if err == nil {
+		// The LDAP secret directory, when the configuration chooses it.
+		feed.Watch(s.Groups().Files()...)
+	}
+	return eng, err
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,
