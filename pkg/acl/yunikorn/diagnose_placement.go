@@ -37,6 +37,12 @@ var (
 	}
 )
 
+// namespaceTag is the tag the Kubernetes shim fills with the pod's
+// namespace. A namespace name is a DNS-1123 label (lower-case letters,
+// digits and '-'), so it has no dot and is never "@recovery@": a tag rule
+// reading it can never yield root.@recovery@, whatever its parent.
+const namespaceTag = "namespace"
+
 func diagnosePlacement(p *Partition, add func(int, string, string)) {
 	line := p.Line
 	if d := p.Queue(DefaultQueue); d != nil && !d.Added && !d.Leaf {
@@ -63,7 +69,9 @@ func diagnosePlacement(p *Partition, add func(int, string, string)) {
 			if hasLeaf {
 				add(line, CodeCreateBelowLeaf, fmt.Sprintf("rule #%d (%s) can name a queue below a leaf; that application is rejected, later rules are not tried", i, names))
 			}
-			add(line, CodeRecoveryReachable, fmt.Sprintf("rule #%d (%s) can place applications in root.@recovery@", i, names))
+			if !(name == RuleTag && strings.ToLower(top.Value) == namespaceTag) {
+				add(line, CodeRecoveryReachable, fmt.Sprintf("rule #%d (%s) can place applications in root.@recovery@", i, names))
+			}
 		}
 		if name == RuleFixed && top.Create && strings.EqualFold(top.Value, RecoveryQueue) {
 			add(line, CodeRecoveryReachable, fmt.Sprintf("rule #%d (%s) can place applications in root.@recovery@", i, names))

@@ -72,3 +72,57 @@ func TestDiagnoseQuietOnCleanConfig(t *testing.T) {
 		t.Errorf("unexpected warnings: %v", d)
 	}
 }
+
+// TestDiagnoseRecoveryReachable: a rule with create can place non-forced
+// applications in root.@recovery@ when the name it reads can be
+// "root.@recovery@" — a submitted queue, an arbitrary tag, or a fixed value.
+// The namespace tag cannot: the Kubernetes shim fills it with the pod's
+// namespace, a DNS-1123 label (lower-case letters, digits, '-').
+func TestDiagnoseRecoveryReachable(t *testing.T) {
+	tests := []struct {
+		name  string
+		rules string
+		want  bool
+	}{
+		{"provided with create warns", "  - name: provided\n    create: true\n", true},
+		{"a tag other than namespace with create warns", "  - name: tag\n    value: namespace.parentqueue\n    create: true\n", true},
+		{"fixed recovery value with create warns", "  - name: fixed\n    value: root.@recovery@\n    create: true\n", true},
+		{"namespace tag with create is quiet", "  - name: tag\n    value: namespace\n    create: true\n", false},
+		{"namespace tag in any case is quiet", "  - name: tag\n    value: NameSpace\n    create: true\n", false},
+		{"namespace tag under an annotated parent is quiet", "  - name: tag\n    value: namespace\n    create: true\n    parent:\n      name: tag\n      value: namespace.parentqueue\n", false},
+		{"provided without create is quiet", "  - name: provided\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := placementTree(t, "partitions:\n- name: default\n  placementrules:\n"+tt.rules+"  queues:\n  - name: root\n    submitacl: '*'\n")
+			got := false
+			for _, d := range Diagnose(tree) {
+				if d.Code == CodeRecoveryReachable {
+					got = true
+				}
+			}
+			if got != tt.want {
+				t.Errorf("recovery-reachable warned = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDiagnoseQuietOnDefaultConfig: YuniKorn's built-in configuration (what
+// it runs without a queue configuration) gets no warning.
+func TestDiagnoseQuietOnDefaultConfig(t *testing.T) {
+	conf, err := Load("q.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !conf.Default {
+		t.Fatal("empty content did not load YuniKorn's default configuration")
+	}
+	tree, err := BuildTree(DefaultConfigName, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diagnose(tree); len(d) != 0 {
+		t.Errorf("unexpected warnings: %v", d)
+	}
+}
