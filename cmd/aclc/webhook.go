@@ -26,7 +26,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
-const webhookSynopsis = `webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] [--timeout-seconds N] SOURCE...`
+const webhookSynopsis = `webhook [--addr 127.0.0.1:8443] (--tls-cert F --tls-key F | --self-signed [--san H,...] [--ca-out F]) [--engine E] [--timeout-seconds N] [--metrics-addr HOST:PORT] SOURCE...`
 
 const webhookExamples = `  # Try it locally with a throw-away certificate:
   aclc webhook --self-signed --ca-out ca.pem examples/admission/configmap.yaml
@@ -37,13 +37,19 @@ const webhookExamples = `  # Try it locally with a throw-away certificate:
   # a rotated certificate is picked up without a restart:
   aclc webhook --addr :8443 --tls-cert /tls/tls.crt --tls-key /tls/tls.key /config/yunikorn-configs.yaml
 
+  # Metrics for Prometheus on a plain-HTTP port of their own as well:
+  aclc webhook --addr :8443 --metrics-addr :9090 --tls-cert /tls/tls.crt --tls-key /tls/tls.key /config/yunikorn-configs.yaml
+
   # Register it with the API server (see 'aclc webhook manifests -h'):
   aclc webhook manifests --service-name aclc-webhook --namespace yunikorn --ca-file ca.pem | kubectl apply -f -
 
 Endpoints: /mutate (the decision with its patch) and /validate (the same
 decision without the patch), any method, as YuniKorn's webhook; GET /healthz,
 /readyz (200 once the engine has answered a probe review) and /metrics
-(Prometheus). SIGINT or SIGTERM stops it gracefully.
+(Prometheus). --metrics-addr serves GET /metrics alone, in plain HTTP, on a
+port of its own (off by default), so that Prometheus scrapes without the
+webhook's CA; every other path there is 404. SIGINT or SIGTERM stops it
+gracefully.
 
 Give --timeout-seconds the timeoutSeconds of the webhook configuration: every
 review is answered a second before it (half of it for 1), with a denial
@@ -59,6 +65,7 @@ var webhookContext = func() (context.Context, context.CancelFunc) {
 // webhookOptions are webhook's flags.
 type webhookOptions struct {
 	addr, certFile, keyFile, sans, caOut, engine, kind string
+	metricsAddr                                        string
 	selfSigned, decisionLogs                           bool
 	interval                                           time.Duration
 	timeoutSeconds                                     int
@@ -68,6 +75,7 @@ type webhookOptions struct {
 
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.addr, "addr", webhook.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics (read-only) over plain HTTP on this host:port, e.g. :9090 for Prometheus; empty: off (/metrics is always on --addr)")
 	fs.StringVar(&o.certFile, "tls-cert", "", "PEM certificate (chain) file, re-read when it changes")
 	fs.StringVar(&o.keyFile, "tls-key", "", "PEM private key file")
 	fs.BoolVar(&o.selfSigned, "self-signed", false, "serve a throw-away CA-signed certificate made at start (local use)")
@@ -110,6 +118,8 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "--ca-out and --san go with --self-signed")
 	case o.interval < 0:
 		return usageErr(cmd, "--reload-interval %s: want 0 or more", o.interval)
+	case o.metricsAddr != "" && !validHostPort(o.metricsAddr):
+		return usageErr(cmd, "--metrics-addr %q: want host:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
 	case o.timeoutSeconds < 1 || o.timeoutSeconds > 30:
 		return usageErr(cmd, "--timeout-seconds %d: want 1 to 30, as the API server's timeoutSeconds", o.timeoutSeconds)
 	}
@@ -199,11 +209,37 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "webhook: %v", err)
 		return exitError
 	}
+	// The metrics port is opened before anything is served: a port
+	// already taken fails the start, rather than leaving the webhook
+	// running without the metrics it was asked for.
+	var metricsLn net.Listener
+	if o.metricsAddr != "" {
+		if metricsLn, err = lc.Listen(ctx, "tcp", o.metricsAddr); err != nil {
+			ln.Close()
+			errorf(stderr, "webhook: --metrics-addr: %v", err)
+			return exitError
+		}
+	}
 	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s, decision deadline %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile, webhook.DecisionTimeout(o.timeoutSeconds))
+	if metricsLn != nil {
+		fmt.Fprintf(stdout, "aclc webhook: metrics on http://%s/metrics\n", metricsLn.Addr())
+	}
 	if o.caOut != "" {
 		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", o.caOut)
 	}
 	srv := webhook.New(eng, cfg)
+	if metricsLn != nil {
+		// A failing metrics port is logged; reviews go on being answered.
+		mctx, stopMetrics := context.WithCancel(ctx)
+		metricsDone := make(chan struct{})
+		defer func() { stopMetrics(); <-metricsDone }()
+		go func() {
+			defer close(metricsDone)
+			if err := srv.ServeMetrics(mctx, metricsLn); err != nil {
+				logger.Error("webhook: metrics listener stopped", "error", err)
+			}
+		}()
+	}
 	if o.interval > 0 {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
@@ -237,6 +273,13 @@ func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engi
 		feed.Watch(s.Groups().Files()...)
 	}
 	return eng, err
+}
+
+// validHostPort reports whether addr is host:port, the host possibly
+// empty (every address), as net.Listen takes it.
+func validHostPort(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && port != ""
 }
 
 // selfSignedHosts names the self-signed certificate: the loopback names,

@@ -77,6 +77,7 @@ func TestWebhookUsage(t *testing.T) {
 		{"an unknown engine", []string{"--self-signed", "--engine", "http", settings}, exitUsage, `unknown --engine "http"`},
 		{"an unknown flag", []string{"--self-signed", "--nope", settings}, exitUsage, "unknown flag: --nope"},
 		{"a timeout the API server refuses", []string{"--self-signed", "--timeout-seconds", "0", settings}, exitUsage, "--timeout-seconds 0: want 1 to 30"},
+		{"a metrics address without a port", []string{"--self-signed", "--metrics-addr", "9090", settings}, exitUsage, `--metrics-addr "9090": want host:port`},
 		{"help", []string{"-h"}, exitOK, "aclc webhook manifests"},
 		{"a source without YuniKorn configuration is refused, naming the file",
 			[]string{"--self-signed", "../../examples/vov/acls.yaml"}, exitError,
@@ -122,7 +123,7 @@ func TestWebhookServes(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "20ms", "--decision-logs", settings}, &stdout, &stderr)
+		done <- run([]string{"webhook", "--self-signed", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--ca-out", caFile, "--reload-interval", "20ms", "--decision-logs", settings}, &stdout, &stderr)
 	}()
 
 	addrRE := regexp.MustCompile(`listening on (https://127\.0\.0\.1:\d+)`)
@@ -294,6 +295,30 @@ func TestWebhookServes(t *testing.T) {
 	}
 	if m["go_goroutines"] <= 0 || m["aclc_webhook_last_reload_success_timestamp_seconds"] <= 0 {
 		t.Errorf("no Go runtime metrics or last good load time in the scrape")
+	}
+	// --metrics-addr: the same counters in plain HTTP, and no reviews.
+	metricsURL := regexp.MustCompile(`metrics on (http://127\.0\.0\.1:\d+/metrics)`).FindStringSubmatch(stdout.String())
+	if metricsURL == nil {
+		t.Fatalf("no metrics address in %q", stdout.String())
+	}
+	plain := &http.Client{Timeout: 10 * time.Second}
+	defer plain.CloseIdleConnections()
+	resp, err = plain.Get(metricsURL[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "aclc_webhook_reload_failures_total 1") {
+		t.Errorf("--metrics-addr /metrics: %d %.200q", resp.StatusCode, b)
+	}
+	resp, err = plain.Post(strings.TrimSuffix(metricsURL[1], "/metrics")+"/mutate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("--metrics-addr answered /mutate with %d, want 404", resp.StatusCode)
 	}
 	// The logs are JSON lines, with one decision line per review.
 	reviews := map[string]int{}
