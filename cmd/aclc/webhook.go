@@ -40,8 +40,9 @@ const webhookExamples = `  # Try it locally with a throw-away certificate:
   # Metrics for Prometheus on a plain-HTTP port of their own as well:
   aclc webhook --addr :8443 --metrics-addr :9090 --tls-cert /tls/tls.crt --tls-key /tls/tls.key /config/yunikorn-configs.yaml
 
-  # Register it with the API server (see 'aclc webhook manifests -h'):
-  aclc webhook manifests --service-name aclc-webhook --namespace yunikorn --ca-file ca.pem | kubectl apply -f -
+  # Register it with the API server (see 'aclc webhook manifests -h'); the
+  # Service is in aclc's own namespace, never YuniKorn's:
+  aclc webhook manifests --service-name aclc-webhook --namespace aclc-system --ca-file ca.pem | kubectl apply -f -
 
 Endpoints: /mutate (the decision with its patch) and /validate (the same
 decision without the patch), any method, as YuniKorn's webhook; GET /healthz,
@@ -310,7 +311,7 @@ func selfSignedHosts(addr, sans string) []string {
 }
 
 const manifestsExamples = `  aclc webhook manifests --ca-file ca.pem | kubectl apply -f -
-  aclc webhook manifests --service-name aclc-webhook --namespace yunikorn \
+  aclc webhook manifests --service-name aclc-webhook --namespace aclc-system \
     --ca-file ca.pem --failure-policy Fail > webhook.yaml
 
 --type mutating (the default) registers /mutate as YuniKorn registers its own
@@ -327,6 +328,11 @@ queue (YuniKorn still refuses the application itself). Start 'aclc webhook'
 with the same --timeout-seconds.
 `
 
+// defaultWebhookNamespace is where the chart installs the webhook: a
+// namespace of its own, since the namespace the webhook leaves out is one
+// where anyone who may create pods sets user.info unchecked.
+const defaultWebhookNamespace = "aclc-system"
+
 // manifestsOptions are webhook manifests' flags.
 type manifestsOptions struct {
 	m           manifest
@@ -335,7 +341,7 @@ type manifestsOptions struct {
 
 func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.m.Service, "service-name", "aclc-webhook", "name of the Service in front of 'aclc webhook'")
-	fs.StringVarP(&o.m.Namespace, "namespace", "n", "yunikorn", "namespace of that Service")
+	fs.StringVarP(&o.m.Namespace, "namespace", "n", defaultWebhookNamespace, "namespace of that Service: aclc's own, as the chart installs it, never YuniKorn's (the webhook leaves its own namespace out)")
 	fs.IntVar(&o.m.Port, "port", 443, "port of that Service")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
 	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")

@@ -410,7 +410,7 @@ func TestWebhookManifests(t *testing.T) {
 		}
 	}
 
-	t.Run("mutating, YuniKorn's registration", func(t *testing.T) {
+	t.Run("mutating, YuniKorn's registration, in the chart's namespace by default", func(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--ca-file", caFile)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
@@ -424,7 +424,7 @@ func TestWebhookManifests(t *testing.T) {
 		}
 		w := c.Webhooks[0]
 		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
-			common{ns: "yunikorn", path: "/mutate", port: 443, policy: "Fail", ca: caPEM, nsSelector: true})
+			common{ns: "aclc-system", path: "/mutate", port: 443, policy: "Fail", ca: caPEM, nsSelector: true})
 		if w.TimeoutSeconds == nil || *w.TimeoutSeconds != 3 {
 			t.Errorf("timeoutSeconds %v, want 3", w.TimeoutSeconds)
 		}
@@ -468,12 +468,12 @@ func TestWebhookManifests(t *testing.T) {
 		if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
 			t.Fatalf("not a ValidatingWebhookConfiguration: %v\n%s", err, stdout)
 		}
-		if c.Kind != "ValidatingWebhookConfiguration" || c.Name != "aclc-yunikorn-queue" || len(c.Webhooks) != 1 || c.Webhooks[0].Name != "validate-queue.aclc-webhook.yunikorn.svc" {
+		if c.Kind != "ValidatingWebhookConfiguration" || c.Name != "aclc-yunikorn-queue" || len(c.Webhooks) != 1 || c.Webhooks[0].Name != "validate-queue.aclc-webhook.aclc-system.svc" {
 			t.Fatalf("%+v", c)
 		}
 		w := c.Webhooks[0]
 		check(t, common{cfg: w.ClientConfig, policy: string(*w.FailurePolicy), sideEffects: w.SideEffects, versions: w.AdmissionReviewVersions, rules: w.Rules, nsSelector: w.NamespaceSelector != nil},
-			common{ns: "yunikorn", path: "/validate-queue", port: 443, policy: "Ignore", ca: caPEM})
+			common{ns: "aclc-system", path: "/validate-queue", port: 443, policy: "Ignore", ca: caPEM})
 	})
 
 	refused := []struct {
