@@ -275,9 +275,9 @@ func TestReadRefusesTooManyNodes(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, data, want string }{
 		{"a 1 MiB list of one-letter items is refused before decoding", strings.Repeat("- a\n", 1<<18),
-			"q.yaml: more than 500000 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
+			"q.yaml:1:1: more than 500000 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
 		{"aliases are counted expanded", laughs,
-			"q.yaml: more than 500000 YAML nodes once its aliases are expanded"},
+			"q.yaml:1:1: more than 500000 YAML nodes once its aliases are expanded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read("q.yaml", []byte(tc.data))

@@ -207,7 +207,8 @@ func read(name string, data []byte) (*File, error) {
 func nodeBound(err error) error {
 	var e *yamlbound.Error
 	if errors.As(err, &e) {
-		return &Error{File: e.File, Msg: e.Reason()}
+		// Located at the start of the text, which is what was counted.
+		return &Error{File: e.File, Line: 1, Column: 1, Msg: e.Reason()}
 	}
 	return err
 }
