@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -45,7 +48,7 @@ type checkOptions struct {
 
 func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
 	kindFlag(fs, &o.kind)
-	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap)")
+	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap; when nothing is there, as outside the scheduler's pod, a warning says the secret was not checked)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (file:line:column: severity: code: message), json or yaml")
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
 	o.cluster = registerClusterFlags(fs)
@@ -72,6 +75,10 @@ const (
 	codeRefused       = "refused-by-yunikorn"
 	codeLDAPInvalid   = "ldap-invalid"
 )
+
+// codeLDAPUnchecked warns that the LDAP secret a configuration selects is
+// not where check runs.
+const codeLDAPUnchecked = "ldap-unchecked"
 
 // checkDiagnostic is one finding of aclc check, located in its source.
 type checkDiagnostic struct {
@@ -229,6 +236,13 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	}
 	if dir, ok, err := ldapDir(s, o.resolver); err != nil {
 		out = append(out, checkDiagnostic{File: names, Code: codeLDAPInvalid, Severity: severityError, Message: err.Error()})
+	} else if ok && o.resolver == "" && !exists(dir) {
+		// The secret is mounted in the scheduler's pod, not where check
+		// runs: YuniKorn's validator accepts the configuration, and so
+		// does check, saying how to check the secret too.
+		p := s.Queues.Partitions[0]
+		out = append(out, loc.warning(source.Diagnostic{File: s.Queues.File, Line: p.Line, Code: codeLDAPUnchecked,
+			Msg: fmt.Sprintf("partition %s: usergroupresolver type ldap: there is no LDAP secret at %s here, so it was not checked (YuniKorn reads it in the scheduler's pod); pass --resolver ldap=DIR, DIR holding the secret's keys one file each, to check it", p.Name, dir)}))
 	} else if ok {
 		ds, err := diagnoseLDAP(names, dir)
 		for _, d := range ds {
@@ -254,6 +268,12 @@ func ldapDir(s *translate.Sources, resolver string) (string, bool, error) {
 		return builtins.LDAPSecretsDir, true, nil
 	}
 	return "", false, nil
+}
+
+// exists reports whether anything is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // diagnoseLDAP reads the LDAP secret as YuniKorn does and returns what

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -86,14 +87,18 @@ func TestCheckLDAP(t *testing.T) {
 		}
 		noPassword(t, stdout, stderr)
 	})
-	t.Run("type ldap without a directory reads /run/secrets/ldap", func(t *testing.T) {
+	t.Run("type ldap without a secret where check runs is a warning, as YuniKorn's validator accepts it", func(t *testing.T) {
 		if _, err := os.Stat(builtins.LDAPSecretsDir); err == nil {
 			t.Skip(builtins.LDAPSecretsDir + " exists here")
 		}
 		code, stdout, _ := runCLI(t, "", "check", conf)
-		if code != exitError || !strings.Contains(stdout, "unable to access LDAP secrets directory under /run/secrets/ldap") ||
-			!strings.Contains(stdout, "pass --resolver ldap=DIR") {
+		if code != exitOK || !strings.Contains(stdout, "warning: ldap-unchecked: partition default: usergroupresolver type ldap: there is no LDAP secret at /run/secrets/ldap here") ||
+			!strings.Contains(stdout, "pass --resolver ldap=DIR") || strings.Contains(stdout, "error") {
 			t.Errorf("exit %d: %s", code, stdout)
+		}
+		code, stdout, _ = runCLI(t, "", "check", "--resolver", "ldap="+filepath.Join(t.TempDir(), "absent"), conf)
+		if code != exitError || !strings.Contains(stdout, "unable to access LDAP secrets directory under") {
+			t.Errorf("a directory named with --resolver must be there: exit %d: %s", code, stdout)
 		}
 		code, _, stderr := runCLI(t, `{"queue":"root.devs","action":"submit","user":"alice"}`, "eval", "--engine", "native", "--entrypoint", "yunikorn/queues/decision", conf)
 		if code != exitError || !strings.Contains(stderr, "pass --resolver ldap=DIR") {
