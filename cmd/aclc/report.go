@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -97,7 +99,7 @@ func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
 	fs.Var(asFlag{&o.as}, "as", "decide for this user on every queue or VOV object (user@host for VOV), taken verbatim; repeatable")
 	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (OS group for VOV); repeatable")
 	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --namespace and --queue")
-	fs.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "with --place: the application's namespace tag (default: default); repeatable")
+	fs.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "with --place: the application's namespace, its annotations taken from the Namespaces among the sources (default: each of those Namespaces, else default); repeatable")
 	fs.StringArrayVar(&o.queues, "queue", nil, "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
 	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, wide (with the reasons), json or yaml")
 	kindFlag(fs, &o.kind)
@@ -166,7 +168,15 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		rep, tables = r, r.tables(o.output == "wide")
 	case s.Queues != nil:
-		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, o.namespaces, o.queues)
+		known := engine.ReplicatedNamespaces(s.Kubernetes)
+		if o.place && len(known) > 0 {
+			for _, ns := range o.namespaces {
+				if _, ok := known[ns]; !ok {
+					errorf(stderr, "report: note: namespace %s is not among the sources' Namespaces; its annotations are taken as absent", ns)
+				}
+			}
+		}
+		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
 		if err != nil {
 			errorf(stderr, "report: %v", err)
 			return exitError
@@ -230,10 +240,12 @@ type placementRow struct {
 	Groups     []string `json:"groups"`
 	Namespace  string   `json:"namespace"`
 	QueueNamed string   `json:"queueNamed"`
+	// Tags are the application's tags from its namespace.
+	Tags map[string]string `json:"tags"`
 	yunikorn.Placement
 }
 
-func reportQueues(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, place bool, namespaces, queues []string) (*queueReport, error) {
+func reportQueues(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, place bool, namespaces []string, known map[string]admission.Namespace, queues []string) (*queueReport, error) {
 	r := &queueReport{}
 	for _, p := range tree.Partitions {
 		pg := partitionGrants{Name: p.Name}
@@ -247,7 +259,7 @@ func reportQueues(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTr
 	}
 	r.Engine = eng.Name()
 	if place {
-		rows, err := reportPlacement(ctx, eng, tree, as, namespaces, queues)
+		rows, err := reportPlacement(ctx, eng, tree, as, namespaces, known, queues)
 		r.Placements = rows
 		return r, err
 	}
@@ -392,13 +404,24 @@ func whoMay(q *yunikorn.Queue, submit bool) []string {
 	return parts
 }
 
+// placeNamespaces are the namespaces report --place predicts for: those
+// of --namespace, else every Namespace the sources give, else default.
+func placeNamespaces(flag []string, known map[string]admission.Namespace) []string {
+	switch {
+	case len(flag) > 0:
+		return flag
+	case len(known) > 0:
+		return slices.Sorted(maps.Keys(known))
+	}
+	return []string{"default"}
+}
+
 // reportPlacement decides, per user, namespace and requested queue,
 // where YuniKorn places the application in the default partition (the only
-// one the Kubernetes shim submits to), or why it rejects it.
-func reportPlacement(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, namespaces, queues []string) ([]placementRow, error) {
-	if len(namespaces) == 0 {
-		namespaces = []string{"default"}
-	}
+// one the Kubernetes shim submits to), or why it rejects it. The
+// namespace's tags come from known, the sources' Namespaces, as the
+// queue admission decision takes them.
+func reportPlacement(ctx context.Context, eng engine.Engine, tree *yunikorn.QueueTree, as []principal, namespaces []string, known map[string]admission.Namespace, queues []string) ([]placementRow, error) {
 	if len(queues) == 0 {
 		queues = []string{""}
 		if p := tree.Partition("default"); p != nil {
@@ -412,9 +435,10 @@ func reportPlacement(ctx context.Context, eng engine.Engine, tree *yunikorn.Queu
 	var rows []placementRow
 	for _, pr := range as {
 		for _, ns := range namespaces {
+			tags := admission.NamespaceTags(ns, known)
 			for _, q := range queues {
 				in, _ := json.Marshal(yunikorn.PlacementInput{Application: yunikorn.Application{
-					ID: "report", Queue: q, User: pr.User, Groups: pr.Groups, Tags: map[string]string{"namespace": ns},
+					ID: "report", Queue: q, User: pr.User, Groups: pr.Groups, Tags: tags,
 				}})
 				out, err := eng.Eval(ctx, translate.EntrypointYuniKornPlacement, in)
 				var d yunikorn.Placement
@@ -424,7 +448,7 @@ func reportPlacement(ctx context.Context, eng engine.Engine, tree *yunikorn.Queu
 				if err != nil {
 					return nil, err
 				}
-				rows = append(rows, placementRow{User: pr.User, Groups: pr.Groups, Namespace: ns, QueueNamed: q, Placement: d})
+				rows = append(rows, placementRow{User: pr.User, Groups: pr.Groups, Namespace: ns, QueueNamed: q, Tags: tags, Placement: d})
 			}
 		}
 	}

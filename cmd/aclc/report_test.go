@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -193,5 +194,45 @@ func TestWrapText(t *testing.T) {
 		if got := wrapText(tt.in, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("wrapText(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
 		}
+	}
+}
+
+// TestReportPlaceReadsNamespaceSources: a Namespace among the sources
+// gives its annotations to the placement, as the queue admission decision
+// takes them; without --namespace every such Namespace is predicted.
+func TestReportPlaceReadsNamespaceSources(t *testing.T) {
+	const src = "../../examples/admission/queue.yaml" // team-a: parentqueue root.teams; default: none
+	for _, e := range []string{"native", "wasm"} {
+		code, stdout, stderr := runCLI(t, "", "report", "-o", "json", "--engine", e, "--place", "--as", "alice", "--as-group", "dev", "--queue", "", src)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", e, code, stderr)
+		}
+		var r struct {
+			Placements []struct {
+				Namespace string            `json:"namespace"`
+				Tags      map[string]string `json:"tags"`
+				Allow     bool              `json:"allow"`
+				Queue     string            `json:"queue"`
+				Rule      string            `json:"rule"`
+			} `json:"placements"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%s: %v\n%s", e, err, stdout)
+		}
+		got := map[string]string{}
+		for _, p := range r.Placements {
+			got[p.Namespace] = p.Queue + " " + p.Rule
+			if p.Namespace == "team-a" && p.Tags["namespace.parentqueue"] != "root.teams" {
+				t.Errorf("%s: team-a tags %v lack its parentqueue annotation", e, p.Tags)
+			}
+		}
+		want := map[string]string{"team-a": "root.teams.team-a tag", "default": " "}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: placements %v, want %v", e, got, want)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "alice", "-n", "team-b", src)
+	if code != exitOK || !strings.Contains(stderr, "namespace team-b is not among the sources' Namespaces") || !strings.Contains(stdout, "team-b") {
+		t.Errorf("a namespace the sources do not give: exit %d: %s %s", code, stdout, stderr)
 	}
 }

@@ -316,7 +316,7 @@ func firstNonEmpty(values ...string) string {
 
 // tags are the application's tags (spec §4.5).
 func (q *QueueReview) tags(meta metav1.ObjectMeta, spec corev1.PodSpec, ns string) map[string]string {
-	tags := map[string]string{tagNamespace: ns, tagForce: strconv.FormatBool(spec.NodeName != "")}
+	tags := map[string]string{tagForce: strconv.FormatBool(spec.NodeName != "")}
 	if len(spec.ImagePullSecrets) > 0 {
 		names := make([]string, len(spec.ImagePullSecrets))
 		for i, s := range spec.ImagePullSecrets {
@@ -331,7 +331,20 @@ func (q *QueueReview) tags(meta metav1.ObjectMeta, spec corev1.PodSpec, ns strin
 	if !meta.CreationTimestamp.IsZero() {
 		tags[tagCreationTime] = strconv.FormatInt(meta.CreationTimestamp.Unix(), 10)
 	}
-	ann := q.Namespaces[ns].Annotations
+	for k, v := range NamespaceTags(ns, q.Namespaces) {
+		tags[k] = v
+	}
+	return tags
+}
+
+// NamespaceTags are the tags the shim derives from the application's
+// namespace ns: the namespace tag itself, and the tags of its annotations
+// (parent queue, quota, guaranteed resources, maximum applications) in
+// namespaces, the replicated namespaces by name. A namespace that is not
+// there has no annotations.
+func NamespaceTags(ns string, namespaces map[string]Namespace) map[string]string {
+	tags := map[string]string{tagNamespace: ns}
+	ann := namespaces[ns].Annotations
 	if v := ann[annotationParentQueue]; v != "" {
 		tags[tagParentQueue] = v
 	}
