@@ -1,8 +1,9 @@
 // Command reliability runs the adversarial suite at length and writes
 // docs/RELIABILITY.md from the run (make reliability): load held, faults
 // survived, hostile inputs per entry point, damaged bundles, concurrent
-// edits, fuzz executions and the cost of the largest inputs on every
-// engine. Nothing in that file is typed by hand.
+// edits, fuzz executions, the cost of the largest inputs on every
+// engine and the memory a followed cluster's Namespaces take. Nothing in
+// that file is typed by hand.
 package main
 
 import (
@@ -26,6 +27,9 @@ func check(err error) {
 }
 
 func main() {
+	if namespacesChild() {
+		return
+	}
 	out := flag.String("out", "docs/RELIABILITY.md", "markdown `file` to write")
 	workers := flag.Int("workers", 32, "concurrent keep-alive TLS clients of the webhook")
 	phase := flag.Duration("phase", 8*time.Second, "duration of each load phase")
@@ -35,7 +39,7 @@ func main() {
 	costCut := flag.Duration("cost-cut", 10*time.Second, "time after which an evaluation of the cost run is cut")
 	costRuns := flag.Int("cost-runs", 3, "runs of each size in the cost run (the median is kept)")
 	costOnly := flag.String("cost-only", "", "`regexp` of the cost inputs to decide (all when empty)")
-	steps := flag.String("steps", "webhook,hostile,bundles,vovacl,fuzz,cost", "comma-separated `steps` to run")
+	steps := flag.String("steps", "webhook,hostile,bundles,vovacl,fuzz,cost,namespaces", "comma-separated `steps` to run")
 	flag.Parse()
 	ctx := context.Background()
 	var md strings.Builder
@@ -70,6 +74,7 @@ func main() {
 			Only: func(in adversarial.CostInput) bool { return only.MatchString(in.Name) }})
 		return s, err
 	})
+	step("namespaces held by a followed cluster", Namespaces)
 	check(os.WriteFile(*out, []byte(md.String()), 0o644))
 	fmt.Print(md.String())
 }
