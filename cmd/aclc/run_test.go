@@ -253,10 +253,17 @@ func TestUnknownResolverIsRefused(t *testing.T) {
 func TestFileResolverBundleNeedsItsFile(t *testing.T) {
 	groups := writeFile(t, "groups.yaml", "john: [dev]\n")
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	in := `{"queue":"root.test","action":"admin","user":"john"}`
+	// By default the file's answers are compiled into the bundle.
 	if code, _, stderr := runCLI(t, "", "build", "--target", "wasm", "--resolver", "file="+groups, "-o", out, seedConfig); code != exitOK {
 		t.Fatalf("build: %s", stderr)
 	}
-	in := `{"queue":"root.test","action":"admin","user":"john"}`
+	if code, stdout, stderr := runCLI(t, in, "eval", "--bundle", out, "--entrypoint", "yunikorn/queues/decision"); code != exitOK || !strings.Contains(stdout, `adminacl of root.test allows group \"dev\"`) {
+		t.Errorf("eval of the static bundle: exit %d, %s %s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "build", "--host-builtins", "--target", "wasm", "--resolver", "file="+groups, "-o", out, seedConfig); code != exitOK {
+		t.Fatalf("build: %s", stderr)
+	}
 	if code, _, stderr := runCLI(t, in, "eval", "--bundle", out, "--entrypoint", "yunikorn/queues/decision"); code != exitError || !strings.Contains(stderr, "--resolver file=PATH") {
 		t.Errorf("eval without the file: exit %d, %s", code, stderr)
 	}

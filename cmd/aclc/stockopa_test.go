@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,9 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aclc-dev/aclc/wasm"
 )
 
 // stockOPA returns the stock opa binary (make bin/opa builds it from the
@@ -97,24 +101,168 @@ func TestStockOPAEvalLoadsBuiltBundles(t *testing.T) {
 	}
 }
 
-// A bundle that calls aclc's builtins is one stock OPA refuses: the build
-// says so and names --portable, and stock OPA does refuse it.
-func TestBuildWarnsStockOPARefusesBuiltins(t *testing.T) {
+// The default build calls no aclc builtin, so stock OPA loads it and
+// the build warns about nothing; --host-builtins builds the bundle that
+// calls them, which the summary names and stock OPA refuses.
+func TestBuildDefaultIsStockOPAsBundle(t *testing.T) {
 	opa := stockOPA(t)
 	b, warn := buildCLI(t, "../../examples/admission/configmap.yaml")
-	if !strings.Contains(warn, "aclc.k8s_decode_error") || !strings.Contains(warn, "--portable") {
-		t.Errorf("no warning naming the builtins and --portable: %q", warn)
-	}
-	if _, err := opaEvalAllow(t, opa, []string{b}, "data.yunikorn.queues.decision", johnAdminsTest); err == nil || !strings.Contains(err.Error(), "undefined function aclc.") {
-		t.Errorf("stock opa loaded a bundle that calls aclc's builtins: %v", err)
-	}
-	b, warn = buildCLI(t, "--portable", "../../examples/admission/configmap.yaml")
 	if warn != "" {
-		t.Errorf("--portable still warns: %s", warn)
+		t.Errorf("the default build warns: %s", warn)
 	}
 	if _, err := opaEvalAllow(t, opa, []string{b}, "data.yunikorn.queues.decision", johnAdminsTest); err != nil {
-		t.Errorf("the portable admission bundle: %v", err)
+		t.Errorf("stock opa refused the default bundle: %v", err)
 	}
+	out := filepath.Join(t.TempDir(), "host.tar.gz")
+	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "-o", out, "../../examples/admission/configmap.yaml")
+	if code != exitOK || !strings.Contains(stdout, "needs aclc.k8s_decode_error") || stderr != "" {
+		t.Errorf("--host-builtins: exit %d, %s %s", code, stdout, stderr)
+	}
+	if _, err := opaEvalAllow(t, opa, []string{out}, "data.yunikorn.queues.decision", johnAdminsTest); err == nil || !strings.Contains(err.Error(), "undefined function aclc.") {
+		t.Errorf("stock opa loaded a bundle that calls aclc's builtins: %v", err)
+	}
+}
+
+// decisionCase is one input for one entry point of a bundle's sources.
+type decisionCase struct {
+	entrypoint, input string
+}
+
+// defaultBundleCases are an input per entry point of every decision family,
+// with the sources that decide them.
+var defaultBundleCases = []struct {
+	sources []string
+	cases   []decisionCase
+}{
+	{[]string{"../../examples/admission/queue.yaml"}, []decisionCase{
+		{"yunikorn/queues/decision", `{"queue":"root.private","action":"submit","user":"alice","groups":["dev"]}`},
+		{"yunikorn/queues/decision", `{"queue":"root.teams.team-a","action":"submit","user":"alice"}`},
+		{"yunikorn/queues/placement", `{"application":{"id":"app-1","queue":"","user":"alice","groups":["dev"],"tags":{"namespace":"team-a"}}}`},
+		{"yunikorn/admission/queue", "@../../examples/admission/reviews/pod-queue-diverted.json"},
+		{"yunikorn/admission/queue", "@../../examples/admission/reviews/pod-queue-rejected.json"},
+	}},
+	{[]string{"../../examples/admission/configmap-with-queues.yaml"}, []decisionCase{
+		{"yunikorn/queues/decision", `{"queue":"root.spark","action":"submit","user":"ann","groups":["spark-submitters"]}`},
+		{"yunikorn/admission/review", "@../../examples/admission/reviews/pod-create-user.json"},
+		{"yunikorn/admission/review", "@../../examples/admission/reviews/pod-create-controller.json"},
+		{"yunikorn/admission/review", "@../../examples/admission/reviews/deployment-create.json"},
+		{"yunikorn/admission/review", "@../../examples/admission/reviews/pod-update-change-annotation.json"},
+	}},
+	{[]string{"../../examples/vov/acls.yaml"}, []decisionCase{
+		{"vov/acl/decision", patChownsJob},
+		{"vov/acl/decision", `{"object":"00123456","action":"DELETE","user":"nobody","host":"elko"}`},
+	}},
+}
+
+// read returns a case's input: inline JSON, or @FILE.
+func (c decisionCase) read(t *testing.T) string {
+	t.Helper()
+	if name, ok := strings.CutPrefix(c.input, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return c.input
+}
+
+// nativeDecision is aclc's reference answer over the sources.
+func nativeDecision(t *testing.T, c decisionCase, input string, sources []string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, input, append([]string{"eval", "--engine", "native", "--entrypoint", c.entrypoint}, sources...)...)
+	if code != exitOK {
+		t.Fatalf("aclc eval --engine native %s: exit %d: %s", c.entrypoint, code, stderr)
+	}
+	return stdout
+}
+
+// The bundle aclc build writes by default is served by stock opa run and
+// evaluated by opa eval -b with the reference answer at every entry point.
+func TestStockOPAServesTheDefaultBundle(t *testing.T) {
+	opa := stockOPA(t)
+	for _, set := range defaultBundleCases {
+		t.Run(filepath.Base(set.sources[0]), func(t *testing.T) {
+			b, warn := buildCLI(t, set.sources...)
+			if warn != "" {
+				t.Errorf("the default build warns: %s", warn)
+			}
+			url, _ := startStockOPA(t, opa, b, "/health", "")
+			for _, c := range set.cases {
+				input := c.read(t)
+				want := nativeDecision(t, c, input, set.sources)
+				resp, err := http.Post(url+"/v1/data/"+c.entrypoint, "application/json", strings.NewReader(`{"input":`+input+`}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var got struct {
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(raw, &got); err != nil || got.Result == nil {
+					t.Fatalf("opa run %s: %s (%v)", c.entrypoint, raw, err)
+				}
+				if !sameJSON(t, got.Result, want) {
+					t.Errorf("opa run %s %s:\n got %s\nwant %s", c.entrypoint, c.input, got.Result, want)
+				}
+				cmd := exec.Command(opa, "eval", "--format", "raw", "-b", b, "--stdin-input", "data."+strings.ReplaceAll(c.entrypoint, "/", "."))
+				cmd.Stdin = strings.NewReader(input)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("opa eval -b %s: %v: %s", c.entrypoint, err, out)
+				}
+				if !sameJSON(t, out, want) {
+					t.Errorf("opa eval -b %s %s:\n got %s\nwant %s", c.entrypoint, c.input, out, want)
+				}
+			}
+		})
+	}
+}
+
+// The default Wasm bundle runs without aclc's builtins: aclc's host,
+// given none, loads it (it refuses a module that needs one it lacks), and
+// it answers there and on OPA's Wasm SDK with the reference answer.
+func TestDefaultWasmBundleNeedsNoBuiltin(t *testing.T) {
+	ctx := context.Background()
+	for _, set := range defaultBundleCases {
+		t.Run(filepath.Base(set.sources[0]), func(t *testing.T) {
+			b, warn := buildCLI(t, append([]string{"-t", "wasm"}, set.sources...)...)
+			if warn != "" {
+				t.Errorf("the default build warns: %s", warn)
+			}
+			p, err := wasm.LoadFile(ctx, b, wasm.NewConfig().WithPoolSize(1))
+			if err != nil {
+				t.Fatalf("aclc's host without builtins: %v", err)
+			}
+			defer p.Close(ctx)
+			for _, c := range set.cases {
+				input := c.read(t)
+				want := nativeDecision(t, c, input, set.sources)
+				got, err := p.Eval(ctx, c.entrypoint, []byte(input))
+				if err != nil || !sameJSON(t, got, want) {
+					t.Errorf("wasm package %s %s:\n got %s (%v)\nwant %s", c.entrypoint, c.input, got, err, want)
+				}
+				code, stdout, stderr := runCLI(t, input, "eval", "--engine", "opa-wasm", "--bundle", b, "--entrypoint", c.entrypoint)
+				if code != exitOK || !sameJSON(t, []byte(stdout), want) {
+					t.Errorf("OPA's Wasm SDK %s %s: exit %d:\n got %s %s\nwant %s", c.entrypoint, c.input, code, stdout, stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(t *testing.T, a []byte, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // opa run --server serves the built bundle; opa inspect reads the

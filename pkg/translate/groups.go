@@ -26,6 +26,10 @@ type GroupResolution struct {
 // ErrResolver is returned, wrapped, for a resolver that cannot be used.
 var ErrResolver = errors.New("resolver")
 
+// ErrNeedsHostBuiltin is returned, wrapped, by MakePortable when no bundle
+// without aclc's builtins decides the sources as YuniKorn does.
+var ErrNeedsHostBuiltin = errors.New("needs aclc's host builtins")
+
 // SetGroupResolution chooses the resolver: spec "" takes YuniKorn's choice,
 // the first partition's usergroupresolver.type, else the VOV source's
 // resolver, else none. One build resolves groups one way: YuniKorn and VOV
@@ -142,6 +146,34 @@ func (g GroupResolution) Files() []string {
 			return []string{r.Dir()}
 		}
 	}
+	return nil
+}
+
+// AsksAtDecisionTime reports whether the resolver looks users up when a
+// decision is made (os, ldap): no answers compiled into a bundle stand for
+// it, so a bundle that resolves with it calls aclc.user_groups.
+func (g GroupResolution) AsksAtDecisionTime() bool {
+	if g.resolver == nil {
+		return false
+	}
+	name := g.resolver.Name()
+	return name == builtins.ResolverOS || name == builtins.ResolverLDAP
+}
+
+// MakePortable sets the build to the form stock OPA and OPA's Wasm SDKs
+// run, which calls no aclc builtin: the resolver's answers compiled into
+// the data, admission objects decoded in plain Rego. It returns
+// ErrNeedsHostBuiltin, wrapped, and changes nothing, when the resolver
+// asks at decision time. A Wasm build also refuses patterns OPA's Wasm
+// might match otherwise than Go (ErrNotPortablePattern).
+func (s *Sources) MakePortable() error {
+	g := s.Groups()
+	if g.AsksAtDecisionTime() {
+		return fmt.Errorf("the %s resolver asks for groups at decision time and cannot be compiled into a bundle, which then %w (%s)", g.resolver.Name(), ErrNeedsHostBuiltin, builtins.UserGroupsName)
+	}
+	g.Static = true
+	s.groups = g
+	s.Portable = true
 	return nil
 }
 

@@ -159,7 +159,7 @@ func checkPortablePatterns(s *Sources) error {
 			if where != "" {
 				where += ": "
 			}
-			return sourceError{err: fmt.Errorf("%s%s: %w: %q %v; a portable Wasm bundle cannot decide it as YuniKorn does (build without --portable, or rewrite the pattern)",
+			return sourceError{err: fmt.Errorf("%s%s: %w: %q %v; a portable Wasm bundle cannot decide it as YuniKorn does (build with --host-builtins, or rewrite the pattern)",
 				where, k.key, ErrNotPortablePattern, p, err), consequence: ConsequencePortable}
 		}
 	}

@@ -86,7 +86,9 @@ type Sources struct {
 	AdmissionFile string
 	// Portable keeps the bundle free of aclc's host builtins for admission
 	// decoding (Gatekeeper, stock OPA); denial texts for malformed objects
-	// are then approximate.
+	// are then approximate. The zero value decodes through the builtins, as
+	// aclc's own runtimes do; MakePortable sets it, with static groups, for
+	// the bundle aclc build writes by default.
 	Portable bool
 
 	// Layout is the flattened YuniKorn configuration (yunikorn-defaults and
