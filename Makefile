@@ -205,6 +205,10 @@ chart-check: $(HELM)
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set yunikorn.fromCluster=false --set serve.enabled=true
 	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set yunikorn.fromCluster=false --set serve.enabled=true > $(OUT)/chart/mounted.yaml
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) 2>&1 | grep -q 'release namespace "yunikorn" is YuniKorn'"'"'s'
+	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set serviceMonitor.enabled=true --set commonLabels.team=platform --set podLabels.tier=admission --set serve.enabled=true
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set serviceMonitor.enabled=true --set serve.enabled=true > $(OUT)/chart/service-monitor.yaml
+# The README's command as written: no --kube-version, helm's default.
+	$(HELM) template aclc $(CHART) --namespace aclc-system > /dev/null
 	ACLC_HELM=$(CURDIR)/$(HELM) $(GO) test -count=1 ./charts/...
 
 # etcd and kube-apiserver for the cluster end-to-end run, each built from the

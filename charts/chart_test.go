@@ -26,6 +26,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -79,6 +80,27 @@ type certificateSpec struct {
 	} `json:"issuerRef"`
 }
 
+// serviceMonitor is the monitoring.coreos.com/v1 ServiceMonitor fields the
+// chart sets, decoded as strictly.
+type serviceMonitor struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   objectMeta `json:"metadata"`
+	Spec       struct {
+		Selector          metav1.LabelSelector `json:"selector"`
+		NamespaceSelector struct {
+			MatchNames []string `json:"matchNames"`
+		} `json:"namespaceSelector"`
+		Endpoints []struct {
+			Port          string `json:"port"`
+			Path          string `json:"path"`
+			Scheme        string `json:"scheme"`
+			Interval      string `json:"interval"`
+			ScrapeTimeout string `json:"scrapeTimeout"`
+		} `json:"endpoints"`
+	} `json:"spec"`
+}
+
 type certManagerIssuer struct {
 	APIVersion string     `json:"apiVersion"`
 	Kind       string     `json:"kind"`
@@ -104,6 +126,9 @@ type rendered struct {
 	certificates     map[string]*certManagerCertificate
 	issuers          map[string]*certManagerIssuer
 	networkPolicies  map[string]*networkingv1.NetworkPolicy
+	serviceMonitors  map[string]*serviceMonitor
+	// labels are every object's metadata.labels, by "Kind name".
+	labels map[string]map[string]string
 }
 
 func helm(t *testing.T) string {
@@ -179,13 +204,15 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 		validating:       map[string]*admissionregistrationv1.ValidatingWebhookConfiguration{},
 		certificates:     map[string]*certManagerCertificate{}, issuers: map[string]*certManagerIssuer{},
 		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
+		serviceMonitors: map[string]*serviceMonitor{}, labels: map[string]map[string]string{},
 	}
 	for _, doc := range docSep.Split(string(out), -1) {
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
 			Metadata   struct {
-				Name string `json:"name"`
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
 			} `json:"metadata"`
 		}
 		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
@@ -198,6 +225,7 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 			continue
 		}
 		name := head.Metadata.Name
+		r.labels[head.Kind+" "+name] = head.Metadata.Labels
 		var err error
 		decode := func(m any, v any) {
 			if err = strict([]byte(doc), v); err == nil {
@@ -235,6 +263,8 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 			decode(r.issuers, &certManagerIssuer{})
 		case "networking.k8s.io/v1 NetworkPolicy":
 			decode(r.networkPolicies, &networkingv1.NetworkPolicy{})
+		case "monitoring.coreos.com/v1 ServiceMonitor":
+			decode(r.serviceMonitors, &serviceMonitor{})
 		default:
 			t.Fatalf("unexpected %s %s %q: add it to the test", head.APIVersion, head.Kind, name)
 		}
@@ -286,6 +316,8 @@ func reflectPut(m any, name string, v any) bool {
 		return put(m, name, v.(*certManagerIssuer))
 	case map[string]*networkingv1.NetworkPolicy:
 		return put(m, name, v.(*networkingv1.NetworkPolicy))
+	case map[string]*serviceMonitor:
+		return put(m, name, v.(*serviceMonitor))
 	}
 	panic(fmt.Sprintf("no map for %T", v))
 }
@@ -377,7 +409,11 @@ func TestChart(t *testing.T) {
 		// out, so its pods can always be recreated.
 		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}},
 		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, certManager: true},
-		{name: "validating, kube-system left out", sets: []string{"webhook.type=validating", "webhook.excludeNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		{name: "validating, kube-system left out", sets: []string{"webhook.type=validating", "webhook.exemptNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		// Gatekeeper's name for the list, and the chart's former one,
+		// still honoured: both lists are left out, each name once.
+		{name: "exemptNamespaces and the former excludeNamespaces", sets: []string{"webhook.exemptNamespaces={kube-system,team-ops}", "webhook.excludeNamespaces={kube-system,legacy}"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system", "team-ops", "legacy"}},
+		{name: "the former excludeNamespaces alone", sets: []string{"webhook.excludeNamespaces={kube-system}"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
 		{name: "Ignore, as YuniKorn", sets: []string{"webhook.failurePolicy=Ignore"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
 		{name: "queue check failing closed, a longer timeout", sets: []string{"webhook.queue.failurePolicy=Fail", "webhook.timeoutSeconds=7"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, queuePolicy: "Fail", timeout: 7},
 		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
@@ -550,6 +586,20 @@ func TestChartRefuses(t *testing.T) {
 		// A misspelt key would otherwise be ignored silently.
 		{"webhook.failurepolicy=Fail", "failurepolicy"},
 		{"webhook.queue.enabled=yes", "webhook.queue.enabled"},
+		// The selectors are the chart's: a value that set them would
+		// write a key twice or take the pods out of their Deployment.
+		{"commonLabels.app\\.kubernetes\\.io/instance=x", "commonLabels: app.kubernetes.io/instance"},
+		{"commonLabels.helm\\.sh/chart=x", "commonLabels: helm.sh/chart"},
+		{"podLabels.app\\.kubernetes\\.io/component=x", "podLabels: app.kubernetes.io/component"},
+		{"webhook.podLabels.app\\.kubernetes\\.io/name=x", "webhook.podLabels: app.kubernetes.io/name"},
+		{"serve.podLabels.app\\.kubernetes\\.io/name=x", "serve.podLabels: app.kubernetes.io/name"},
+		{"extraVolumeMounts[0].name=ca", "missing property 'mountPath'"},
+		{"extraEnv[0].value=x", "missing property 'name'"},
+		// The metrics need a port apart from the webhook's HTTPS.
+		{"webhook.metrics.port=8443", "webhook.metrics.port 8443 is webhook.port"},
+		{"serviceMonitor.enabled=true,webhook.metrics.enabled=false", "serviceMonitor.enabled"},
+		{"serviceMonitor.interval=often", "serviceMonitor.interval"},
+		{"serviceMonitor.enabeld=true", "enabeld"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
@@ -1069,5 +1119,274 @@ func TestChartRefusesYuniKornsNamespace(t *testing.T) {
 	r := decodeAll(t, out)
 	if dep := r.deployments[webhookService]; dep == nil || !slices.Contains(dep.Spec.Template.Spec.Containers[0].Args, "--namespace=yunikorn-prod") {
 		t.Errorf("yunikorn.namespace=yunikorn-prod: webhook does not read it: %+v", dep)
+	}
+}
+
+// TestChartMetrics: the webhook serves /metrics in plain HTTP on a port of
+// its own (--metrics-addr), named metrics in the pod and the Service, and
+// a ServiceMonitor scrapes it when asked for, and only then.
+func TestChartMetrics(t *testing.T) {
+	helm(t)
+	tests := []struct {
+		name           string
+		sets           []string
+		port           int32 // 0: no metrics port
+		serviceMonitor bool
+		interval       string
+		scrapeTimeout  string
+		labels         map[string]string
+	}{
+		{name: "defaults: a metrics port, no ServiceMonitor", port: 9090},
+		{name: "another port", sets: []string{"webhook.metrics.port=8888"}, port: 8888},
+		{name: "no metrics port", sets: []string{"webhook.metrics.enabled=false"}},
+		{name: "a ServiceMonitor", sets: []string{"serviceMonitor.enabled=true"}, port: 9090, serviceMonitor: true, interval: "30s"},
+		{name: "a ServiceMonitor with labels and its own interval", sets: []string{"serviceMonitor.enabled=true", "serviceMonitor.interval=15s", "serviceMonitor.scrapeTimeout=5s", "serviceMonitor.labels.release=prometheus"},
+			port: 9090, serviceMonitor: true, interval: "15s", scrapeTimeout: "5s", labels: map[string]string{"release": "prometheus"}},
+		{name: "a ServiceMonitor with Prometheus's own interval", sets: []string{"serviceMonitor.enabled=true", "serviceMonitor.interval="}, port: 9090, serviceMonitor: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.sets...)
+			dep := r.deployments[webhookService]
+			svc := r.services[webhookService]
+			if dep == nil || svc == nil {
+				t.Fatalf("no Deployment and Service %s", webhookService)
+			}
+			c := dep.Spec.Template.Spec.Containers[0]
+			var args []string
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "--metrics-addr") {
+					args = append(args, a)
+				}
+			}
+			var containerPort *corev1.ContainerPort
+			for i, p := range c.Ports {
+				if p.Name == "metrics" {
+					containerPort = &c.Ports[i]
+				}
+			}
+			var servicePort *corev1.ServicePort
+			for i, p := range svc.Spec.Ports {
+				if p.Name == "metrics" {
+					servicePort = &svc.Spec.Ports[i]
+				}
+			}
+			if tt.port == 0 {
+				if len(args) != 0 || containerPort != nil || servicePort != nil {
+					t.Errorf("metrics disabled: args %v, container port %+v, Service port %+v", args, containerPort, servicePort)
+				}
+			} else {
+				if want := fmt.Sprintf("--metrics-addr=:%d", tt.port); !slices.Equal(args, []string{want}) {
+					t.Errorf("args %v, want %s once", args, want)
+				}
+				if containerPort == nil || containerPort.ContainerPort != tt.port || containerPort.Protocol != corev1.ProtocolTCP {
+					t.Errorf("container port metrics %+v, want %d/TCP", containerPort, tt.port)
+				}
+				if servicePort == nil || servicePort.Port != tt.port || servicePort.TargetPort.String() != "metrics" {
+					t.Errorf("Service port metrics %+v, want %d to the container's metrics port", servicePort, tt.port)
+				}
+				// The probes and the API server stay on HTTPS.
+				checkProbes(t, dep)
+			}
+			checkServiceSelects(t, svc, dep)
+
+			sm := r.serviceMonitors[webhookService]
+			if !tt.serviceMonitor {
+				if len(r.serviceMonitors) != 0 {
+					t.Errorf("ServiceMonitors %v rendered, want none", keys(r.serviceMonitors))
+				}
+				return
+			}
+			if sm == nil || len(r.serviceMonitors) != 1 {
+				t.Fatalf("ServiceMonitors %v, want %s", keys(r.serviceMonitors), webhookService)
+			}
+			if sm.Metadata.Namespace != namespace || !slices.Equal(sm.Spec.NamespaceSelector.MatchNames, []string{namespace}) {
+				t.Errorf("ServiceMonitor in %q watching %v, want %s", sm.Metadata.Namespace, sm.Spec.NamespaceSelector.MatchNames, namespace)
+			}
+			// It selects the webhook's Service, and no other.
+			sel, err := metav1.LabelSelectorAsSelector(&sm.Spec.Selector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, s := range r.services {
+				if got := sel.Matches(labels.Set(s.Labels)); got != (name == webhookService) {
+					t.Errorf("ServiceMonitor selects Service %s: %v", name, got)
+				}
+			}
+			if len(sm.Spec.Endpoints) != 1 {
+				t.Fatalf("endpoints %+v, want one", sm.Spec.Endpoints)
+			}
+			e := sm.Spec.Endpoints[0]
+			if e.Port != servicePort.Name || e.Path != "/metrics" || e.Scheme != "http" || e.Interval != tt.interval || e.ScrapeTimeout != tt.scrapeTimeout {
+				t.Errorf("endpoint %+v, want port metrics, http /metrics, interval %q, scrapeTimeout %q", e, tt.interval, tt.scrapeTimeout)
+			}
+			for k, v := range tt.labels {
+				if sm.Metadata.Labels[k] != v {
+					t.Errorf("ServiceMonitor labels %v lack %s=%s", sm.Metadata.Labels, k, v)
+				}
+			}
+		})
+	}
+}
+
+// TestChartCommonValues: the values Gatekeeper's and kube-mgmt's charts
+// have for every object and pod. commonLabels label every object and pod;
+// podAnnotations and podLabels go on every pod, under the component's own;
+// extraEnv, extraVolumes and extraVolumeMounts go into every container.
+func TestChartCommonValues(t *testing.T) {
+	helm(t)
+	out, err := helmTemplate(t,
+		"serve.enabled=true", "serve.tls.enabled=true", "serviceMonitor.enabled=true",
+		"commonLabels.team=platform", "commonLabels.cost-center=c42",
+		"podLabels.team=pods", "podLabels.tier=admission", "webhook.podLabels.tier=webhook",
+		"podAnnotations.example\\.com/contact=ops", "podAnnotations.example\\.com/owner=platform", "serve.podAnnotations.example\\.com/owner=serve",
+		"extraEnv[0].name=HTTPS_PROXY", "extraEnv[0].value=http://proxy:3128",
+		"extraVolumes[0].name=corp-ca", "extraVolumes[0].secret.secretName=corp-ca",
+		"extraVolumeMounts[0].name=corp-ca", "extraVolumeMounts[0].mountPath=/etc/corp-ca", "extraVolumeMounts[0].readOnly=true",
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeAll(t, out)
+	if len(r.labels) < 15 {
+		t.Fatalf("only %d objects rendered: %v", len(r.labels), r.labels)
+	}
+	for obj, l := range r.labels {
+		if l["team"] != "platform" || l["cost-center"] != "c42" || l["app.kubernetes.io/instance"] != release {
+			t.Errorf("%s labels %v: want commonLabels beside the chart's", obj, l)
+		}
+	}
+	for _, tt := range []struct {
+		name, container string
+		labels          map[string]string
+		annotations     map[string]string
+	}{
+		{webhookService, "webhook", map[string]string{"team": "pods", "tier": "webhook", "cost-center": "c42", "app.kubernetes.io/component": "webhook"},
+			map[string]string{"example.com/contact": "ops", "example.com/owner": "platform"}},
+		{"aclc-serve", "serve", map[string]string{"team": "pods", "tier": "admission", "cost-center": "c42", "app.kubernetes.io/component": "serve"},
+			map[string]string{"example.com/contact": "ops", "example.com/owner": "serve"}},
+	} {
+		dep := r.deployments[tt.name]
+		if dep == nil {
+			t.Fatalf("no Deployment %s", tt.name)
+		}
+		pod := dep.Spec.Template
+		for k, v := range tt.labels {
+			if pod.Labels[k] != v {
+				t.Errorf("%s pod label %s=%q, want %q (component over chart-wide over commonLabels)", tt.name, k, pod.Labels[k], v)
+			}
+		}
+		for k, v := range tt.annotations {
+			if pod.Annotations[k] != v {
+				t.Errorf("%s pod annotation %s=%q, want %q", tt.name, k, pod.Annotations[k], v)
+			}
+		}
+		c := pod.Spec.Containers[0]
+		var proxy []string
+		for _, e := range c.Env {
+			if e.Name == "HTTPS_PROXY" {
+				proxy = append(proxy, e.Value)
+			}
+		}
+		if !slices.Equal(proxy, []string{"http://proxy:3128"}) {
+			t.Errorf("%s env %+v, want HTTPS_PROXY from extraEnv once", tt.name, c.Env)
+		}
+		checkGoMemLimit(t, tt.name, c)
+		var volume *corev1.Volume
+		for i, v := range pod.Spec.Volumes {
+			if v.Name == "corp-ca" {
+				volume = &pod.Spec.Volumes[i]
+			}
+		}
+		if volume == nil || volume.Secret == nil || volume.Secret.SecretName != "corp-ca" {
+			t.Errorf("%s volumes %+v, want corp-ca from extraVolumes", tt.name, pod.Spec.Volumes)
+		}
+		if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.Name == "corp-ca" && m.MountPath == "/etc/corp-ca" && m.ReadOnly
+		}) {
+			t.Errorf("%s mounts %+v, want corp-ca at /etc/corp-ca from extraVolumeMounts", tt.name, c.VolumeMounts)
+		}
+		checkPod(t, dep, tt.container)
+		checkServiceSelects(t, r.services[tt.name], dep)
+	}
+
+	// A GOMEMLIMIT of one's own replaces the computed one: one variable,
+	// the value given.
+	r = render(t, "serve.enabled=true", "extraEnv[0].name=GOMEMLIMIT", "extraEnv[0].value=100MiB")
+	for _, name := range []string{webhookService, "aclc-serve"} {
+		var got []string
+		for _, e := range r.deployments[name].Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "GOMEMLIMIT" {
+				got = append(got, e.Value)
+			}
+		}
+		if !slices.Equal(got, []string{"100MiB"}) {
+			t.Errorf("%s: GOMEMLIMIT %v, want extraEnv's 100MiB alone", name, got)
+		}
+	}
+}
+
+// TestChartREADMECommands runs the chart README's helm commands verbatim,
+// from the repository root, with the repository's helm, so that none of
+// them fails for a reader: helm template and helm lint as written, and
+// helm install, which needs a cluster, as helm template with the same
+// arguments. helm template checks a chart's kubeVersion against a default
+// version (v1.20 for a helm built without one), so a floor there refused
+// the README's own command.
+func TestChartREADMECommands(t *testing.T) {
+	h := helm(t)
+	readme, err := os.ReadFile(path.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	// Fenced lines, a trailing backslash continuing them, and `helm ...`
+	// in the text.
+	inFence := false
+	var cont string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			line = cont + strings.TrimSpace(line)
+			if c, ok := strings.CutSuffix(line, "\\"); ok {
+				cont = c
+				continue
+			}
+			cont = ""
+			if strings.HasPrefix(line, "helm ") {
+				commands = append(commands, line)
+			}
+			continue
+		}
+		for _, m := range regexp.MustCompile("`(helm [^`]+)`").FindAllStringSubmatch(line, -1) {
+			if strings.Contains(m[1], " charts/aclc") {
+				commands = append(commands, m[1])
+			}
+		}
+	}
+	if len(commands) < 3 {
+		t.Fatalf("found %d helm commands in the README: %q", len(commands), commands)
+	}
+	for _, command := range commands {
+		t.Run(command, func(t *testing.T) {
+			if strings.ContainsAny(command, "<>|$") {
+				t.Fatalf("not a command to run verbatim: %q", command)
+			}
+			if c, _, ok := strings.Cut(command, "#"); ok {
+				command = strings.TrimSpace(c)
+			}
+			args := strings.Fields(command)[1:]
+			if args[0] == "install" || args[0] == "upgrade" {
+				args[0] = "template"
+			}
+			cmd := exec.Command(h, args...)
+			cmd.Dir = ".."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		})
 	}
 }

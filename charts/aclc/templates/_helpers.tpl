@@ -21,16 +21,61 @@
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* Every object's labels: the chart's, and commonLabels. */}}
 {{- define "aclc.labels" -}}
 helm.sh/chart: {{ include "aclc.chart" . }}
 {{ include "aclc.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{- define "aclc.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "aclc.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+aclc.podLabels takes (list $ component componentPodLabels): a pod's
+labels, the selectors first, then the component's podLabels over the
+chart-wide podLabels over commonLabels. aclc.validate keeps the selector
+keys out of the values, so none is written twice.
+*/}}
+{{- define "aclc.podLabels" -}}
+{{- $ := index . 0 }}
+{{- include "aclc.selectorLabels" $ }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- with merge (dict) (index . 2 | default dict) ($.Values.podLabels | default dict) ($.Values.commonLabels | default dict) }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* aclc.podAnnotations takes (list $ componentPodAnnotations): the component's over the chart-wide ones. */}}
+{{- define "aclc.podAnnotations" -}}
+{{- $ := index . 0 }}
+{{- with merge (dict) (index . 1 | default dict) ($.Values.podAnnotations | default dict) }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+aclc.env takes (list $ resources): a container's environment, GOMEMLIMIT
+from the memory limit unless extraEnv sets it, then extraEnv.
+*/}}
+{{- define "aclc.env" -}}
+{{- $ := index . 0 }}
+{{- $names := list }}
+{{- range $.Values.extraEnv }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- if not (has "GOMEMLIMIT" $names) }}
+{{- include "aclc.goMemLimit" (index . 1) }}
+{{- end }}
+{{- with $.Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{/* The webhook's Service: its DNS names are in the serving certificate. */}}
@@ -127,8 +172,46 @@ the directory names are the ConfigMap names aclc recognises.
   mountPath: /tmp
 {{- end }}
 
+{{/*
+The webhooks skip the release namespace and webhook.exemptNamespaces, and
+webhook.excludeNamespaces, the former name of the same list.
+*/}}
+{{- define "aclc.exemptNamespaces" -}}
+{{- concat (list .Release.Namespace) (.Values.webhook.exemptNamespaces | default list) (.Values.webhook.excludeNamespaces | default list) | uniq | toYaml }}
+{{- end }}
+
 {{/* Refuses values that would install something that cannot work. */}}
 {{- define "aclc.validate" -}}
+{{- /*
+The chart declares no kubeVersion, so that helm template and lint render
+offline (they check it against a default version, v1.20 for a helm built
+without one); when helm renders against a cluster, which is when lookup
+answers, the cluster's version is checked here instead. Whoever installs
+the chart's ClusterRole may read Namespaces.
+*/}}
+{{- if and (lookup "v1" "Namespace" "" "kube-system") (semverCompare "<1.23.0-0" .Capabilities.KubeVersion.Version) }}
+{{- fail (printf "Kubernetes %s: the chart needs 1.23 or later" .Capabilities.KubeVersion.Version) }}
+{{- end }}
+{{- $own := list "helm.sh/chart" "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/version" "app.kubernetes.io/managed-by" "app.kubernetes.io/component" }}
+{{- range $key, $_ := .Values.commonLabels }}
+{{- if has $key $own }}
+{{- fail (printf "commonLabels: %s is the chart's own label, set by the chart" $key) }}
+{{- end }}
+{{- end }}
+{{- $selectors := list "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/component" }}
+{{- range $values, $labels := dict "podLabels" .Values.podLabels "webhook.podLabels" .Values.webhook.podLabels "serve.podLabels" .Values.serve.podLabels }}
+{{- range $key, $_ := $labels }}
+{{- if has $key $selectors }}
+{{- fail (printf "%s: %s selects the chart's pods and is set by the chart" $values $key) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and .Values.webhook.metrics.enabled (eq (int .Values.webhook.metrics.port) (int .Values.webhook.port)) }}
+{{- fail (printf "webhook.metrics.port %d is webhook.port: the metrics need a port of their own (plain HTTP beside the webhook's HTTPS)" (int .Values.webhook.metrics.port)) }}
+{{- end }}
+{{- if and .Values.serviceMonitor.enabled (not .Values.webhook.metrics.enabled) }}
+{{- fail "serviceMonitor.enabled scrapes the webhook's metrics port: set webhook.metrics.enabled too" }}
+{{- end }}
 {{- if eq .Release.Namespace .Values.yunikorn.namespace }}
 {{- fail (printf "release namespace %q is YuniKorn's (yunikorn.namespace): install aclc in a namespace of its own, e.g. --namespace aclc-system --create-namespace. The webhooks leave the release namespace out so that aclc can always restart; in YuniKorn's namespace, anyone who may create pods there could set any user.info unchecked, and run a pod that takes the webhook Service's traffic or mounts its TLS Secret" .Release.Namespace) }}
 {{- end }}
