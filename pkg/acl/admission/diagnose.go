@@ -86,7 +86,7 @@ func (s *Settings) Diagnose() []Diagnostic {
 		if len(l.patterns) == 0 || (l.key == KeyBypassNamespaces && slices.Equal(l.patterns, []string{defaultBypassNamespaces})) {
 			continue
 		}
-		add(CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (spec §5, §11: Pod CREATE is checked everywhere, workload CREATE only where the filters process)", l.what, l.key)
+		add(CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (YuniKorn checks user.info on a Pod CREATE in every namespace, on a workload CREATE only in the namespaces its filters process)", l.what, l.key)
 	}
 	add(CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it")
 	return out

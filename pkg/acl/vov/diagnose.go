@@ -71,7 +71,7 @@ func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string
 				entry += " (the default ACL)"
 			}
 			add(CodeOwnerIsProject, fmt.Sprintf(
-				"%s matches the project owner %s only, no longer the object's owner %s: OWNER is \"the queue/instance/project owner\" and a bare USER \"the user that owns the VOV object\" (seed 004 lines 51-54); add a USER entry to keep %s's rights", entry, s.Owner, o.Owner, o.Owner))
+				"%s matches the project owner %s only, no longer the object's owner %s: OWNER is \"the queue/instance/project owner\" and a bare USER \"the user that owns the VOV object\", as the agent list of VOV's ACL documentation says; add a USER entry to keep %s's rights", entry, s.Owner, o.Owner, o.Owner))
 		}
 	}
 	switch h := AgentHonour(e.Agent.Kind, o.Type); h {
