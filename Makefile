@@ -104,7 +104,9 @@ check: $(OPA)
 	@git diff --exit-code -- go.mod go.sum tests/gatekeeper/go.mod tests/gatekeeper/go.sum || (echo "go.mod/go.sum not tidy"; exit 1)
 
 # Builds every bundled example to Rego and Wasm bundles and prints, for
-# each, who may submit to and administer which queue, and why.
+# each, who may submit to and administer which queue, and why. The bundles
+# call no aclc builtin: when stock opa is built (make bin/opa), it answers
+# from one of them beside aclc's engines.
 demo: build
 	@mkdir -p $(OUT)
 	@for f in $(EXAMPLES); do \
@@ -130,6 +132,11 @@ demo: build
 	  echo '{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}' | \
 	    $(BIN) eval --jsonl --engine $$e --entrypoint yunikorn/queues/decision examples/yunikorn/acl-doc.yaml || exit 1; \
 	done
+	@if [ -x $(OPA) ]; then \
+	  printf '%-9s ' opa; \
+	  echo '{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}' | \
+	    $(OPA) eval --stdin-input --format raw --bundle $(OUT)/acl-doc.tar.gz data.yunikorn.queues.decision || exit 1; \
+	fi
 	@echo
 	@echo "== examples/vov/acls.yaml: VOV ACLs; who may do what on which object (roles from security.tcl)"
 	@$(BIN) check examples/vov/acls.yaml | head -3
