@@ -2,100 +2,114 @@ package wasm_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log"
-	"strings"
+	"os"
 
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
-// exampleBundle compiles a small policy to an OPA Wasm bundle, as
-// `opa build -t wasm -e authz/allow -e authz/reason` would.
-func exampleBundle() []byte {
-	b, err := compileWasmBundle(map[string]string{"authz.rego": `package authz
+// The bundles the examples read are built by aclc build from the YuniKorn
+// ACL documentation's example; TestExampleBundlesAreCurrent keeps them in
+// step with the policy.
+//go:generate go run ../cmd/aclc build --target wasm -o testdata/queues-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
+//go:generate go run ../cmd/aclc build --host-builtins --resolver test --target wasm -o testdata/queues-host-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
 
-default allow := false
-
-allow if {
-	some role in data.users[input.user].roles
-	data.permissions[role][input.action]
-}
-
-reason := concat(" ", [input.user, "may", input.action]) if allow
-
-greeting := aclc.test_echo(input.user)
-`}, `{
-  "users": {"alice": {"roles": ["admin"]}, "bob": {"roles": ["viewer"]}},
-  "permissions": {"admin": {"read": true, "write": true}, "viewer": {"read": true}}
-}`, "authz/allow", "authz/reason", "authz/greeting")
+// A bundle aclc build writes by default calls no aclc builtin: the
+// default Config, which supplies none, runs it.
+func ExampleLoadFile() {
+	ctx := context.Background()
+	// aclc build --target wasm -o testdata/queues-wasm.tar.gz examples/yunikorn/acl-doc.yaml
+	p, err := wasm.LoadFile(ctx, "testdata/queues-wasm.tar.gz", wasm.NewConfig())
 	if err != nil {
 		log.Fatal(err)
 	}
-	return b
+	defer p.Close(ctx)
+	ep, err := p.Entrypoint("yunikorn/queues/decision")
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := ep.Eval(ctx, []byte(`{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	// Output:
+	// {"allow":true,"reason":"adminacl of root.test allows group \"dev\""}
 }
 
-// exampleBuiltins implements the policy's custom builtin.
-var exampleBuiltins = map[string]wasm.BuiltinFunc{
-	"aclc.test_echo": func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
-		var s string
-		if err := json.Unmarshal(args[0], &s); err != nil {
-			return nil, err // an error makes the call undefined
-		}
-		return json.Marshal("hello " + s)
-	},
-}
-
+// Load takes the bundle's bytes; the Config's With methods return copies.
 func ExampleLoad() {
 	ctx := context.Background()
-	p, err := wasm.Load(ctx, exampleBundle(), wasm.NewConfig().
-		WithPoolSize(2).
-		WithBuiltins(exampleBuiltins))
+	raw, err := os.ReadFile("testdata/queues-wasm.tar.gz")
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := wasm.Load(ctx, raw, wasm.NewConfig().WithPoolSize(2))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer p.Close(ctx)
-	fmt.Println(strings.Join(p.Entrypoints(), ", "))
-
-	allow, err := p.Entrypoint("authz/allow")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, in := range []string{
-		`{"user": "alice", "action": "write"}`,
-		`{"user": "bob", "action": "write"}`,
-	} {
-		v, err := allow.Eval(ctx, []byte(in))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(string(v))
+	for _, name := range p.Entrypoints() {
+		fmt.Println(name)
 	}
 	// Output:
-	// authz/allow, authz/greeting, authz/reason
-	// true
-	// false
+	// yunikorn/admission/queue
+	// yunikorn/admission/review
+	// yunikorn/queues/decision
+	// yunikorn/queues/placement
 }
 
+// Policy.Eval names the entry point on each call.
 func ExamplePolicy_Eval() {
 	ctx := context.Background()
-	p, err := wasm.Load(ctx, exampleBundle(), wasm.NewConfig().WithBuiltins(exampleBuiltins))
+	p, err := wasm.LoadFile(ctx, "testdata/queues-wasm.tar.gz", wasm.NewConfig())
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer p.Close(ctx)
-
-	v, err := p.Eval(ctx, "authz/reason", []byte(`{"user": "alice", "action": "read"}`))
-	fmt.Println(string(v), err)
-
-	_, err = p.Eval(ctx, "authz/reason", []byte(`{"user": "bob", "action": "write"}`))
-	fmt.Println(errors.Is(err, wasm.ErrUndefined))
-
-	v, err = p.Eval(ctx, "authz/greeting", []byte(`{"user": "carol"}`))
-	fmt.Println(string(v), err)
+	out, err := p.Eval(ctx, "yunikorn/queues/decision", []byte(`{"queue":"root.product","action":"submit","user":"bob","groups":["test"]}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
 	// Output:
-	// "alice may read" <nil>
-	// true
-	// "hello carol" <nil>
+	// {"allow":false,"reason":"no submitacl or adminacl on root.product or its ancestors allows user \"bob\" with groups [test]"}
+}
+
+// A bundle built with --host-builtins calls aclc's builtins: group
+// resolution at decision time (aclc.user_groups, for the os and ldap
+// resolvers) and the Kubernetes decoding of admitted objects. They are
+// plain Go in package builtins; engine.WasmBuiltins gives them to the host,
+// keyed by name, over a group cache that holds the resolver and YuniKorn's
+// cache lifetimes. Without them Load refuses the bundle and names each one.
+func ExampleConfig_WithBuiltins() {
+	ctx := context.Background()
+	// aclc build --host-builtins --resolver test --target wasm -o testdata/queues-host-wasm.tar.gz examples/yunikorn/acl-doc.yaml
+	const bundle = "testdata/queues-host-wasm.tar.gz"
+	if _, err := wasm.LoadFile(ctx, bundle, wasm.NewConfig()); err != nil {
+		fmt.Println(err)
+	}
+
+	resolver, err := builtins.NewResolver("test") // YuniKorn's test table; "os", "file=PATH", "ldap=DIR"
+	if err != nil {
+		log.Fatal(err)
+	}
+	groups := builtins.NewCache(resolver, nil)
+	p, err := wasm.LoadFile(ctx, bundle, wasm.NewConfig().WithBuiltins(engine.WasmBuiltins(groups)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(ctx)
+	// No groups in the input: the policy asks aclc.user_groups.
+	out, err := p.Eval(ctx, "yunikorn/queues/decision", []byte(`{"queue":"root.test","action":"admin","user":"testuser1"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	// Output:
+	// wasm: builtin "aclc.k8s_decode_error" not found; builtin "aclc.regex_match_any" not found; builtin "aclc.user_groups" not found; builtin "aclc.user_info_error" not found (testdata/queues-host-wasm.tar.gz)
+	// {"allow":false,"reason":"no adminacl on root.test or its ancestors allows user \"testuser1\" with groups [group1000, group1001]"}
 }
