@@ -28,6 +28,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +43,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -111,8 +115,9 @@ func TestCluster(t *testing.T) {
 	caOut := filepath.Join(dir, "webhook-ca.pem")
 	webhookProc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
 		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(whPort), "--self-signed", "--ca-out", caOut)
-	start(t, dir, "aclc-serve", aclc, "serve", "--from-cluster", "--kubeconfig", kcACLC,
+	serveProc := start(t, dir, "aclc-serve", aclc, "serve", "--from-cluster", "--kubeconfig", kcACLC,
 		"-n", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(servePort))
+	servePath := serveProc.log
 	whURL := "https://127.0.0.1:" + strconv.Itoa(whPort)
 	serveURL := "http://127.0.0.1:" + strconv.Itoa(servePort)
 
@@ -521,6 +526,112 @@ func TestCluster(t *testing.T) {
 		})
 	})
 
+	t.Run("a revoked grant is out of service within seconds during a namespace-patch storm", func(t *testing.T) {
+		// alice may patch her own Namespace, and nothing else of it.
+		bind(t, ctx, adm, nil, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-patch-own-namespace"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"},
+				ResourceNames: []string{teamNS}, Verbs: []string{"get", "patch"}}}}, alice.name)
+		aliceSubmits := func() (bool, error) {
+			out, err := post(serveURL+"/v1/data/yunikorn/queues/decision",
+				`{"input":{"queue":"root.team-a","action":"submit","user":"alice","groups":["devs"]}}`)
+			if err != nil {
+				return false, err
+			}
+			var d struct {
+				Result struct {
+					Allow bool `json:"allow"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				return false, fmt.Errorf("%v: %s", err, out)
+			}
+			return d.Result.Allow, nil
+		}
+		eventually(t, 60*time.Second, "devs may submit to root.team-a", func() error {
+			if ok, err := aliceSubmits(); err != nil || !ok {
+				return fmt.Errorf("alice submits %v (%v)", ok, err)
+			}
+			return nil
+		})
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		stormEvery := 120 * time.Millisecond
+		if v, err := time.ParseDuration(os.Getenv("ACLC_STORM_EVERY")); err == nil {
+			stormEvery = v
+		}
+		// Each PATCH leaves on its tick, whatever the last one's round
+		// trip: the cadence is the tenant's, not the API server's.
+		// client-go's default limit (5 a second) would space the patches
+		// out to 200 ms, whatever the tenant asks.
+		rc := s.restConfig(alice)
+		rc.QPS, rc.Burst = 100, 100
+		tenant, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent, failed atomic.Int64
+		var patching sync.WaitGroup
+		patching.Add(1)
+		go func() {
+			defer patching.Done()
+			tick := time.NewTicker(stormEvery)
+			defer tick.Stop()
+			for i := 0; ; i++ {
+				select {
+				case <-sctx.Done():
+					return
+				case <-tick.C:
+				}
+				// An annotation no decision reads each time, and a label
+				// (which YuniKorn's Namespace cache holds) every other time.
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"example.com/heartbeat":"%d"}}}`, i)
+				if i%2 == 1 {
+					patch = fmt.Sprintf(`{"metadata":{"annotations":{"example.com/heartbeat":"%d"},"labels":{"heartbeat":"%d"}}}`, i, i)
+				}
+				patching.Add(1)
+				go func() {
+					defer patching.Done()
+					if _, err := tenant.CoreV1().Namespaces().Patch(sctx, teamNS, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						if sctx.Err() == nil {
+							failed.Add(1)
+							t.Logf("alice patches her Namespace: %v", err)
+						}
+						return
+					}
+					sent.Add(1)
+				}()
+			}
+		}()
+		time.Sleep(2 * time.Second)
+		setConfigs(t, ctx, adm, map[string]string{"queues.yaml": strings.Replace(queuesV1, `submitacl: " devs"`, `submitacl: " admins"`, 1)})
+		revoked := time.Now()
+		eventually(t, 30*time.Second, "serve denies devs during the storm", func() error {
+			if ok, err := aliceSubmits(); err != nil || ok {
+				return fmt.Errorf("alice submits %v (%v)", ok, err)
+			}
+			return nil
+		})
+		took := time.Since(revoked)
+		time.Sleep(time.Second)
+		stop()
+		patching.Wait()
+		t.Logf("the revocation was in service %s after the edit, during a storm of %d patches every %s", took.Round(time.Millisecond), sent.Load(), stormEvery)
+		if failed.Load() > 0 {
+			t.Errorf("%d of alice's patches of her own Namespace failed", failed.Load())
+		}
+		// Settle.Max (1 s) and two builds, with room for a loaded machine.
+		if took > 5*time.Second {
+			t.Errorf("the revocation took %s to be in service, want within 5 s", took)
+		}
+		setConfigs(t, ctx, adm, map[string]string{"queues.yaml": queuesV1})
+		eventually(t, 60*time.Second, "devs may submit again", func() error {
+			if ok, err := aliceSubmits(); err != nil || !ok {
+				return fmt.Errorf("alice submits %v (%v)", ok, err)
+			}
+			return nil
+		})
+	})
+
 	t.Run("RBAC: a user who may not read the ConfigMaps is refused", func(t *testing.T) {
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", s.kubeconfig(t, alice))
 		if code != 1 || !strings.Contains(out, "forbidden") {
@@ -566,6 +677,37 @@ func TestCluster(t *testing.T) {
 			}
 			return nil
 		})
+	})
+	t.Run("a lost API server: the last configuration is served, and /readyz and /metrics say it is stale", func(t *testing.T) {
+		// Gone at once, as a crash or a partition leaves it; a graceful
+		// stop keeps answering for its shutdown delay.
+		lost := time.Now()
+		_ = syscall.Kill(-s.proc.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.proc.done
+		eventually(t, 60*time.Second, "serve /readyz says the configuration is stale", func() error {
+			return wantBody(http.DefaultClient, serveURL+"/readyz", "ok; configuration stale since ")
+		})
+		body, err := get(http.DefaultClient, serveURL+"/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(body, ": API server unreachable") || len(body) > 200 || strings.Count(body, "\n") != 1 {
+			t.Errorf("/readyz %q, want one short line naming the API server unreachable", body)
+		}
+		t.Logf("/readyz %s after the API server stopped: %q", time.Since(lost).Round(time.Millisecond), body)
+		if err := wantBodyRE(http.DefaultClient, serveURL+"/metrics", `aclc_serve_source_watch_errors_total [1-9]`); err != nil {
+			t.Error(err)
+		}
+		if err := wantBodyRE(http.DefaultClient, serveURL+"/metrics", `aclc_serve_source_last_watch_error_timestamp_seconds [1-9]`); err != nil {
+			t.Error(err)
+		}
+		if ok, err := bobSubmits(); err != nil || ok {
+			t.Errorf("serve without its API server: bob submits %v (%v), want the last configuration's denial", ok, err)
+		}
+		logs := tail(servePath, 400)
+		if n := strings.Count(logs, "cluster watch: failing"); n != 1 {
+			t.Errorf("%d failure lines in serve's log, want 1", n)
+		}
 	})
 	t.Logf("whole run %s", time.Since(began).Round(time.Millisecond))
 }
