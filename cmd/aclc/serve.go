@@ -55,10 +55,11 @@ refuses writes under the bundle's roots, which cover every document the
 decisions read. Each request's evaluation is stopped at --decision-timeout
 (0: never) and answered 504 with the deadline named.
 
-Sources, the bundle file and a file= resolver's file are checked every
---reload-interval; a change is built and swapped in without failing requests
-in flight, and a change that does not load is logged with its file and line
-while the last good bundle stays in service. SIGINT or SIGTERM stops it
+Sources, the bundle file, a file= resolver's file and an LDAP secret
+directory are checked every --reload-interval; a change (of the groups
+alone, too) is built and swapped in without failing requests in flight, and
+a change that does not load is logged with its file and line while the last
+good bundle stays in service. SIGINT or SIGTERM stops it
 gracefully.
 `
 
