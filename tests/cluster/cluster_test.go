@@ -632,6 +632,46 @@ func TestCluster(t *testing.T) {
 		})
 	})
 
+	t.Run("Namespaces with large annotations no decision reads keep the servers under the chart's memory limit", func(t *testing.T) {
+		note := strings.Repeat("n", 200<<10)
+		const count = 150
+		rc := s.restConfig(admin)
+		rc.QPS, rc.Burst = 100, 100
+		fast, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range count {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("noted-%03d", i),
+				Annotations: map[string]string{"example.com/notes": note}}}
+			if _, err := fast.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eventually(t, 120*time.Second, "serve holds the new Namespaces", func() error {
+			out, err := get(http.DefaultClient, serveURL+"/v1/data/kubernetes/namespaces/noted-149")
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(out, `"name":"noted-149"`) {
+				return fmt.Errorf("noted-149: %s", firstLines(out, 2))
+			}
+			if strings.Contains(out, "example.com/notes") {
+				t.Errorf("serve's data holds an annotation no decision reads")
+			}
+			return nil
+		})
+		// The webhook reloads on the same events; give it the same time.
+		time.Sleep(3 * time.Second)
+		for _, p := range []*process{webhookProc, serveProc} {
+			hwm, rss := procMemory(t, p.cmd.Process.Pid)
+			t.Logf("%s after %d Namespaces with a 200 KB annotation: peak RSS %d MiB, RSS %d MiB", p.name, count, hwm>>20, rss>>20)
+			if hwm > 256<<20 {
+				t.Errorf("%s peaked at %d MiB, over the chart's 256 MiB limit", p.name, hwm>>20)
+			}
+		}
+	})
+
 	t.Run("RBAC: a user who may not read the ConfigMaps is refused", func(t *testing.T) {
 		code, out := run(t, "", aclc, "check", "--from-cluster", "--kubeconfig", s.kubeconfig(t, alice))
 		if code != 1 || !strings.Contains(out, "forbidden") {
@@ -992,6 +1032,27 @@ func annotate(t *testing.T, ctx context.Context, c kubernetes.Interface, key, va
 	if _, err := api.Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// procMemory reads a process's peak RSS (VmHWM) and RSS, in bytes.
+func procMemory(t *testing.T, pid int) (hwm, rss int64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		for field, to := range map[string]*int64{"VmHWM:": &hwm, "VmRSS:": &rss} {
+			if v, ok := strings.CutPrefix(l, field); ok {
+				kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				*to = kb << 10
+			}
+		}
+	}
+	return hwm, rss
 }
 
 func get(c *http.Client, url string) (string, error) {
