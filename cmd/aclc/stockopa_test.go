@@ -123,6 +123,30 @@ func TestBuildDefaultIsStockOPAsBundle(t *testing.T) {
 	}
 }
 
+// A resolver that asks at decision time has no bundle stock OPA runs: the
+// default build refuses it in one line naming --host-builtins, writes
+// nothing, and --host-builtins builds it; the two forms' flags exclude
+// each other.
+func TestBuildRefusesWhatOnlyHostBuiltinsDecide(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "-o", out, seedConfig)
+	if code != exitError || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "os resolver") || !strings.Contains(stderr, "--host-builtins") {
+		t.Errorf("the os resolver by default: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a bundle was written")
+	}
+	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "--resolver", "os", "-o", out, seedConfig)
+	if code != exitOK || !strings.Contains(stdout, "aclc.user_groups") || stderr != "" {
+		t.Errorf("--host-builtins with the os resolver: exit %d, %s %s", code, stdout, stderr)
+	}
+	for _, flag := range []string{"--portable", "--static-groups"} {
+		if code, _, stderr := runCLI(t, "", "build", "--host-builtins", flag, "-o", out, seedConfig); code != exitUsage {
+			t.Errorf("--host-builtins %s: exit %d, %s", flag, code, stderr)
+		}
+	}
+}
+
 // decisionCase is one input for one entry point of a bundle's sources.
 type decisionCase struct {
 	entrypoint, input string
