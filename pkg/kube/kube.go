@@ -203,6 +203,14 @@ func endOfWatch(err error) bool {
 		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
+// fromServerOrNetwork reports an error that is the API server's answer
+// (a Status) or the network's failure.
+func fromServerOrNetwork(err error) bool {
+	var st apierrors.APIStatus
+	var ne net.Error
+	return errors.As(err, &st) || errors.As(err, &ne)
+}
+
 // shortReason says in a few words why the API server did not answer,
 // for /readyz and metrics; the error itself goes to the log.
 func shortReason(err error) string {

@@ -73,6 +73,9 @@ type Watch struct {
 
 	mu     sync.Mutex
 	health Health
+	// failing holds, per informer (its resource), when its failure began:
+	// one informer's answer says nothing of another's.
+	failing map[string]time.Time
 	// logged is when the failure was last logged; failed counts the
 	// failures since.
 	logged time.Time
@@ -100,7 +103,7 @@ type Health struct {
 // until each has listed its objects once. They stop when ctx is done.
 func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*Watch, error) {
 	ns := o.namespace()
-	w := &Watch{namespace: ns, changed: make(chan struct{}, 1), log: o.log()}
+	w := &Watch{namespace: ns, changed: make(chan struct{}, 1), log: o.log(), failing: map[string]time.Time{}}
 	var synced []cache.InformerSynced
 	var whats []string // of the informers, in order: the ConfigMaps, then the Namespaces
 	for _, name := range configMapNames {
@@ -127,7 +130,7 @@ func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*W
 		})
 	whats = append(whats, "Namespaces")
 	for i, inf := range append(w.cms[:len(w.cms):len(w.cms)], w.nss) {
-		what := "watch " + whats[i]
+		what := whats[i]
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc: func(any) { w.notify() },
 			UpdateFunc: func(old, cur any) {
@@ -139,9 +142,14 @@ func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*W
 		}); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCluster, err)
 		}
+		// The list and watch calls report the API server's answers; the
+		// handler adds what a watch stream ends with, when it is the API
+		// server's refusal or the network's failure. A stream that merely
+		// ended (closed, expired, shorter than a second) is not a failure:
+		// the reflector lists or watches again, and that call says.
 		if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-			if !endOfWatch(err) {
-				w.failure(what, err)
+			if !endOfWatch(err) && fromServerOrNetwork(err) {
+				w.failure(what, "watch", err)
 			}
 		}); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCluster, err)
@@ -175,12 +183,12 @@ func (w *Watch) informer(client kubernetes.Interface, what string, obj runtime.O
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			o, err := list(ctx, opts)
-			w.answered("list "+what, err)
+			w.answered(what, "list", err)
 			return o, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			wi, err := watchFn(ctx, opts)
-			w.answered("watch "+what, err)
+			w.answered(what, "watch", err)
 			return wi, err
 		},
 	}
@@ -248,43 +256,54 @@ func (w *Watch) notify() {
 	}
 }
 
-// answered records a list or watch call: the API server answered, or
-// failed.
-func (w *Watch) answered(what string, err error) {
+// answered records a list or watch call of the informer of resource: the
+// API server answered, or the call failed.
+func (w *Watch) answered(resource, call string, err error) {
 	if err != nil {
-		w.failure(what, err)
+		w.failure(resource, call, err)
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.health.StaleSince.IsZero() {
+	since, ok := w.failing[resource]
+	if !ok {
 		return
 	}
+	delete(w.failing, resource)
+	if len(w.failing) > 0 {
+		return // another informer still fails
+	}
 	w.log.Info("cluster watch: the API server answers again; following changes",
-		"what", what, "stale_since", w.health.StaleSince.UTC().Format(time.RFC3339), "failures", w.failed)
+		"what", call+" "+resource, "stale_since", since.UTC().Format(time.RFC3339), "failures", w.failed)
 	w.health.StaleSince, w.health.Reason, w.health.Err = time.Time{}, "", nil
 	w.failed = 0
 	w.logged = time.Time{}
 }
 
-// failure records a failed list or watch and logs it: at once when the
-// watch was healthy, then at most once per logEvery with the count of
-// failures since, as the reflector retries.
-func (w *Watch) failure(what string, err error) {
+// failure records a failed list or watch of the informer of resource and
+// logs it: at once when the watch was healthy, then at most once per
+// logEvery with the count of failures since, as the reflector retries.
+func (w *Watch) failure(resource, call string, err error) {
 	if errors.Is(err, context.Canceled) {
 		return // the watch is stopping
 	}
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	first := len(w.failing) == 0
+	if _, ok := w.failing[resource]; !ok {
+		w.failing[resource] = now
+	}
 	h := &w.health
 	h.Errors++
 	h.LastError = now
-	h.Err = fmt.Errorf("%s: %w", what, err)
-	h.Reason = what + ": " + shortReason(err)
-	first := h.StaleSince.IsZero()
-	if first {
-		h.StaleSince = now
+	h.Err = fmt.Errorf("%s %s: %w", call, resource, err)
+	h.Reason = call + " " + resource + ": " + shortReason(err)
+	h.StaleSince = now
+	for _, since := range w.failing {
+		if since.Before(h.StaleSince) {
+			h.StaleSince = since
+		}
 	}
 	w.failed++
 	if !first && now.Sub(w.logged) < logEvery {

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -15,8 +16,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -326,4 +329,52 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestWatchStaysStaleWhileOneInformerFails pins that an answer to one
+// informer does not clear another's failure: the ConfigMaps may be read
+// while the Namespaces are forbidden, and the configuration is stale.
+func TestWatchStaysStaleWhileOneInformerFails(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := fake.NewClientset(configMap(layout.ConfigsName, map[string]string{"queues.yaml": "v1"}), namespace("team-a", nil))
+	var down atomic.Bool
+	var mu sync.Mutex
+	var watchers []watch.Interface
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, "", errors.New("RBAC revoked"))
+	c.PrependReactor("list", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, forbidden
+		}
+		return false, nil, nil
+	})
+	c.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		if down.Load() && a.GetResource().Resource == "namespaces" {
+			return true, nil, forbidden
+		}
+		wi, err := c.Tracker().Watch(a.GetResource(), a.GetNamespace())
+		mu.Lock()
+		watchers = append(watchers, wi)
+		mu.Unlock()
+		return true, wi, err
+	})
+	w, err := StartWatch(ctx, c, Options{Timeout: 10 * time.Second, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true)
+	mu.Lock()
+	for _, wi := range watchers {
+		wi.Stop() // every informer lists or watches again; only the Namespaces' fail
+	}
+	mu.Unlock()
+	deadline := time.Now().Add(15 * time.Second)
+	for w.Health().StaleSince.IsZero() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // the ConfigMaps' informers have answered by now
+	h := w.Health()
+	if h.StaleSince.IsZero() || h.Reason != "list Namespaces: forbidden" && h.Reason != "watch Namespaces: forbidden" {
+		t.Errorf("health %+v, want stale, the Namespaces forbidden", h)
+	}
 }
