@@ -719,11 +719,38 @@ func TestCluster(t *testing.T) {
 		})
 	})
 	t.Run("a lost API server: the last configuration is served, and /readyz and /metrics say it is stale", func(t *testing.T) {
+		// The first webhook was stopped above: another one, to watch it
+		// lose the API server too.
+		wh2Port := freePort(t)
+		wh2CA := filepath.Join(dir, "webhook2-ca.pem")
+		wh2 := start(t, dir, "aclc-webhook-2", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
+			"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(wh2Port), "--self-signed", "--ca-out", wh2CA)
+		wh2URL := "https://127.0.0.1:" + strconv.Itoa(wh2Port)
+		var wh2Client *http.Client
+		eventually(t, 120*time.Second, "the second aclc webhook ready", func() error {
+			if wh2.exited() {
+				t.Fatalf("aclc webhook exited:\n%s", tail(wh2.log, 30))
+			}
+			pemBytes, err := os.ReadFile(wh2CA)
+			if err != nil {
+				return err
+			}
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(pemBytes)
+			wh2Client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+			return wantExact(wh2Client, wh2URL+"/readyz", "ok\n")
+		})
 		// Gone at once, as a crash or a partition leaves it; a graceful
 		// stop keeps answering for its shutdown delay.
 		lost := time.Now()
 		_ = syscall.Kill(-s.proc.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.proc.done
+		eventually(t, 60*time.Second, "webhook /readyz says the configuration is stale", func() error {
+			return wantBody(wh2Client, wh2URL+"/readyz", "ok; configuration stale since ")
+		})
+		if err := wantBodyRE(wh2Client, wh2URL+"/metrics", `aclc_webhook_source_watch_errors_total [1-9]`); err != nil {
+			t.Error(err)
+		}
 		eventually(t, 60*time.Second, "serve /readyz says the configuration is stale", func() error {
 			return wantBody(http.DefaultClient, serveURL+"/readyz", "ok; configuration stale since ")
 		})
