@@ -3,13 +3,17 @@
 // users and RBAC. aclc webhook is registered by URL and called by the API
 // server for user.info (/mutate) and for YuniKorn's placement
 // (/validate-queue); aclc webhook and aclc serve read YuniKorn's
-// configuration from the cluster and follow its edits; the chart's
+// configuration from the cluster and follow its edits, within seconds
+// during a tenant's storm of Namespace patches, and under the chart's
+// memory limit with Namespaces carrying large annotations; when the API
+// server is killed they keep serving and say they are stale; the chart's
 // manifests are dry-run on the server. No kubelet: pods are stored, never
 // run.
 //
 // `make cluster-e2e` builds etcd, kube-apiserver and aclc and sets
 // ACLC_CLUSTER_E2E, ACLC, ACLC_ETCD, ACLC_KUBE_APISERVER and, when helm is
-// built, ACLC_HELM.
+// built, ACLC_HELM. ACLC_STORM_EVERY (a duration, default 120ms) sets the
+// storm's cadence.
 package cluster
 
 import (
