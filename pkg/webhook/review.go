@@ -29,7 +29,11 @@ const (
 	msgUnknownPath  = "request is neither mutation nor validation"
 	contentTypeJSON = "application/json"
 
-	reviewHead = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":`
+	// reviewV1 is the envelope's apiVersion unless the review came in
+	// v1beta1, which the API server still sends to a webhook registered
+	// with admissionReviewVersions [v1beta1] and reads back only in kind.
+	reviewV1      = "admission.k8s.io/v1"
+	reviewV1beta1 = "admission.k8s.io/v1beta1"
 	// invalidBody answers a body that does not decode or has no request.
 	invalidBody = `{"uid":"yunikorn-invalid-body","allowed":false,"status":{"metadata":{},"message":"body decode failed"}}`
 )
@@ -45,6 +49,14 @@ var deserializer = serializer.NewCodecFactory(runtime.NewScheme()).UniversalDese
 // decoding; then the engine's decision.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// A path no review is served on is 404 whatever the request holds:
+	// YuniKorn registers its Serve on its review paths only, so that any
+	// other path meets its mux's 404 before a body is read.
+	ep := entrypoints[r.URL.Path]
+	if ep == "" {
+		http.Error(w, msgUnknownPath, http.StatusNotFound)
+		return
+	}
 	// The deadline counts from the review's arrival: the API server's
 	// timeout covers the whole call, reading and decoding included.
 	deadline := s.cfg.deadline()
@@ -62,8 +74,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		// the decision to failurePolicy (Ignore for YuniKorn: admitted
 		// without user.info); a denial for the review's uid, which the
 		// API server writes first, refuses it instead.
-		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON &&
-			entrypoints[r.URL.Path] != "" {
+		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON {
 			s.decided(r.URL.Path, uid, false, start)
 			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
 			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
@@ -71,7 +82,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 				Allowed: false,
 				Result:  &metav1.Status{Message: fmt.Sprintf("admission review larger than %d bytes, more than the API server sends", tooLarge.Limit)},
 			})
-			writeReview(w, resp)
+			writeReview(w, reviewV1, resp)
 			return
 		}
 	}
@@ -85,16 +96,11 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
 		return
 	}
-	ep := entrypoints[r.URL.Path]
-	if ep == "" {
-		http.Error(w, msgUnknownPath, http.StatusNotFound)
-		return
-	}
 	validate := r.URL.Path != pathMutate
 	var ar admissionv1.AdmissionReview
 	if _, _, err := deserializer.Decode(body, nil, &ar); err != nil || ar.Request == nil {
 		s.decided(r.URL.Path, "yunikorn-invalid-body", false, start)
-		writeReview(w, []byte(invalidBody))
+		writeReview(w, reviewV1, []byte(invalidBody))
 		return
 	}
 	resp, allowed, err := s.decide(ctx, body, ep, validate)
@@ -109,7 +115,11 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		resp, allowed = internalError(ar.Request.UID, err), false
 	}
 	s.decided(r.URL.Path, string(ar.Request.UID), allowed, start)
-	writeReview(w, resp)
+	version := reviewV1
+	if ar.APIVersion == reviewV1beta1 {
+		version = reviewV1beta1
+	}
+	writeReview(w, version, resp)
 }
 
 // decided counts a review's answer and, with decision logs on, logs it: one
@@ -270,12 +280,13 @@ func internalError(uid types.UID, err error) json.RawMessage {
 	return b
 }
 
-// writeReview writes the AdmissionReview envelope around resp, in
-// YuniKorn's key order.
-func writeReview(w http.ResponseWriter, resp []byte) {
+// writeReview writes the AdmissionReview envelope of apiVersion version
+// around resp, in YuniKorn's key order.
+func writeReview(w http.ResponseWriter, version string, resp []byte) {
 	var b bytes.Buffer
-	b.Grow(len(reviewHead) + len(resp) + 1)
-	b.WriteString(reviewHead)
+	head := `{"kind":"AdmissionReview","apiVersion":"` + version + `","response":`
+	b.Grow(len(head) + len(resp) + 1)
+	b.WriteString(head)
 	if json.Compact(&b, resp) != nil {
 		b.Write(resp) // unreachable: resp was decoded or marshalled
 	}

@@ -27,8 +27,9 @@ const (
 )
 
 // TestReviewHTTPRules pins the HTTP handling of YuniKorn's webhook, in its
-// order: body, then Content-Type, then path, then decoding (spec §2;
-// upstream pkg/admission/admission_controller.go Serve), and what aclc adds:
+// order on its review paths: body, then Content-Type, then path, then
+// decoding (spec §2; upstream pkg/admission/admission_controller.go Serve),
+// a 404 for any other path, as its mux gives, and what aclc adds:
 // the body limit, /validate without the patch, deny on an engine error.
 func TestReviewHTTPRules(t *testing.T) {
 	tests := []struct {
@@ -54,9 +55,9 @@ func TestReviewHTTPRules(t *testing.T) {
 		{name: "a body over the limit with no uid in reach is refused 400",
 			path: "/mutate", body: podReview, limit: 64,
 			wantCode: 400, wantBody: "empty or invalid body\n"},
-		{name: "a body over the limit on an unknown path is refused 400",
+		{name: "a body over the limit on an unknown path is 404",
 			path: "/other", body: podReview, limit: 100,
-			wantCode: 400, wantBody: "empty or invalid body\n"},
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
 		{name: "a body at the limit is read",
 			path: "/mutate", body: podReview, limit: int64(len(podReview)),
 			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-1","allowed":true}}`, wantEngine: true},
@@ -72,9 +73,12 @@ func TestReviewHTTPRules(t *testing.T) {
 		{name: "a missing Content-Type is refused 415",
 			path: "/mutate", contentType: "-", body: podReview,
 			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
-		{name: "the Content-Type is checked before the path",
+		{name: "an unknown path is 404 whatever its Content-Type",
 			path: "/nowhere", contentType: "text/plain", body: podReview,
-			wantCode: 415, wantBody: "invalid Content-Type, expect `application/json`\n"},
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
+		{name: "an unknown path is 404 without a body",
+			method: "GET", path: "/nowhere", contentType: "-", body: "",
+			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
 		{name: "an unknown path is refused 404",
 			path: "/nowhere", body: podReview,
 			wantCode: 404, wantBody: "request is neither mutation nor validation\n"},
@@ -125,6 +129,12 @@ func TestReviewHTTPRules(t *testing.T) {
 			path: "/mutate", body: podReview,
 			answer:   func(context.Context, []byte) (json.RawMessage, error) { return json.RawMessage(`{`), nil },
 			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"internal error: engine answer: unexpected end of JSON input"}}}`, wantEngine: true},
+		{name: "a v1beta1 review is answered in v1beta1",
+			path: "/validate", body: strings.Replace(podReview, "admission.k8s.io/v1", "admission.k8s.io/v1beta1", 1),
+			wantCode: 200, wantBody: strings.Replace(envelope, "admission.k8s.io/v1", "admission.k8s.io/v1beta1", 1) + `{"uid":"u-1","allowed":true}}`, wantEngine: true},
+		{name: "a review without apiVersion is answered in v1",
+			path: "/validate", body: strings.Replace(podReview, `"apiVersion":"admission.k8s.io/v1",`, "", 1),
+			wantCode: 200, wantBody: envelope + `{"uid":"u-1","allowed":true}}`, wantEngine: true},
 		{name: "a YAML body decodes, as in YuniKorn, and reaches the engine as JSON",
 			path: "/mutate", body: "request:\n  uid: u-yaml\n  kind: {kind: Pod}\n",
 			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-yaml","allowed":true}}`, wantEngine: true},
