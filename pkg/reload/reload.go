@@ -50,6 +50,9 @@ type Watcher struct {
 	stamp  string   // of the content last loaded or tried
 	sum    [32]byte // of the content last loaded successfully
 	loaded bool
+	// failed: the last load failed, so the caller reports a failure until
+	// a load succeeds, even one of the bytes in service again.
+	failed bool
 }
 
 // New takes the paths as they are now as the content in service.
@@ -85,7 +88,9 @@ func (w *Watcher) Paths() []string {
 // Run polls every interval until ctx is done. When the content has changed
 // and settled it calls load; an error leaves the content in service as it
 // was (the caller keeps its last good state), and the next change tries
-// again.
+// again. A change back to the bytes in service loads nothing, unless the
+// last load failed: then it loads once more, and the caller, which sees
+// what it serves again, clears its failure.
 func (w *Watcher) Run(ctx context.Context, interval time.Duration, load func() error) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -111,11 +116,13 @@ func (w *Watcher) Run(ctx context.Context, interval time.Duration, load func() e
 			continue
 		}
 		w.stamp = cur
-		if w.loaded && sum == w.sum {
+		if w.loaded && sum == w.sum && !w.failed {
 			continue // same bytes: a touch, a copy of the same file
 		}
 		if load() == nil {
-			w.sum, w.loaded = sum, true
+			w.sum, w.loaded, w.failed = sum, true, false
+		} else {
+			w.failed = true
 		}
 	}
 }

@@ -187,3 +187,57 @@ func TestAddWatchesAPathALoadRead(t *testing.T) {
 	}
 	wait(2)
 }
+
+// TestRunLoadsTheServedBytesAfterAFailure: a broken edit put back to the
+// bytes in service loads once more, so that the caller clears the failure
+// it reports; after that, the same bytes load nothing.
+func TestRunLoadsTheServedBytesAfterAFailure(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "q.yaml")
+	write := func(s string) {
+		t.Helper()
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("good")
+	w := New([]string{p})
+	var loads atomic.Int64
+	var failing atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx, 20*time.Millisecond, func() error {
+			loads.Add(1)
+			if failing.Load() {
+				return errors.New("broken")
+			}
+			return nil
+		})
+		close(done)
+	}()
+	waitLoads := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); loads.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("loads = %d, want %d", loads.Load(), n)
+			}
+		}
+	}
+	failing.Store(true)
+	write("broken")
+	waitLoads(1)
+	failing.Store(false)
+	write("good") // the bytes in service, copied back
+	waitLoads(2)
+	write("good")
+	time.Sleep(200 * time.Millisecond)
+	if n := loads.Load(); n != 2 {
+		t.Errorf("the bytes in service loaded again after the failure was cleared: %d loads", n)
+	}
+	cancel()
+	<-done
+}
