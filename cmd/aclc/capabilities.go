@@ -21,7 +21,7 @@ func newCapabilitiesCommand() *cobra.Command {
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(opabuiltins.Capabilities()); err != nil {
-				errorf(cmd.ErrOrStderr(), "capabilities: %v", err)
+				errorf(cmd.ErrOrStderr(), "%v", err)
 				return exitError
 			}
 			return exitOK

@@ -186,7 +186,7 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 	default:
 		if err := writeStructured(stdout, o.output, res); err != nil {
-			errorf(stderr, "check: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 	}

@@ -18,25 +18,55 @@ func TestUsageErrorsAreShortAndExact(t *testing.T) {
 		want string
 	}{
 		{"an unknown long flag is named as typed", []string{"build", "--outptu", "x", seedConfig},
-			"aclc: unknown flag: --outptu\nRun 'aclc build --help' for usage.\n"},
+			"aclc build: unknown flag: --outptu\nRun 'aclc build --help' for usage.\n"},
 		{"an unknown short flag", []string{"eval", "-x", seedConfig},
-			"aclc: unknown shorthand flag: 'x' in -x\nRun 'aclc eval --help' for usage.\n"},
+			"aclc eval: unknown shorthand flag: 'x' in -x\nRun 'aclc eval --help' for usage.\n"},
 		{"a flag without its value", []string{"build", seedConfig, "-o"},
-			"aclc: flag needs an argument: 'o' in -o\nRun 'aclc build --help' for usage.\n"},
+			"aclc build: flag needs an argument: 'o' in -o\nRun 'aclc build --help' for usage.\n"},
 		{"a check the command makes", []string{"build"},
-			"aclc: build: no SOURCE given\nRun 'aclc build --help' for usage.\n"},
+			"aclc build: no SOURCE given\nRun 'aclc build --help' for usage.\n"},
 		{"a subcommand's flag", []string{"webhook", "manifests", "--nope"},
-			"aclc: unknown flag: --nope\nRun 'aclc webhook manifests --help' for usage.\n"},
+			"aclc webhook manifests: unknown flag: --nope\nRun 'aclc webhook manifests --help' for usage.\n"},
 		{"an unknown command", []string{"frobnicate"},
 			"aclc: unknown command \"frobnicate\" for \"aclc\"\nRun 'aclc --help' for usage.\n"},
+		{"an unknown command suggests the nearest", []string{"bulid"},
+			"aclc: unknown command \"bulid\" for \"aclc\"\n\nDid you mean this?\n\tbuild\n\nRun 'aclc --help' for usage.\n"},
 		{"an unknown --engine", []string{"eval", "--engine", "nope", "-e", "yunikorn/queues/decision", seedConfig},
-			"aclc: eval: unknown --engine \"nope\" (want native, rego, wasm, opa-wasm or http)\nRun 'aclc eval --help' for usage.\n"},
+			"aclc eval: unknown --engine \"nope\" (want native, rego, wasm, opa-wasm or http)\nRun 'aclc eval --help' for usage.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "{}", tt.args...)
 			if code != exitUsage || stderr != tt.want || stdout != "" {
 				t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// Every error of a command begins "aclc <command>: ", as kubectl's and
+// opa's do, whether the command line or the work failed; aclc's own
+// begin "aclc: ".
+func TestErrorsBeginWithTheCommand(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a build that fails", []string{"build", "-o", filepath.Join(t.TempDir(), "b.tar.gz"), missing}, "aclc build: "},
+		{"an eval that fails", []string{"eval", "--engine", "native", "-e", "yunikorn/queues/decision", missing}, "aclc eval: "},
+		{"an eval input that fails", []string{"eval", "--engine", "native", "-e", "yunikorn/queues/decision", "-i", missing, seedConfig}, "aclc eval: "},
+		{"a report that fails", []string{"report", missing}, "aclc report: "},
+		{"a check that cannot read", []string{"check", "-o", "nope", seedConfig}, "aclc check: "},
+		{"a subcommand's error", []string{"webhook", "manifests", "--ca-file", missing}, "aclc webhook manifests: "},
+		{"a vovacl that fails", []string{"vovacl", "--spec", missing, "-show", "JOBQUEUE x"}, "aclc vovacl: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", tt.args...)
+			if code == exitOK || !strings.HasPrefix(stderr, tt.want) || strings.Contains(stderr, "aclc: ") {
+				t.Errorf("exit %d, stderr %q, want it to begin %q", code, stderr, tt.want)
 			}
 		})
 	}
@@ -146,7 +176,7 @@ func TestDashIsStandardInputAndOutput(t *testing.T) {
 func TestBuildIntoMissingDirectory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out", "x.tar.gz")
 	code, _, stderr := runCLI(t, "", "build", "-o", out, seedConfig)
-	want := "aclc: cannot write " + out + ": directory " + filepath.Dir(out) + " does not exist\n"
+	want := "aclc build: cannot write " + out + ": directory " + filepath.Dir(out) + " does not exist\n"
 	if code != exitError || stderr != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}

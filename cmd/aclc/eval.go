@@ -96,14 +96,14 @@ func (o *evalOptions) run(cmd *cobra.Command, srcs []string) int {
 	if errors.Is(err, errUsage) {
 		return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 	}
-	errorf(stderr, "eval: %v", err)
+	errorf(stderr, "%v", err)
 	return exitError
 }
 
 func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stderr io.Writer) int {
 	in, err := openInput(o.input)
 	if err != nil {
-		errorf(stderr, "eval: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	defer in.Close()
@@ -117,16 +117,16 @@ func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stder
 	}
 	raw, err := io.ReadAll(in)
 	if err != nil {
-		errorf(stderr, "eval: read input: %v", err)
+		errorf(stderr, "read input: %v", err)
 		return exitError
 	}
 	if !json.Valid(raw) {
-		errorf(stderr, "eval: input is not valid JSON")
+		errorf(stderr, "input is not valid JSON")
 		return exitError
 	}
 	out, err := eng.Eval(ctx, o.entrypoint, raw)
 	if err != nil {
-		errorf(stderr, "eval: %v", err)
+		errorf(stderr, "%v", err)
 		if errors.Is(err, engine.ErrUnknownEntrypoint) {
 			return exitUsage
 		}
@@ -243,7 +243,7 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 		w.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
-		errorf(stderr, "eval: read input: %v", err)
+		errorf(stderr, "read input: %v", err)
 		return exitError
 	}
 	return status

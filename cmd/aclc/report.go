@@ -127,7 +127,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		// --as used to read user:group,group; scripts written for that
 		// now ask for a user of that name.
 		if u, g, ok := strings.Cut(p.User, ":"); ok && !strings.HasPrefix(p.User, "system:") && len(p.Groups) == 0 {
-			errorf(stderr, "report: note: --as %q is one user, taken verbatim; for user %s in groups %s write --as %s --as-group %s", p.User, u, g, u, strings.ReplaceAll(g, ",", " --as-group "))
+			errorf(stderr, "note: --as %q is one user, taken verbatim; for user %s in groups %s write --as %s --as-group %s", p.User, u, g, u, strings.ReplaceAll(g, ",", " --as-group "))
 		}
 	}
 	if o.place && len(as) == 0 {
@@ -152,7 +152,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 			if errors.Is(err, errUsage) {
 				return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 			}
-			errorf(stderr, "report: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		defer eng.Close(ctx)
@@ -163,7 +163,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	case s.VOV != nil:
 		r, err := reportVOV(ctx, eng, s.VOV, as)
 		if err != nil {
-			errorf(stderr, "report: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		rep, tables = r, r.tables(o.output == "wide")
@@ -172,23 +172,23 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		if o.place && len(known) > 0 {
 			for _, ns := range o.namespaces {
 				if _, ok := known[ns]; !ok {
-					errorf(stderr, "report: note: namespace %s is not among the sources' Namespaces; its annotations are taken as absent", ns)
+					errorf(stderr, "note: namespace %s is not among the sources' Namespaces; its annotations are taken as absent", ns)
 				}
 			}
 		}
 		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
 		if err != nil {
-			errorf(stderr, "report: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		rep, tables = r, r.tables(o.output == "wide")
 	default:
-		errorf(stderr, "report: %s has no YuniKorn queues or VOV objects", strings.Join(srcs, ", "))
+		errorf(stderr, "%s has no YuniKorn queues or VOV objects", strings.Join(srcs, ", "))
 		return exitError
 	}
 	if o.output == "json" || o.output == "yaml" {
 		if err := writeStructured(stdout, o.output, rep); err != nil {
-			errorf(stderr, "report: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		return exitOK

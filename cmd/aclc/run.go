@@ -139,13 +139,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd == nil {
 		cmd = root
 	}
-	fmt.Fprintf(stderr, "aclc: %s\nRun '%s --help' for usage.\n", firstLine(err.Error()), cmd.CommandPath())
+	msg := firstLine(err.Error())
+	if full := strings.TrimRight(err.Error(), "\n"); strings.HasPrefix(msg, "unknown command ") && full != msg {
+		// cobra's "Did you mean this?" follows, as kubectl prints it.
+		msg = full + "\n"
+	}
+	fmt.Fprintf(stderr, "%s%s\nRun '%s --help' for usage.\n", errorPrefix(cmd.CommandPath()), msg, cmd.CommandPath())
 	return exitUsage
 }
 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// errorPrefix is how every message of a command begins, as kubectl and opa
+// begin theirs: "aclc eval: ", "aclc webhook manifests: ", and "aclc: " for
+// aclc itself.
+func errorPrefix(path string) string {
+	if path == "aclc" || path == "" {
+		return "aclc: "
+	}
+	return path + ": "
+}
+
+// commandStderr is a command's standard error, which errorf names the
+// command from; commands hand it down as an io.Writer.
+type commandStderr struct {
+	io.Writer
+	path string // the command path, e.g. "aclc eval"
 }
 
 // longFlagsWithOneDash rewrites -name and -name=value into --name for the
@@ -186,13 +208,22 @@ func lookupFlag(cmd *cobra.Command, name string) *pflag.Flag {
 // where the usage is. It returns the usage exit status.
 func usageErr(cmd *cobra.Command, format string, a ...any) int {
 	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
-	fmt.Fprintf(cmd.ErrOrStderr(), "aclc: %s: %s\nRun '%s --help' for usage.\n", cmd.Name(), msg, cmd.CommandPath())
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s%s\nRun '%s --help' for usage.\n", errorPrefix(cmd.CommandPath()), msg, cmd.CommandPath())
 	return exitUsage
 }
 
+// errorf writes a one-line error, prefixed with the command that stderr
+// belongs to (see commandStderr).
 func errorf(stderr io.Writer, format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
-	fmt.Fprintln(stderr, "aclc: "+strings.TrimRight(msg, "\n"))
+	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	cs, ok := stderr.(commandStderr)
+	if !ok {
+		fmt.Fprintln(stderr, "aclc: "+msg)
+		return
+	}
+	// A message that names its command already does not name it twice.
+	msg = strings.TrimPrefix(msg, strings.TrimPrefix(cs.path, "aclc ")+": ")
+	fmt.Fprintln(stderr, errorPrefix(cs.path)+msg)
 }
 
 // newCommand makes a command whose run function returns an exit status;
@@ -204,6 +235,7 @@ func newCommand(use, short, example string, runFn func(cmd *cobra.Command, args 
 		Example:               strings.TrimRight(example, "\n"),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetErr(commandStderr{cmd.ErrOrStderr(), cmd.CommandPath()})
 			return status(runFn(cmd, args))
 		},
 	}

@@ -226,20 +226,20 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 		// and the second write drops the first edit.
 		unlock, err := vov.LockForEdit(o.spec)
 		if err != nil {
-			errorf(stderr, "vovacl: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		defer unlock()
 	}
 	doc, err := vov.OpenDocument(o.spec)
 	if err != nil {
-		errorf(stderr, "vovacl: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	logf(1, "read %s: %s", o.spec, describeSource(doc.Spec))
 	obj, err := doc.Object(object)
 	if err != nil {
-		errorf(stderr, "vovacl: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	logf(1, "%s", describeObject(obj))
@@ -259,7 +259,7 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 		}
 		d := doc.Spec.Decide(in)
 		if !d.Allow {
-			errorf(stderr, "vovacl: %s may not %s the ACL of %s %q: %s needed (%s)",
+			errorf(stderr, "%s may not %s the ACL of %s %q: %s needed (%s)",
 				o.as, map[bool]string{true: "see", false: "change"}[op == "show"], obj.Type, obj.Address(), need, d.Reason)
 			return exitError
 		}
@@ -272,7 +272,7 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 	before := doc.Bytes()
 	res, err := doc.Apply(object, edit)
 	if err != nil {
-		errorf(stderr, "vovacl: %v; %s not changed", err, o.spec)
+		errorf(stderr, "%v; %s not changed", err, o.spec)
 		return exitError
 	}
 	if o.verbose > 0 {
@@ -284,9 +284,9 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 		fmt.Fprintln(stderr, w)
 	}
 	if !res.Changed {
-		fmt.Fprintf(stderr, "aclc: vovacl: %s %q: the ACL already says that; %s not changed\n", obj.Type, obj.Address(), o.spec)
+		errorf(stderr, "%s %q: the ACL already says that; %s not changed", obj.Type, obj.Address(), o.spec)
 	} else if err := doc.Write(); err != nil {
-		errorf(stderr, "vovacl: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	} else {
 		logf(1, "wrote %s (%d bytes, was %d): %s", doc.Path, len(res.Data), len(before), changedLines(before, res.Data))

@@ -136,7 +136,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	// a temporary file for the life of the server.
 	srcs, cleanup, err := spoolStdin(srcs)
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	defer cleanup()
@@ -146,7 +146,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	defer stop()
 	logger, err := o.log.logger(stderr)
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	// A cluster watch logs its failures where the server logs.
@@ -154,18 +154,18 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	// Taken before the first load, so that a change during it is seen.
 	feed, err := o.cluster.feed(ctx, srcs, kind, true)
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
 	s, err := feed.Load()
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	if s.Admission == nil {
-		errorf(stderr, "webhook: no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
+		errorf(stderr, "no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
 		return exitError
 	}
 
@@ -177,19 +177,19 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
-			errorf(stderr, "webhook: load TLS key pair: %v", err)
+			errorf(stderr, "load TLS key pair: %v", err)
 			return exitError
 		}
 		cfg = cfg.WithTLSFiles(o.certFile, o.keyFile)
 	} else {
 		cert, caPEM, err := webhook.SelfSigned(selfSignedHosts(o.addr, o.sans))
 		if err != nil {
-			errorf(stderr, "webhook: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		if o.caOut != "" {
 			if err := os.WriteFile(o.caOut, caPEM, 0o644); err != nil {
-				errorf(stderr, "webhook: write CA: %v", err)
+				errorf(stderr, "write CA: %v", err)
 				return exitError
 			}
 		}
@@ -198,7 +198,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 
 	eng, err := engineOn(ctx, o.engine, s, "")
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	feed.Watch(s.Groups().Files()...)
@@ -207,7 +207,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", o.addr)
 	if err != nil {
-		errorf(stderr, "webhook: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	// The metrics port is opened before anything is served: a port
@@ -217,7 +217,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.metricsAddr != "" {
 		if metricsLn, err = lc.Listen(ctx, "tcp", o.metricsAddr); err != nil {
 			ln.Close()
-			errorf(stderr, "webhook: --metrics-addr: %v", err)
+			errorf(stderr, "--metrics-addr: %v", err)
 			return exitError
 		}
 	}
@@ -397,17 +397,17 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 	if o.caFile != "" {
 		pemBytes, err := os.ReadFile(o.caFile)
 		if err != nil {
-			errorf(stderr, "webhook manifests: %v", err)
+			errorf(stderr, "%v", err)
 			return exitError
 		}
 		if err := checkCABundle(pemBytes); err != nil {
-			errorf(stderr, "webhook manifests: %s: %v", o.caFile, err)
+			errorf(stderr, "%s: %v", o.caFile, err)
 			return exitError
 		}
 		m.CABundle = base64.StdEncoding.EncodeToString(pemBytes)
 	}
 	if err := manifestTemplate.Execute(stdout, m); err != nil {
-		errorf(stderr, "webhook manifests: %v", err)
+		errorf(stderr, "%v", err)
 		return exitError
 	}
 	return exitOK
