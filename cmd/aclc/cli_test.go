@@ -31,6 +31,10 @@ func TestUsageErrorsAreShortAndExact(t *testing.T) {
 			"aclc: unknown command \"frobnicate\" for \"aclc\"\nRun 'aclc --help' for usage.\n"},
 		{"an unknown command suggests the nearest", []string{"bulid"},
 			"aclc: unknown command \"bulid\" for \"aclc\"\n\nDid you mean this?\n\tbuild\n\nRun 'aclc --help' for usage.\n"},
+		{"a bad --kind is a usage error naming the kinds", []string{"check", "--kind", "bogus", seedConfig},
+			"aclc check: invalid argument \"bogus\" for \"--kind\" flag: want yunikorn-queues, yunikorn-admission or vov\nRun 'aclc check --help' for usage.\n"},
+		{"a bad --kind is a usage error for build too", []string{"build", "--kind=queues", seedConfig},
+			"aclc build: invalid argument \"queues\" for \"--kind\" flag: want yunikorn-queues, yunikorn-admission or vov\nRun 'aclc build --help' for usage.\n"},
 		{"an unknown --engine", []string{"eval", "--engine", "nope", "-e", "yunikorn/queues/decision", seedConfig},
 			"aclc eval: unknown --engine \"nope\" (want native, rego, wasm, opa-wasm or http)\nRun 'aclc eval --help' for usage.\n"},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -144,8 +145,29 @@ var sourceKinds = []string{string(translate.KindYuniKornQueues), string(translat
 
 // kindFlag adds --kind to a command that reads sources.
 func kindFlag(fs *pflag.FlagSet, kind *string) {
-	fs.StringVar(kind, "kind", "", "force the source kind instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
+	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
 }
+
+// kindValue refuses an unknown kind as the command line is read, so that
+// it is a usage error naming the kinds, not a failure to load.
+type kindValue struct{ kind *string }
+
+func (k kindValue) String() string {
+	if k.kind == nil {
+		return ""
+	}
+	return *k.kind
+}
+
+func (k kindValue) Set(v string) error {
+	if v != "" && !slices.Contains(sourceKinds, v) {
+		return errors.New("want yunikorn-queues, yunikorn-admission or vov")
+	}
+	*k.kind = v
+	return nil
+}
+
+func (kindValue) Type() string { return "string" }
 
 // fixedCompletion completes a flag from a fixed list.
 func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
