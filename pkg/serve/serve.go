@@ -394,7 +394,7 @@ func (s *Server) loadBundle() (*bundle.Bundle, string, translate.GroupResolution
 		}
 		rev = b.Manifest.Revision
 	} else {
-		raw, err := os.ReadFile(s.cfg.bundlePath)
+		raw, err := translate.ReadBundleFile(s.cfg.bundlePath)
 		if err != nil {
 			return nil, "", none, err
 		}

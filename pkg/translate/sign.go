@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
 )
@@ -166,7 +168,7 @@ func ReadVerifiedBundle(path string, vc *bundle.VerificationConfig) (*bundle.Bun
 		return nil, err
 	}
 	if !st.IsDir() {
-		raw, err := os.ReadFile(path)
+		raw, err := ReadBundleFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -175,16 +177,32 @@ func ReadVerifiedBundle(path string, vc *bundle.VerificationConfig) (*bundle.Bun
 	return readBundle(path, bundle.NewDirectoryLoader(path), vc)
 }
 
+// ReadBundleFile reads a .tar.gz bundle file: a regular file (or a symlink
+// to one) of at most MaxBundleSize bytes, which no bundle that inflates
+// within the bound exceeds. A named pipe or a device is refused at once,
+// naming the path and what it is, rather than waited on or read forever.
+func ReadBundleFile(path string) ([]byte, error) {
+	raw, err := inputfile.ReadFile(path, MaxBundleSize)
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: %w", err)
+	}
+	return raw, nil
+}
+
 // ParseBundle reads a .tar.gz bundle from memory, checking its signature
 // with vc as ReadVerifiedBundle does; name is used in messages.
 func ParseBundle(name string, raw []byte, vc *bundle.VerificationConfig) (*bundle.Bundle, error) {
+	if len(raw) > MaxBundleSize {
+		return nil, fmt.Errorf("read bundle %s: %d bytes: larger than a bundle aclc reads (%s)", name, len(raw), inputfile.Size(MaxBundleSize))
+	}
 	if err := checkGzip(raw); err != nil {
 		return nil, fmt.Errorf("read bundle %s: %w", name, err)
 	}
 	return readBundle(name, bundle.NewTarballLoaderWithBaseURL(bytes.NewReader(raw), name), vc)
 }
 
-// MaxBundleSize bounds what a bundle may inflate to.
+// MaxBundleSize bounds what a bundle may inflate to, and so the file it is
+// read from.
 const MaxBundleSize = 1 << 30
 
 // checkGzip reads a .tar.gz to its end before the bundle reader sees it:
