@@ -405,3 +405,75 @@ func TestReadDirRefusesWhatIsNotAFile(t *testing.T) {
 		t.Fatal("still reading after a minute")
 	}
 }
+
+// TestReadSkipsEmptyDocuments pins that a file of Kubernetes objects is
+// read as kubectl apply reads it: a document that is empty, only comments
+// (the licence header of a Helm template that renders nothing) or null is
+// skipped wherever it stands, and does not make the file a queues.yaml.
+func TestReadSkipsEmptyDocuments(t *testing.T) {
+	licence := "# Source: yunikorn/templates/ingress.yaml\n# Licensed to the Apache Software Foundation (ASF)\n"
+	configs := cm(ConfigsName, "data:\n  queues.yaml: cq\n")
+	tests := []struct {
+		name, src string
+	}{
+		{"a comment-only document between objects", configs + "---\n" + licence + "---\n" + cm(DefaultsName, "data:\n")},
+		{"a comment-only document first", "---\n" + licence + "---\n" + configs},
+		{"an empty document first, between and last", "---\n---\n" + configs + "---\n---\n" + cm(DefaultsName, "") + "---\n"},
+		{"a null document", configs + "---\nnull\n---\n~\n"},
+		{"a comment-only document before a List", licence + "---\n" + licence + "---\napiVersion: v1\nkind: List\nitems:\n- " +
+			strings.ReplaceAll(configs, "\n", "\n  ") + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := flatten(t, "chart.yaml", tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := c.QueueConfig(); !ok || v.Text != "cq" {
+				t.Errorf("queues.yaml = %q, %v; want the ConfigMap's", v.Text, ok)
+			}
+			for _, cm := range c.ConfigMaps {
+				if cm.Implicit {
+					t.Errorf("read as a bare queues.yaml: %+v", cm)
+				}
+			}
+		})
+	}
+	// A queues.yaml is still its first document, as YuniKorn reads it.
+	f, err := Read("queues.yaml", []byte("---\n# nothing\n---\npartitions: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.ConfigMaps) != 1 || !f.ConfigMaps[0].Implicit {
+		t.Errorf("a queues.yaml whose first document is empty: %+v", f.ConfigMaps)
+	}
+}
+
+// TestReadHelmChart reads YuniKorn's whole Helm chart as helm template
+// renders it with default values: the chart's yunikorn-defaults without
+// data, every other object skipped with a warning, and so YuniKorn's
+// default configuration.
+func TestReadHelmChart(t *testing.T) {
+	const name = "../../../tests/corpus/yunikorn/testdata/helm/yunikorn-chart-v1.8.0.yaml"
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.ConfigMaps) != 1 || f.ConfigMaps[0].Name != DefaultsName || f.ConfigMaps[0].Namespace != "" || len(f.ConfigMaps[0].Data) != 0 {
+		t.Errorf("config maps = %+v, want yunikorn-defaults without data", f.ConfigMaps)
+	}
+	if len(f.Diagnostics) != 17 {
+		t.Errorf("%d objects skipped, want the chart's 17 others: %v", len(f.Diagnostics), f.Diagnostics)
+	}
+	c, err := Flatten(f.ConfigMaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.QueueConfig(); ok || len(c.Keys()) != 0 {
+		t.Errorf("keys = %v, want none: YuniKorn's default configuration", c.Keys())
+	}
+}

@@ -118,22 +118,9 @@ var vovTextRE = regexp.MustCompile(`(?m)^vov\s*:`)
 
 func read(name string, data []byte) (*File, error) {
 	f := &File{Name: name}
-	// Counted before the YAML library builds its tree, and again on the
-	// tree with aliases expanded, before anything is decoded from it.
-	if err := yamlbound.Check(name, data, yamlbound.MaxNodes); err != nil {
-		return nil, nodeBound(err)
-	}
-	docs, err := documents(data)
-	if err == nil {
-		total := 0
-		for _, d := range docs {
-			n, aliases := yamlbound.Count(d, yamlbound.MaxNodes-total)
-			if total += n; total > yamlbound.MaxNodes {
-				return nil, nodeBound(&yamlbound.Error{File: name, Max: yamlbound.MaxNodes, Aliases: aliases})
-			}
-		}
-	}
-	if err != nil {
+	docs, err := parse(name, data)
+	var yamlErr yamlError
+	if errors.As(err, &yamlErr) {
 		// Broken YAML: the loader of what it reads like reports it, with
 		// its own hints (an unquoted * in an ACL, say).
 		if vovTextRE.Match(data) {
@@ -141,10 +128,19 @@ func read(name string, data []byte) (*File, error) {
 			return f, nil
 		}
 		f.ConfigMaps = []*ConfigMap{bareQueues(name, data)}
-		f.SyntaxError = syntaxError(err)
+		f.SyntaxError = syntaxError(yamlErr.err)
 		return f, nil
 	}
+	if err != nil {
+		return nil, err
+	}
 	first := firstBody(docs)
+	if obj := firstObject(docs); obj != nil && obj != first && isManifest(obj) {
+		// Documents that are empty or only comments come first, as when
+		// the first template of a Helm chart renders nothing: kubectl
+		// skips them, and so is the file read, as Kubernetes objects.
+		first = obj
+	}
 	switch {
 	case first == nil:
 		// Empty content is an empty queues.yaml: YuniKorn's default
@@ -175,10 +171,56 @@ func read(name string, data []byte) (*File, error) {
 		f.ConfigMaps = []*ConfigMap{bareQueues(name, data)}
 		return f, nil
 	}
+	skipped, err := f.addObjects(name, data, docs)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.ConfigMaps) == 0 && len(f.Namespaces) == 0 && len(skipped) > 0 {
+		kind := skipped[0]
+		return nil, located(kind, kind.Value, fmt.Sprintf(
+			"unsupported manifest kind %q: want a ConfigMap (%s, %s), a Namespace, or a List of them", kind.Value, DefaultsName, ConfigsName))
+	}
+	f.skip(name, skipped)
+	return f, nil
+}
+
+// yamlError is text the YAML library does not parse.
+type yamlError struct{ err error }
+
+func (e yamlError) Error() string { return e.err.Error() }
+
+// parse splits a text into its documents' bodies within yamlbound's
+// bound: counted before the YAML library builds its tree, and again on the
+// tree with aliases expanded, before anything is decoded from it. Text
+// that is not YAML gives a yamlError.
+func parse(name string, data []byte) ([]*yaml.Node, error) {
+	if err := yamlbound.Check(name, data, yamlbound.MaxNodes); err != nil {
+		return nil, nodeBound(err)
+	}
+	docs, err := documents(data)
+	if err != nil {
+		return nil, yamlError{err}
+	}
+	total := 0
+	for _, d := range docs {
+		n, aliases := yamlbound.Count(d, yamlbound.MaxNodes-total)
+		if total += n; total > yamlbound.MaxNodes {
+			return nil, nodeBound(&yamlbound.Error{File: name, Max: yamlbound.MaxNodes, Aliases: aliases})
+		}
+	}
+	return docs, nil
+}
+
+// addObjects reads the documents of a file of Kubernetes objects and
+// returns the kinds of those aclc does not read.
+func (f *File) addObjects(name string, data []byte, docs []*yaml.Node) ([]*yaml.Node, error) {
 	var errs Errors
 	var skipped []*yaml.Node
 	for _, d := range docs {
-		if d == nil {
+		if isEmptyDocument(d) {
+			// kubectl apply skips a document that is empty, only
+			// comments (the licence header of a Helm template that
+			// renders nothing) or null.
 			continue
 		}
 		if d.Kind != yaml.MappingNode || !isManifest(d) {
@@ -191,16 +233,15 @@ func read(name string, data []byte) (*File, error) {
 	if len(errs) > 0 {
 		return nil, errs.SortAndCompact().Err()
 	}
-	if len(f.ConfigMaps) == 0 && len(f.Namespaces) == 0 && len(skipped) > 0 {
-		kind := skipped[0]
-		return nil, located(kind, kind.Value, fmt.Sprintf(
-			"unsupported manifest kind %q: want a ConfigMap (%s, %s), a Namespace, or a List of them", kind.Value, DefaultsName, ConfigsName))
-	}
+	return skipped, nil
+}
+
+// skip warns of the objects aclc does not read.
+func (f *File) skip(name string, skipped []*yaml.Node) {
 	for _, k := range skipped {
 		f.Diagnostics = append(f.Diagnostics, source.Diagnostic{File: name, Line: k.Line, Code: "skipped-object",
 			Msg: fmt.Sprintf("a %s is not a source aclc reads; skipped", k.Value)})
 	}
-	return f, nil
 }
 
 // nodeBound is a text over yamlbound's bound, as a layout error.
@@ -461,6 +502,27 @@ func firstBody(docs []*yaml.Node) *yaml.Node {
 		return nil
 	}
 	return source.ResolveAlias(docs[0])
+}
+
+// firstObject is the first document that is not empty, nil when none is a
+// mapping.
+func firstObject(docs []*yaml.Node) *yaml.Node {
+	for _, d := range docs {
+		if isEmptyDocument(d) {
+			continue
+		}
+		if d = source.ResolveAlias(d); d != nil && d.Kind == yaml.MappingNode {
+			return d
+		}
+		return nil
+	}
+	return nil
+}
+
+// isEmptyDocument reports a document kubectl skips: one whose JSON is
+// null (nothing, only comments, or a null value).
+func isEmptyDocument(d *yaml.Node) bool {
+	return d == nil || isNull(d)
 }
 
 func lookup(m *yaml.Node, key string) *yaml.Node {
