@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -31,8 +32,9 @@ const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue
 --engine defaults to the bundle's kind with --bundle (wasm when it holds
 policy.wasm, else rego), to http with --url, else to wasm. --fail exits 1
 when a decision denies (allow, or an admission review's response.allowed, is
-false) or is undefined, as opa eval --fail; --fail-defined exits 1 when a
-decision allows.
+false) or is undefined; --fail-defined exits 1 when a decision allows. Unlike
+opa eval --fail, which fails only an undefined result, a denial fails here:
+an aclc decision is always defined, a denial included ({"allow": false}).
 `
 
 // evalOptions are eval's flags.
@@ -120,8 +122,12 @@ func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stder
 		errorf(stderr, "read input: %v", err)
 		return exitError
 	}
-	if !json.Valid(raw) {
-		errorf(stderr, "input is not valid JSON")
+	if err := checkInput(o.entrypoint, raw); err != nil {
+		name := o.input
+		if name == "-" {
+			name = stdinName
+		}
+		errorf(stderr, "%s: %v", name, err)
 		return exitError
 	}
 	out, err := eng.Eval(ctx, o.entrypoint, raw)
@@ -227,8 +233,13 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 		}
 		var out json.RawMessage
 		var err error
-		if !json.Valid(raw) {
-			err = fmt.Errorf("line %d: input is not valid JSON", line)
+		var syn *inputSyntaxError
+		if err = checkInput(ep, raw); errors.As(err, &syn) {
+			// The column is the line's, leading space included.
+			lead := utf8.RuneCount(sc.Bytes()) - utf8.RuneCount(bytes.TrimLeft(sc.Bytes(), " \t\r\n"))
+			err = fmt.Errorf("line %d, column %d: %s", line, syn.Column+lead, syn.Msg)
+		} else if err != nil {
+			err = fmt.Errorf("line %d: %w", line, err)
 		} else if out, err = eng.Eval(ctx, ep, raw); err != nil {
 			err = fmt.Errorf("line %d: %w", line, err)
 		}

@@ -10,9 +10,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// eval --fail exits 1 when the decision denies, as opa eval --fail does
-// for an undefined result; --fail-defined when it allows. Without either,
-// a deny is a successful evaluation.
+// eval --fail exits 1 when the decision denies, where opa eval --fail
+// fails only an undefined result (an aclc decision is always defined);
+// --fail-defined when it allows. Without either, a deny is a successful
+// evaluation.
 func TestEvalFail(t *testing.T) {
 	allow := `{"queue":"root.test","action":"admin","user":"john","groups":["dev"]}`
 	deny := `{"queue":"root.product","action":"submit","user":"sue","groups":["x"]}`
