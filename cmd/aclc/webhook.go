@@ -45,10 +45,12 @@ const webhookExamples = `  # Try it locally with a throw-away certificate:
   aclc webhook manifests --service-name aclc-webhook --namespace aclc-system --ca-file ca.pem | kubectl apply -f -
 
 Endpoints: /mutate (the decision with its patch) and /validate (the same
-decision without the patch), any method, as YuniKorn's webhook; GET /healthz,
-/readyz (200 once the engine has answered a probe review) and /metrics
-(Prometheus). --metrics-addr serves GET /metrics alone, in plain HTTP, on a
-port of its own (off by default), so that Prometheus scrapes without the
+decision without the patch), any method, as YuniKorn's webhook;
+/validate-queue (whether YuniKorn would reject, or place elsewhere, the
+application of a pod: 'manifests --type queue'); GET /healthz, /readyz (200
+once the engine has answered a probe review) and /metrics (Prometheus); every
+other path is 404. --metrics-addr serves GET /metrics alone, in plain HTTP, on
+a port of its own (off by default), so that Prometheus scrapes without the
 webhook's CA; every other path there is 404. SIGINT or SIGTERM stops it
 gracefully.
 

@@ -593,3 +593,23 @@ func TestWebhookSelfSignedServiceNames(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
+
+// aclc webhook --help names every path the webhook serves.
+func TestWebhookHelpListsEveryPath(t *testing.T) {
+	_, help, _ := runCLI(t, "", "webhook", "--help")
+	for _, tt := range []struct{ name, path string }{
+		{"the mutating review", "/mutate "},
+		{"the validating review", "/validate "},
+		{"the queue review", "/validate-queue "},
+		{"liveness", "/healthz"},
+		{"readiness", "/readyz"},
+		{"metrics", "/metrics"},
+		{"every other path is 404", "every\nother path is 404"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(help, tt.path) {
+				t.Errorf("webhook --help does not name %q:\n%s", tt.path, help)
+			}
+		})
+	}
+}
