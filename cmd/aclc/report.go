@@ -193,7 +193,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		return exitOK
 	}
-	width := terminalWidth()
+	width := tableWidth(stdout)
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(stdout)

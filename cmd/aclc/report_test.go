@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -157,6 +158,7 @@ func TestReportFormats(t *testing.T) {
 	if len(fromJSON.Decisions) == 0 || len(fromJSON.Partitions) == 0 || len(fromJSON.Decisions) != len(fromYAML.Decisions) {
 		t.Fatalf("json %d decisions, yaml %d", len(fromJSON.Decisions), len(fromYAML.Decisions))
 	}
+	onATerminal(t)
 	for _, cols := range []string{"72", "80", "120"} {
 		t.Setenv("COLUMNS", cols)
 		for _, format := range []string{"table", "wide"} {
@@ -235,5 +237,46 @@ func TestReportPlaceReadsNamespaceSources(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "alice", "-n", "team-b", src)
 	if code != exitOK || !strings.Contains(stderr, "namespace team-b is not among the sources' Namespaces") || !strings.Contains(stdout, "team-b") {
 		t.Errorf("a namespace the sources do not give: exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// onATerminal makes the test's standard output a terminal for the tables.
+func onATerminal(t *testing.T) {
+	old := isTerminal
+	isTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { isTerminal = old })
+}
+
+// Tables fit the terminal, and do not wrap when standard output is a file
+// or a pipe, as kubectl get prints them: one line per row, whatever
+// $COLUMNS says.
+func TestTablesWrapOnlyOnATerminal(t *testing.T) {
+	args := []string{"report", "--engine", "native", "--as", "john", "--as-group", "dev", "../../examples/yunikorn/org.yaml"}
+	t.Setenv("COLUMNS", "72")
+	tests := []struct {
+		name     string
+		terminal bool
+		wrapped  bool
+	}{
+		{"a terminal's tables fit $COLUMNS", true, true},
+		{"a pipe's tables do not wrap", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := isTerminal
+			isTerminal = func(io.Writer) bool { return tt.terminal }
+			defer func() { isTerminal = old }()
+			code, stdout, stderr := runCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			width := 0
+			for _, l := range strings.Split(stdout, "\n") {
+				width = max(width, utf8.RuneCountInString(l))
+			}
+			if wrapped := width <= 72; wrapped != tt.wrapped {
+				t.Errorf("widest line %d columns, wrapped %v, want %v:\n%s", width, wrapped, tt.wrapped, stdout)
+			}
+		})
 	}
 }

@@ -21,6 +21,27 @@ func terminalWidth() int {
 	return 80
 }
 
+// isTerminal says whether w is a terminal; tests replace it.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// tableWidth is the width tables written to w fit: the terminal's, or
+// none when w is a file or a pipe, whose reader (grep, a spreadsheet, a
+// wider window later) is better served by one line per row, as kubectl
+// prints it.
+func tableWidth(w io.Writer) int {
+	if !isTerminal(w) {
+		return 0
+	}
+	return terminalWidth()
+}
+
 // table is a titled table whose wrap columns (grant lists, reasons) are
 // word-wrapped so that every line fits the width.
 type table struct {
@@ -44,7 +65,7 @@ const (
 
 // render writes the table in at most width columns where it can: the
 // columns that do not wrap keep their width, the wrap columns share the
-// rest.
+// rest. A width of 0 or less wraps nothing.
 func (t *table) render(w io.Writer, width int) {
 	if t.title != "" {
 		fmt.Fprintln(w, t.title)
@@ -62,7 +83,9 @@ func (t *table) render(w io.Writer, width int) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	t.fit(widths, width)
+	if width > 0 {
+		t.fit(widths, width)
+	}
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		cells := make([][]string, n)
 		lines := 1
