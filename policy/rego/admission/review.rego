@@ -89,8 +89,9 @@ patched(prefix, annotations) := {"uid": uid, "allowed": true, "patchType": "JSON
 # writes them between the braces. One json.marshal of the [key, value] pairs, not two
 # per member: OPA's Wasm allocates a kilobyte for every json.marshal, so a Pod's 40,000
 # annotations ran out of memory. The pairs' structural "," and "],[" become ":" and ",":
-# no marshalled string holds either sequence, since a quote inside one is escaped.
-members_json(m) := strings.replace_n({`","`: `":"`, `"],["`: `","`}, substring(text, 2, count(text) - 4)) if {
+# no marshalled string holds either sequence, since a quote inside one is escaped. The
+# outer brackets are trimmed as bytes: substring and count decode every character.
+members_json(m) := strings.replace_n({`","`: `":"`, `"],["`: `","`}, trim_prefix(trim_suffix(text, "]]"), "[[")) if {
 	text := json.marshal([[k, m[k]] | some k in sort(object.keys(m))])
 }
 
