@@ -25,10 +25,13 @@ build:
 # tests/gatekeeper is its own module (Gatekeeper's constraint framework and
 # its dependencies stay out of aclc's); it runs the aclc binary built here.
 # The LDAP tests start their own slapd on loopback; with ACLC_REQUIRE_SLAPD
-# set they fail, rather than skip, when it is missing.
-test: $(OPA) build slapd
+# set they fail, rather than skip, when it is missing. helm renders the
+# chart, and runs the chart's and the documents' helm commands (tests/docs
+# runs every command block of README.md, docs/ and the chart's README with
+# the aclc built here).
+test: $(OPA) $(HELM) build slapd
 	$(GO) vet ./...
-	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 30m ./...
+	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_HELM=$(CURDIR)/$(HELM) ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
 	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -timeout 20m -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
 	$(OPA) test -s schemas/json policy/rego
 	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
