@@ -182,7 +182,7 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 			if !res.Summary.OK {
 				verdict = "failed (--fail-on warning)"
 			}
-			fmt.Fprintf(stdout, "%s: %s (%d warnings%s)\n", strings.Join(shown, ", "), verdict, res.Summary.Warnings, ignored)
+			fmt.Fprintf(stdout, "%s: %s (%s%s)\n", strings.Join(shown, ", "), verdict, count(res.Summary.Warnings, "warning"), ignored)
 		}
 	default:
 		if err := writeStructured(stdout, o.output, res); err != nil {

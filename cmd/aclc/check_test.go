@@ -109,8 +109,8 @@ func TestCheckFailOnAndIgnore(t *testing.T) {
 		code int
 		want string
 	}{
-		{"warnings pass by default", []string{org}, exitOK, "ok (1 warnings)"},
-		{"warnings fail with --fail-on warning", []string{"--fail-on", "warning", org}, exitError, "failed (--fail-on warning) (1 warnings)"},
+		{"warnings pass by default", []string{org}, exitOK, "ok (1 warning)"},
+		{"warnings fail with --fail-on warning", []string{"--fail-on", "warning", org}, exitError, "failed (--fail-on warning) (1 warning)"},
 		{"an ignored code does not fail", []string{"--fail-on", "warning", "--ignore", "dropped-name", org}, exitOK, "ok (0 warnings, 1 ignored)"},
 		{"comma-separated codes", []string{"--ignore", "root-no-acl,dropped-name", org}, exitOK, "1 ignored"},
 		{"an unknown --fail-on", []string{"--fail-on", "notice", org}, exitUsage, ""},
@@ -141,5 +141,30 @@ func TestIgnoreCodes(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%q: %q, want %q", tt.line, got, tt.want)
 		}
+	}
+}
+
+// A count says its noun in the singular for one, as people write it:
+// "1 warning", never "1 warnings".
+func TestCountPluralises(t *testing.T) {
+	tests := []struct {
+		name   string
+		n      int
+		noun   string
+		plural []string
+		want   string
+	}{
+		{"one is singular", 1, "warning", nil, "1 warning"},
+		{"none is plural", 0, "warning", nil, "0 warnings"},
+		{"two are plural", 2, "object", nil, "2 objects"},
+		{"an irregular plural is given", 3, "ACL entry", []string{"ACL entries"}, "3 ACL entries"},
+		{"an irregular singular", 1, "ACL entry", []string{"ACL entries"}, "1 ACL entry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := count(tt.n, tt.noun, tt.plural...); got != tt.want {
+				t.Errorf("count(%d, %q) = %q, want %q", tt.n, tt.noun, got, tt.want)
+			}
+		})
 	}
 }

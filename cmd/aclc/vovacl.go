@@ -302,7 +302,7 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 
 // describeSource summarises a loaded source for -v.
 func describeSource(s *vov.Spec) string {
-	out := fmt.Sprintf("project %s, owner %s, %d objects, %d role rules", orNone(s.Project), s.Owner, len(s.Objects), len(s.Rules))
+	out := fmt.Sprintf("project %s, owner %s, %s, %s", orNone(s.Project), s.Owner, count(len(s.Objects), "object"), count(len(s.Rules), "role rule"))
 	if s.SecurityFile != "" {
 		out += " (from " + s.SecurityFile + ")"
 	}
@@ -315,7 +315,7 @@ func describeObject(o *vov.Object) string {
 	if o.DefaultACL {
 		return out + "no acl:, so the default ACL (2 entries)"
 	}
-	return out + fmt.Sprintf("%d ACL entries", len(o.ACL))
+	return out + count(len(o.ACL), "ACL entry", "ACL entries")
 }
 
 // aclChanges says, entry by entry, how an edit turned before's ACL into
