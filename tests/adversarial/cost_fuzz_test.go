@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -139,6 +140,17 @@ func (ce *countingEngine) decide(ep string, input []byte) (guestWork, time.Durat
 // fails (out of memory) fails the property too: the API server sends
 // inputs far larger than these.
 func FuzzCostIsLinear(f *testing.F) {
+	// TestMain runs the package from the repository root; the fuzzer keeps
+	// its corpus in the package's testdata, relative to the directory it
+	// runs in.
+	root, err := os.Getwd()
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Chdir(filepath.Join(root, "tests", "adversarial")); err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = os.Chdir(root) })
 	inputs := CostInputs()
 	for i := range inputs {
 		f.Add(uint8(i), uint16(511))
@@ -146,7 +158,7 @@ func FuzzCostIsLinear(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, n uint16) {
 		in := inputs[int(which)%len(inputs)]
 		k := 32 + int(n)%512
-		ce := openCounting(costSources[in.Entrypoint])
+		ce := openCounting(filepath.Join(root, costSources[in.Entrypoint]))
 		if ce.err != nil {
 			t.Fatal(ce.err)
 		}
