@@ -246,10 +246,9 @@ $(KUBE_APISERVER):
 # generated certificates, token users and RBAC; the webhook registered by
 # URL, the configuration read from the cluster and edited there (tests/cluster).
 # Not part of `make test`.
-cluster-e2e: build $(ETCD) $(KUBE_APISERVER)
-	@if [ -x $(HELM) ]; then echo "using $(HELM) for the chart's manifests"; else echo "$(HELM) not built: the chart dry-run is skipped (make helm)"; fi
+cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 	ACLC_CLUSTER_E2E=1 ACLC=$(CURDIR)/$(BIN) ACLC_ETCD=$(CURDIR)/$(ETCD) \
-	  ACLC_KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER) ACLC_HELM=$(if $(wildcard $(HELM)),$(CURDIR)/$(HELM)) \
+	  ACLC_KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER) ACLC_HELM=$(CURDIR)/$(HELM) \
 	  $(GO) test -count=1 -timeout 15m -v ./tests/cluster/
 
 clean:
