@@ -17,6 +17,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/kube"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -200,6 +201,11 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 // their load error), each located as precisely as its origin allows. An
 // error stops the checks that need what failed to load.
 func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, loc *locator) []checkDiagnostic {
+	if errors.Is(err, kube.ErrCluster) {
+		// A read that failed, located at the cluster: its message may
+		// hold a host:port, which is no file:line.
+		return []checkDiagnostic{{File: names, Code: codeInvalidSource, Severity: severityError, Message: err.Error()}}
+	}
 	if err != nil {
 		return []checkDiagnostic{loc.errorDiagnostic(names, codeInvalidSource, err.Error(), translate.Consequence(err))}
 	}

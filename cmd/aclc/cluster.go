@@ -263,7 +263,9 @@ func (c *clusterFlags) openEngine(ctx context.Context, name, url string, srcs []
 func (c *clusterFlags) loadOnce(srcs []string, kind translate.Kind) (*translate.Sources, string, error) {
 	f, err := c.feed(context.Background(), srcs, kind, false)
 	if err != nil {
-		return nil, strings.Join(srcs, ", "), err
+		// Named as a feed that loaded would be: the cluster, not the
+		// SOURCE files alone, which may be none.
+		return nil, (&sourceFeed{cluster: c, files: srcs}).Describe(), err
 	}
 	s, err := f.Load()
 	return s, f.Describe(), err

@@ -74,3 +74,32 @@ func TestFromClusterWithoutKubeconfig(t *testing.T) {
 		t.Errorf("exit %d; stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// A --from-cluster error is located at the cluster's ConfigMaps, never at
+// an empty name (": error: ..."), whether or not SOURCE files are given,
+// and whether the client or the read fails.
+func TestFromClusterErrorsNameTheCluster(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	kc := unreachableKubeconfig(t)
+	const where = "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace "
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no kubeconfig", []string{"check", "--from-cluster"}, where + "yunikorn: error: cannot read the configuration from the cluster: no kubeconfig"},
+		{"no kubeconfig, another namespace", []string{"check", "--from-cluster", "-n", "sched"}, where + "sched: error: cannot read"},
+		{"an unreachable API server", []string{"check", "--from-cluster", "--kubeconfig", kc, "--cluster-timeout", "300ms"}, where + "yunikorn: error: "},
+		{"no kubeconfig, as JSON", []string{"check", "--from-cluster", "-o", "json"}, `"file": "` + where + `yunikorn"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", tt.args...)
+			if code != exitError || !strings.Contains(stdout, tt.want) || strings.HasPrefix(stdout, ":") || strings.Contains(stdout, `"file": ""`) {
+				t.Errorf("exit %d, want %d with %q\nstdout %q\nstderr %q", code, exitError, tt.want, stdout, stderr)
+			}
+		})
+	}
+}
