@@ -26,6 +26,8 @@ const checkExamples = `  aclc check examples/yunikorn/org.yaml
   aclc check yunikorn-defaults.yaml yunikorn-configs.yaml   # flattened as YuniKorn does
   kubectl get cm yunikorn-defaults yunikorn-configs -n yunikorn -o yaml > cms.yaml && aclc check cms.yaml
   aclc check /etc/yunikorn/config     # a ConfigMap mounted as a directory
+  aclc check manifests/               # any other directory: its .yaml, .yml and .json files of objects, as kubectl apply -f reads it
+  helm template yunikorn yunikorn/yunikorn -n yunikorn | aclc check -   # YuniKorn's whole chart rendered
   aclc check vov-acl.yaml             # a VOV ACL source (top-level vov: key)
   aclc check --resolver ldap=./ldap-secret queues.yaml   # usergroupresolver type ldap, its secret in a directory
   aclc check -o json --fail-on warning queues.yaml       # in CI: every finding as data, warnings fail

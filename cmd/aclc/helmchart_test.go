@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,5 +37,44 @@ func TestHelmChartRender(t *testing.T) {
 				t.Errorf("placement = %+v, want root.team-a by the tag rule, created", got)
 			}
 		})
+	}
+}
+
+// TestCheckDirectoryOfFiles pins how check reads a directory that is not a
+// mounted ConfigMap: as kubectl apply -f reads it, file by file, and a
+// directory of ordinary YAML files is an error saying what aclc expected,
+// never a silent ok.
+func TestCheckDirectoryOfFiles(t *testing.T) {
+	ordinary := t.TempDir()
+	for name, content := range map[string]string{"a.yaml": "name: a\n", "b.yaml": "- b\n"} {
+		if err := os.WriteFile(filepath.Join(ordinary, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "", "check", ordinary)
+	if code != exitError || !strings.Contains(stdout+stderr, "not a mounted ConfigMap") {
+		t.Errorf("check of a directory of ordinary YAML = %d, want an error saying what aclc expected\n%s%s", code, stdout, stderr)
+	}
+
+	manifests := t.TempDir()
+	data, err := os.ReadFile(helmChart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "yunikorn.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	configs := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yunikorn-configs\ndata:\n  queues.yaml: |\n    partitions:\n      - name: default\n        queues:\n          - name: root\n            submitacl: sue\n"
+	if err := os.WriteFile(filepath.Join(manifests, "configs.yaml"), []byte(configs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "", "check", manifests)
+	if code != exitOK {
+		t.Fatalf("check of a directory of manifests = %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, `{"queue": "root", "action": "submit", "user": "bob"}`,
+		"eval", "--engine", "native", "-e", "yunikorn/queues/decision", "-i", "-", manifests)
+	if code != exitOK || !strings.Contains(stdout, `"allow": false`) {
+		t.Errorf("eval over a directory of manifests = %d, want bob refused by yunikorn-configs\n%s%s", code, stdout, stderr)
 	}
 }

@@ -11,16 +11,25 @@ import (
 	"github.com/aclc-dev/aclc/internal/inputfile"
 )
 
-// ReadDir reads a ConfigMap mounted as a directory, as the kubelet lays it
-// out: one file per key (a symlink into ..data), with ..data,
-// ..<timestamp> and other ..* entries and sub-directories skipped. Keys
-// ending in .gz, in any case, are binaryData, the others data. The
-// directory's base name is the ConfigMap's name when it is one of
-// YuniKorn's two, else it stands for yunikorn-configs.
+// ReadDir reads a directory given as a source. A ConfigMap mounted as a
+// directory is read as the kubelet lays it out: one file per key (a
+// symlink into ..data), with ..data, ..<timestamp> and other ..* entries
+// and sub-directories skipped. Keys ending in .gz, in any case, are
+// binaryData, the others data. The directory's base name is the
+// ConfigMap's name when it is one of YuniKorn's two, else it stands for
+// yunikorn-configs.
+//
+// A directory with no ..data entry, named for neither ConfigMap, and with
+// no file named for a key YuniKorn reads is not a mounted ConfigMap: it is read as kubectl apply -f reads a
+// directory, its .yaml, .yml and .json files in name order, each a file
+// of Kubernetes objects.
 func ReadDir(dir string) (*File, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read configuration directory: %w", err)
+	}
+	if !isMountedConfigMap(dir, entries) {
+		return readManifestDir(dir, entries)
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	cm := &ConfigMap{Name: name, File: dir}

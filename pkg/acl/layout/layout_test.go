@@ -327,7 +327,8 @@ func TestReadDir(t *testing.T) {
 	}
 
 	other := filepath.Join(root, "mounted")
-	must(os.Mkdir(other, 0o755))
+	must(os.MkdirAll(filepath.Join(other, "..2026_11_22_10_00_00.000000001"), 0o755))
+	must(os.Symlink("..2026_11_22_10_00_00.000000001", filepath.Join(other, "..data")))
 	f, err = ReadDir(other)
 	must(err)
 	if f.ConfigMaps[0].Name != ConfigsName || !f.ConfigMaps[0].Implicit {
@@ -475,5 +476,114 @@ func TestReadHelmChart(t *testing.T) {
 	}
 	if _, ok := c.QueueConfig(); ok || len(c.Keys()) != 0 {
 		t.Errorf("keys = %v, want none: YuniKorn's default configuration", c.Keys())
+	}
+}
+
+// TestReadDirOfManifests pins how a directory that is not a mounted
+// ConfigMap is read: as kubectl apply -f reads one, each .yaml, .yml and
+// .json file a file of Kubernetes objects, and never as an empty
+// configuration.
+func TestReadDirOfManifests(t *testing.T) {
+	write := func(t *testing.T, dir string, files map[string]string) {
+		t.Helper()
+		for name, content := range files {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		// dir names the directory, a temporary name when empty.
+		dir string
+		// mounted is set for a directory read as a ConfigMap's keys.
+		mounted bool
+		keys    map[string]string
+		nss     int
+		err     string
+	}{
+		{name: "files of ConfigMaps and Namespaces are read, other files and sub-directories are not",
+			files: map[string]string{
+				"configs.yaml": cm(ConfigsName, "data:\n  queues.yaml: cq\n"),
+				"defaults.yml": "# rendered by helm\n---\n" + cm(DefaultsName, "data:\n  log.level: INFO\n"),
+				"ns.json":      `{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}`,
+				"README.md":    "# not read\n",
+				"sub/x.yaml":   "partitions: []\n",
+				"deploy.yaml":  "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n",
+				"empty.yaml":   "# nothing\n",
+			},
+			keys: map[string]string{"queues.yaml": "cq", "log.level": "INFO"}, nss: 1},
+		{name: "a file named queues.yaml makes a ConfigMap's keys", mounted: true,
+			files: map[string]string{"queues.yaml": "partitions: []\n", "notes.yaml": "a: b\n"},
+			keys:  map[string]string{"queues.yaml": "partitions: []\n", "notes.yaml": "a: b\n"}},
+		{name: "a gzipped queues.yaml makes a ConfigMap's keys", mounted: true,
+			files: map[string]string{"queues.yaml.gz": "x"},
+			keys:  map[string]string{}},
+		{name: "a key YuniKorn reads makes a ConfigMap's keys", mounted: true,
+			files: map[string]string{"admissionController.filtering.bypassNamespaces": "^kube-system$", "team.yaml": ns},
+			keys:  map[string]string{"admissionController.filtering.bypassNamespaces": "^kube-system$", "team.yaml": ns}},
+		{name: "a directory of ordinary YAML files is refused, saying what aclc expected",
+			files: map[string]string{"a.yaml": "a: b\n", "b.yml": "- c\n"},
+			err:   "a.yaml:1:1: not a Kubernetes object: "},
+		{name: "a queue configuration under another name is refused with the way to read it",
+			files: map[string]string{"prod-queues.yaml": "partitions:\n  - name: default\n"},
+			err:   "prod-queues.yaml:1:1: a queue configuration, not a Kubernetes object: "},
+		{name: "a VOV source in a directory is refused",
+			files: map[string]string{"acls.yaml": "vov:\n  objects: []\n"},
+			err:   "acls.yaml:1:1: a VOV ACL source, not a Kubernetes object"},
+		{name: "an empty directory is refused, not an empty configuration",
+			err: ": not a mounted ConfigMap (no ..data entry"},
+		{name: "an empty directory named for a ConfigMap is that ConfigMap, empty (an optional volume)", dir: ConfigsName, mounted: true,
+			keys: map[string]string{}},
+		{name: "a directory named for a ConfigMap holds its keys", dir: DefaultsName, mounted: true,
+			files: map[string]string{"a.yaml": "a: b\n"},
+			keys:  map[string]string{"a.yaml": "a: b\n"}},
+		{name: "a directory of other objects only is refused",
+			files: map[string]string{"deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n"},
+			err:   "its 1 objects include no ConfigMap and no Namespace"},
+		{name: "a file that is not YAML is located",
+			files: map[string]string{"configs.yaml": cm(ConfigsName, "data:\n  a: [\n")},
+			err:   "configs.yaml:7: did not find expected node content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.dir != "" {
+				dir = filepath.Join(dir, tt.dir)
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(t, dir, tt.files)
+			f, err := ReadDir(dir)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, ErrInvalidLayout) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mounted := len(f.ConfigMaps) == 1 && f.ConfigMaps[0].File == dir; mounted != tt.mounted {
+				t.Errorf("read as a mounted ConfigMap: %v, want %v", mounted, tt.mounted)
+			}
+			c, err := Flatten(f.ConfigMaps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Map(); !reflect.DeepEqual(got, tt.keys) {
+				t.Errorf("keys = %q, want %q", got, tt.keys)
+			}
+			if len(f.Namespaces) != tt.nss {
+				t.Errorf("namespaces = %+v, want %d", f.Namespaces, tt.nss)
+			}
+		})
 	}
 }
