@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/aclc-dev/aclc/internal/inputfile"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -143,11 +145,17 @@ func OpenDocument(path string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
 	}
-	fi, err := os.Stat(real)
+	// The mode and owner kept on Write are those of the file read, and
+	// a named pipe or a device is refused rather than waited on.
+	f, fi, err := inputfile.Open(real, MaxSourceFile)
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
 	}
-	src, err := os.ReadFile(real)
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxSourceFile+1))
+	if err == nil && len(src) > MaxSourceFile {
+		err = &inputfile.Error{Path: real, Size: -1, Max: MaxSourceFile, Err: inputfile.ErrTooLarge}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
 	}

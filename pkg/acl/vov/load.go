@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/internal/inputfile"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -36,9 +36,15 @@ func Load(file string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-// LoadFile reads and loads the source at path.
+// MaxSourceFile bounds a VOV ACL source file: the largest VOV projects'
+// files are a few MiB, and this is aclc's bound on any source file.
+const MaxSourceFile = 64 << 20
+
+// LoadFile reads and loads the source at path: a regular file (or a
+// symlink to one) of at most MaxSourceFile bytes; a named pipe or a
+// device is refused at once.
 func LoadFile(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, MaxSourceFile)
 	if err != nil {
 		return nil, fmt.Errorf("read VOV ACL source: %w", err)
 	}
@@ -253,19 +259,11 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 const maxSecurityFile = 4 << 20
 
 // readSecurityFile reads a regular file of bounded size, so that a source
-// naming a device or a huge file fails instead of hanging.
+// naming a device or a huge file fails instead of hanging. The type and
+// the size are checked on the file opened, so nothing swapped in between
+// is read.
 func readSecurityFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if st.Size() > maxSecurityFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxSecurityFile)
-	}
-	return os.ReadFile(path)
+	return inputfile.ReadFile(path, maxSecurityFile)
 }
 
 // lineShift maps a position in inline security_tcl text to the YAML file:
