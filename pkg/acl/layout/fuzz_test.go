@@ -16,6 +16,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(cm(DefaultsName, "data: {service.policyGroup: b, b.yaml: x}\n") + "---\n" + cm(ConfigsName, "")))
 	f.Add([]byte("- a\n- a\n- [a, b, {c: d}]\n# - e\n'- f'\n\"- g\"\n"))
 	f.Add([]byte("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"))
+	f.Add([]byte("---\n# Source: yunikorn/templates/ingress.yaml\n---\n" + cm(DefaultsName, "data:\n") + "---\n~\n---\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Read("f.yaml", data)
 		if err != nil {
