@@ -329,6 +329,13 @@ func WriteFileAtomic(path string, data []byte) error {
 		if st.IsDir() {
 			return fmt.Errorf("cannot write %s: it is a directory", path)
 		}
+		if !st.Mode().IsRegular() {
+			// A device or a named pipe (-o /dev/stdout, /dev/null, a
+			// FIFO a reader waits on) is written to, never replaced: a
+			// rename would put a plain file in its place, /dev/null's
+			// too when run as root.
+			return writeInto(path, data)
+		}
 		mode = st.Mode().Perm()
 	}
 	f, err := os.CreateTemp(dir, ".aclc-*")
@@ -350,6 +357,22 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fail(err)
+	}
+	return nil
+}
+
+// writeInto writes data to the file that is at path, as it is.
+func writeInto(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
 }
