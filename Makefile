@@ -9,6 +9,11 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The stock opa binary, at the version go.mod pins, built from the module proxy.
 OPA_VERSION = $(shell $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
 OPA         := bin/opa
+# Variables a prerequisite names are defined before the first rule that
+# uses them: make expands prerequisites as it reads each rule.
+HELM_VERSION := v3.22.0
+HELM_DIR     := bin/helm-$(HELM_VERSION)
+HELM         := $(HELM_DIR)/helm
 
 .PHONY: reliability js-sdk all build test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
@@ -187,10 +192,8 @@ image:
 image-test: image
 	ACLC_IMAGE=$(CURDIR)/$(IMAGE) $(GO) test -count=1 ./tests/image/...
 
-# helm, built from the Go module proxy and kept under bin/helm-<version>.
-HELM_VERSION := v3.22.0
-HELM_DIR     := bin/helm-$(HELM_VERSION)
-HELM         := $(HELM_DIR)/helm
+# helm, built from the Go module proxy and kept under bin/helm-<version>
+# (HELM is defined at the top, where make test's prerequisites can see it).
 helm: $(HELM)
 $(HELM):
 	GOBIN=$(CURDIR)/$(HELM_DIR) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
