@@ -42,11 +42,27 @@ type namespaceCluster struct {
 	// noteBytes is the size of one annotation no decision reads, on every
 	// Namespace (0: none).
 	noteBytes int
+	// queuesBytes, when set, is the size of a generated queues.yaml in
+	// yunikorn-configs, instead of the example organisation's.
+	queuesBytes int
 }
 
 var namespaceClusters = []namespaceCluster{
-	{"10,000 Namespaces", 10000, 0},
-	{"150 Namespaces with a 200 KB annotation no decision reads", 150, 200 << 10},
+	{"10,000 Namespaces", 10000, 0, 0},
+	{"150 Namespaces with a 200 KB annotation no decision reads", 150, 200 << 10, 0},
+	// The API server stores a ConfigMap of at most 1 MiB of data.
+	{"10 Namespaces and a yunikorn-configs at the API server's limit: a queues.yaml of 1 MiB (16,000 queues)", 10, 0, 1<<20 - 4<<10},
+}
+
+// bigQueues is a queues.yaml of about n bytes: queues under root, each with
+// a submit ACL, as large a configuration as one ConfigMap holds.
+func bigQueues(n int) []byte {
+	var b strings.Builder
+	b.WriteString("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: \"admins\"\n        queues:\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "          - name: q%05d\n            submitacl: \"u%05d g%05d\"\n", i, i, i)
+	}
+	return []byte(b.String())
 }
 
 // namespaceReaders are what holds the Namespaces in the measurement.
@@ -127,6 +143,9 @@ func measureNamespaces(c namespaceCluster, reader string) (namespaceFigures, err
 	queues, err := os.ReadFile("examples/yunikorn/org.yaml")
 	if err != nil {
 		return namespaceFigures{}, err
+	}
+	if c.queuesBytes > 0 {
+		queues = bigQueues(c.queuesBytes)
 	}
 	client := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: layout.ConfigsName, Namespace: kube.DefaultNamespace},
 		Data: map[string]string{"queues.yaml": string(queues)}})
@@ -263,7 +282,7 @@ func Namespaces() (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("## Memory of a followed cluster's Namespaces\n\n" +
+	b.WriteString("## Memory of a followed cluster's Namespaces and ConfigMaps\n\n" +
 		"`--from-cluster` servers hold YuniKorn's ConfigMaps and every Namespace. Their informers keep only what a decision " +
 		"reads (a ConfigMap's data, a Namespace's name, labels and the `yunikorn.apache.org/` annotations a decision reads); " +
 		"the rest (managed fields, kubectl's last-applied configuration, any tool's annotations, spec, status) is dropped " +
@@ -275,10 +294,13 @@ func Namespaces() (string, error) {
 		"its RSS before it. Every Namespace carries kubectl's last-applied configuration and managed fields; one in ten " +
 		"a parent queue annotation. Every peak includes the list answer itself (each Namespace whole, as the API " +
 		"server sends it), which no informer avoids; what trimming saves is what stays held, and what the layout and the " +
-		"bundle copy.\n\n" +
+		"bundle copy. The last rows hold the largest ConfigMap the API server stores (1 MiB of data) as yunikorn-configs.\n\n" +
 		"| Namespaces | held by | held | peak heap | peak RSS |\n|---|---|---:|---:|---:|\n")
 	for i, c := range namespaceClusters {
 		for _, r := range namespaceReaders {
+			if c.queuesBytes > 0 && r.key != "aclc" {
+				continue // the readers before it hold Namespaces only
+			}
 			fmt.Fprintf(os.Stderr, "  %s: %s\n", c.name, r.key)
 			cmd := exec.Command(exe)
 			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d:%s", namespacesChildEnv, i, r.key))
