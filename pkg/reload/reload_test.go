@@ -36,69 +36,87 @@ func TestStampSeesRewritesThatKeepSizeAndMtime(t *testing.T) {
 	}
 }
 
-// TestRunLoadsOnlyNewContent runs the watcher over a file: a touch loads
-// nothing, new bytes load once, a failed load is tried again on the next
-// change, and going back to the loaded bytes loads nothing.
-func TestRunLoadsOnlyNewContent(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "q.yaml")
-	// Replaced by a rename, as the kubelet and editors do: a writer that
-	// truncates in place can be caught half-way on a loaded machine.
-	write := func(s string) {
-		t.Helper()
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("v1")
-	w := New([]string{p})
-	var loads atomic.Int64
-	fail := atomic.Bool{}
+// watched is a file under a running watcher whose loads are counted and
+// fail while failing is set; stop ends the watcher.
+type watched struct {
+	t       *testing.T
+	path    string
+	loads   atomic.Int64
+	failing atomic.Bool
+	stop    func()
+}
+
+func watchFile(t *testing.T, content string) *watched {
+	w := &watched{t: t, path: filepath.Join(t.TempDir(), "q.yaml")}
+	w.write(content)
+	wt := New([]string{w.path})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		w.Run(ctx, 20*time.Millisecond, func() error {
-			loads.Add(1)
-			if fail.Load() {
+		wt.Run(ctx, 20*time.Millisecond, func() error {
+			w.loads.Add(1)
+			if w.failing.Load() {
 				return errors.New("broken")
 			}
 			return nil
 		})
 		close(done)
 	}()
-	settle := func() { time.Sleep(200 * time.Millisecond) }
-	waitLoads := func(n int64) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); loads.Load() < n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("loads = %d, want %d", loads.Load(), n)
-			}
+	w.stop = func() { cancel(); <-done }
+	return w
+}
+
+// write replaces the file by a rename, as the kubelet and editors do: a
+// writer that truncates in place can be caught half-way on a loaded
+// machine.
+func (w *watched) write(s string) {
+	w.t.Helper()
+	tmp := w.path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, w.path); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *watched) waitLoads(n int64) {
+	w.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); w.loads.Load() < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("loads = %d, want %d", w.loads.Load(), n)
 		}
 	}
+}
+
+// settle waits long enough for a change to have been loaded, were it one.
+func settle() { time.Sleep(200 * time.Millisecond) }
+
+// TestRunLoadsOnlyNewContent runs the watcher over a file: a touch loads
+// nothing, new bytes load once, a failed load is tried again on the next
+// change, and going back to the loaded bytes loads nothing.
+func TestRunLoadsOnlyNewContent(t *testing.T) {
+	w := watchFile(t, "v1")
+	defer w.stop()
 	now := time.Now()
-	if err := os.Chtimes(p, now, now); err != nil { // a touch
+	if err := os.Chtimes(w.path, now, now); err != nil { // a touch
 		t.Fatal(err)
 	}
 	settle()
-	if n := loads.Load(); n != 0 {
+	if n := w.loads.Load(); n != 0 {
 		t.Fatalf("a touch loaded %d times", n)
 	}
-	fail.Store(true)
-	write("v2")
-	waitLoads(1)
-	fail.Store(false)
-	write("v3")
-	waitLoads(2)
-	write("v3") // the same bytes again
+	w.failing.Store(true)
+	w.write("v2")
+	w.waitLoads(1)
+	w.failing.Store(false)
+	w.write("v3")
+	w.waitLoads(2)
+	w.write("v3") // the same bytes again
 	settle()
-	if n := loads.Load(); n != 2 {
+	if n := w.loads.Load(); n != 2 {
 		t.Errorf("rewriting the loaded bytes loaded again: %d loads", n)
 	}
-	cancel()
-	<-done
 }
 
 // guard fails the test when f has not returned after a minute.
@@ -192,52 +210,17 @@ func TestAddWatchesAPathALoadRead(t *testing.T) {
 // bytes in service loads once more, so that the caller clears the failure
 // it reports; after that, the same bytes load nothing.
 func TestRunLoadsTheServedBytesAfterAFailure(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "q.yaml")
-	write := func(s string) {
-		t.Helper()
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("good")
-	w := New([]string{p})
-	var loads atomic.Int64
-	var failing atomic.Bool
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		w.Run(ctx, 20*time.Millisecond, func() error {
-			loads.Add(1)
-			if failing.Load() {
-				return errors.New("broken")
-			}
-			return nil
-		})
-		close(done)
-	}()
-	waitLoads := func(n int64) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); loads.Load() < n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("loads = %d, want %d", loads.Load(), n)
-			}
-		}
-	}
-	failing.Store(true)
-	write("broken")
-	waitLoads(1)
-	failing.Store(false)
-	write("good") // the bytes in service, copied back
-	waitLoads(2)
-	write("good")
-	time.Sleep(200 * time.Millisecond)
-	if n := loads.Load(); n != 2 {
+	w := watchFile(t, "good")
+	defer w.stop()
+	w.failing.Store(true)
+	w.write("broken")
+	w.waitLoads(1)
+	w.failing.Store(false)
+	w.write("good") // the bytes in service, copied back
+	w.waitLoads(2)
+	w.write("good")
+	settle()
+	if n := w.loads.Load(); n != 2 {
 		t.Errorf("the bytes in service loaded again after the failure was cleared: %d loads", n)
 	}
-	cancel()
-	<-done
 }
