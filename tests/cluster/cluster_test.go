@@ -396,20 +396,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	bobSubmits := func() (bool, error) {
-		out, err := post(serveURL+"/v1/data/yunikorn/queues/decision",
-			`{"input":{"queue":"root.test","action":"submit","user":"bob","groups":["ops"]}}`)
-		if err != nil {
-			return false, err
-		}
-		var d struct {
-			Result struct {
-				Allow bool `json:"allow"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(out), &d); err != nil {
-			return false, fmt.Errorf("%v: %s", err, out)
-		}
-		return d.Result.Allow, nil
+		return queueAllows(serveURL, `{"queue":"root.test","action":"submit","user":"bob","groups":["ops"]}`)
 	}
 	bobMaySetUserInfo := func() error {
 		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
@@ -536,20 +523,7 @@ func TestCluster(t *testing.T) {
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"},
 				ResourceNames: []string{teamNS}, Verbs: []string{"get", "patch"}}}}, alice.name)
 		aliceSubmits := func() (bool, error) {
-			out, err := post(serveURL+"/v1/data/yunikorn/queues/decision",
-				`{"input":{"queue":"root.team-a","action":"submit","user":"alice","groups":["devs"]}}`)
-			if err != nil {
-				return false, err
-			}
-			var d struct {
-				Result struct {
-					Allow bool `json:"allow"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal([]byte(out), &d); err != nil {
-				return false, fmt.Errorf("%v: %s", err, out)
-			}
-			return d.Result.Allow, nil
+			return queueAllows(serveURL, `{"queue":"root.team-a","action":"submit","user":"alice","groups":["devs"]}`)
 		}
 		eventually(t, 60*time.Second, "devs may submit to root.team-a", func() error {
 			if ok, err := aliceSubmits(); err != nil || !ok {
@@ -1100,6 +1074,23 @@ func get(c *http.Client, url string) (string, error) {
 		return string(b), fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, b)
 	}
 	return string(b), nil
+}
+
+// queueAllows asks aclc serve at url for the queue decision on input.
+func queueAllows(url, input string) (bool, error) {
+	out, err := post(url+"/v1/data/yunikorn/queues/decision", `{"input":`+input+`}`)
+	if err != nil {
+		return false, err
+	}
+	var d struct {
+		Result struct {
+			Allow bool `json:"allow"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		return false, fmt.Errorf("%v: %s", err, out)
+	}
+	return d.Result.Allow, nil
 }
 
 func post(url, body string) (string, error) {
