@@ -16,6 +16,8 @@ const (
 	CodeSecondConfigMap    = "second-configmap"
 	CodeKeySetTwice        = "key-set-twice"
 	CodeBinaryDataConflict = "binarydata-conflict"
+	// CodeNamespaceTwice: the sources of one build give a Namespace twice.
+	CodeNamespaceTwice = "namespace-twice"
 
 	CodeSkippedConfigMap  = "skipped-configmap"
 	CodeSkippedObject     = "skipped-object"
@@ -38,6 +40,7 @@ func Codes() []source.CodeInfo {
 		source.ErrorCode(CodeSecondConfigMap, "a second yunikorn-defaults or yunikorn-configs"),
 		source.ErrorCode(CodeKeySetTwice, "two parts of one ConfigMap (a manifest and a bare file) set one key"),
 		source.ErrorCode(CodeBinaryDataConflict, "two binaryData keys set one key (YuniKorn applies them in random order)"),
+		source.ErrorCode(CodeNamespaceTwice, "the sources give one Namespace twice"),
 		source.WarningCode(CodeSkippedConfigMap, "a ConfigMap YuniKorn does not read"),
 		source.WarningCode(CodeSkippedObject, "an object aclc does not read"),
 		source.WarningCode(CodeBinaryDataBlanked, "a binaryData key without .gz: YuniKorn sets it empty"),

@@ -33,26 +33,7 @@ type Error[K Kind] struct {
 }
 
 // Error renders "file:line:col: msg", leaving out the parts that are unknown.
-func (e *Error[K]) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		if b.Len() > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(strconv.Itoa(e.Line))
-		if e.Column > 0 {
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(e.Column))
-		}
-	}
-	if b.Len() == 0 {
-		return e.Msg
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
+func (e *Error[K]) Error() string { return e.Located().String() }
 
 // Located returns the error's code, position and text apart.
 func (e *Error[K]) Located() Located {
@@ -186,6 +167,29 @@ type Located struct {
 	Value string
 	// Msg is the message without the location.
 	Msg string
+}
+
+// String renders "file:line:col: msg", leaving out the parts that are
+// unknown, as the error it came from reads.
+func (e Located) String() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.Itoa(e.Line))
+		if e.Column > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Column))
+		}
+	}
+	if b.Len() == 0 {
+		return e.Msg
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
 }
 
 // LocatedError is an error that knows its code and position. Every Error
