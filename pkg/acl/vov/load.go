@@ -463,7 +463,7 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 				if ptr == "" {
 					ptr = eat + "/actions"
 				}
-				b.fail(b.x.At(CodeHost, ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
+				b.fail(b.x.At(CodeCapability, ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
 			}
 		}
 		e.Capabilities, e.Named, _ = ParseCapabilityWords(words)
