@@ -93,6 +93,9 @@ type checkDiagnostic struct {
 	Severity    string `json:"severity"`
 	Message     string `json:"message"`
 	Consequence string `json:"consequence,omitempty"`
+	// loadError marks one of the errors of a source that failed to load,
+	// which share their consequence.
+	loadError bool
 }
 
 func (d checkDiagnostic) String() string {
@@ -175,8 +178,8 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 			fmt.Fprintln(stdout, d)
 			// The errors of one failed load share their consequence: it
 			// is said once, after the last of them.
-			last := i == len(res.Diagnostics)-1 || res.Diagnostics[i+1].Consequence != d.Consequence
-			if d.Severity == severityError && d.Consequence != "" && last {
+			shared := d.loadError && i+1 < len(res.Diagnostics) && res.Diagnostics[i+1].loadError
+			if d.Severity == severityError && d.Consequence != "" && !shared {
 				fmt.Fprintln(stdout, d.Consequence)
 			}
 		}

@@ -132,3 +132,27 @@ func TestCheckCodesArePinned(t *testing.T) {
 		}
 	}
 }
+
+// A source that fails with several errors gives each its own diagnostic,
+// code and position; the text output says their shared consequence once,
+// after the last.
+func TestCheckListsEachErrorOfALoad(t *testing.T) {
+	src := writeFile(t, "q.yaml", "partitions:\n  - queues:\n      - name: root\n        submitACL: sue\n        adminACL: bob\n")
+	code, stdout, _ := runCLI(t, "", "check", src)
+	want := src + ":4:9: error: unknown key \"submitACL\""
+	if code != exitError || strings.Count(stdout, ": error: unknown key") != 2 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("exit %d, want %d, two errors starting %q:\n%s", code, exitError, want, stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "YuniKorn refuses this configuration") {
+		t.Errorf("want two errors and their consequence once:\n%s", stdout)
+	}
+	_, stdout, _ = runCLI(t, "", "check", "-o", "json", src)
+	var res checkResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 2 || res.Summary.Errors != 2 || res.Diagnostics[1].Line != 5 || res.Diagnostics[1].Consequence == "" {
+		t.Errorf("want two located errors, each with its consequence: %+v", res)
+	}
+}

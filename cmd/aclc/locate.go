@@ -73,7 +73,7 @@ func (l *locator) errorDiagnostics(names string, err error, consequence string) 
 	}
 	out := make([]checkDiagnostic, 0, len(located))
 	for _, e := range located {
-		d := checkDiagnostic{File: e.File, Line: e.Line, Column: e.Column, Code: e.Code, Severity: severityError, Message: e.Msg, Consequence: consequence}
+		d := checkDiagnostic{File: e.File, Line: e.Line, Column: e.Column, Code: e.Code, Severity: severityError, Message: e.Msg, Consequence: consequence, loadError: true}
 		if d.Code == "" {
 			d.Code = codeInvalidSource
 		}
