@@ -8,8 +8,8 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// locator finds where in the source files a diagnostic belongs, and
-// whether an aclc:ignore comment there silences it. Files are read once.
+// locator completes the position a diagnostic carries, and finds whether
+// an aclc:ignore comment silences it. Files are read once.
 type locator struct {
 	files map[string][]string
 }
@@ -46,8 +46,10 @@ func (l *locator) line(file string, n int) (string, bool) {
 	return ls[n-1], true
 }
 
-// locate fills in the column of a located diagnostic: where the line's
-// text starts, past the indentation and a list dash.
+// locate fills in the column of a diagnostic that carries a line only:
+// where the line's text starts, past the indentation and a list dash. The
+// errors and warnings that know their column carry it; the others say a
+// line only, as their messages (file:line: ...) always have.
 func (l *locator) locate(d checkDiagnostic) checkDiagnostic {
 	if d.Line > 0 && d.Column == 0 {
 		if text, ok := l.line(d.File, d.Line); ok {
