@@ -1,8 +1,10 @@
 // Package source holds what every source parser shares: the located errors
 // it returns ("file:line:col: message", alone or as a list, matched with
-// errors.Is by the parsing package's own sentinel), the reading of a YAML
-// source into JSON values indexed by JSON pointer with its schema check
-// phrased for people, and the warnings about sources that load.
+// errors.Is by the parsing package's own sentinel, each with the stable code
+// of the rule it breaks, read as values through Located), the reading of a
+// YAML source into JSON values indexed by JSON pointer with its schema check
+// phrased for people, and the warnings about sources that load, which share
+// the codes' namespace.
 package source
 
 import (
