@@ -72,10 +72,11 @@ const (
 	severityWarning = "warning"
 )
 
-// Codes of the errors, which the sources' own diagnostics do not carry.
+// Codes of the errors the sources' own errors do not name: a source that
+// cannot be read or holds no located error, and an LDAP secret YuniKorn
+// refuses.
 const (
 	codeInvalidSource = "invalid-source"
-	codeRefused       = "refused-by-yunikorn"
 	codeLDAPInvalid   = "ldap-invalid"
 )
 
@@ -92,6 +93,9 @@ type checkDiagnostic struct {
 	Severity    string `json:"severity"`
 	Message     string `json:"message"`
 	Consequence string `json:"consequence,omitempty"`
+	// loadError marks one of the errors of a source that failed to load,
+	// which share their consequence.
+	loadError bool
 }
 
 func (d checkDiagnostic) String() string {
@@ -170,9 +174,12 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	res.Summary.OK = res.Summary.Errors == 0 && (o.failOn == severityError || res.Summary.Warnings == 0)
 	switch o.output {
 	case "text":
-		for _, d := range res.Diagnostics {
+		for i, d := range res.Diagnostics {
 			fmt.Fprintln(stdout, d)
-			if d.Severity == severityError && d.Consequence != "" {
+			// The errors of one failed load share their consequence: it
+			// is said once, after the last of them.
+			shared := d.loadError && i+1 < len(res.Diagnostics) && res.Diagnostics[i+1].loadError
+			if d.Severity == severityError && d.Consequence != "" && !shared {
 				fmt.Fprintln(stdout, d.Consequence)
 			}
 		}
@@ -209,13 +216,13 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 		return []checkDiagnostic{{File: names, Code: codeInvalidSource, Severity: severityError, Message: err.Error()}}
 	}
 	if err != nil {
-		return []checkDiagnostic{loc.errorDiagnostic(names, codeInvalidSource, err.Error(), translate.Consequence(err))}
+		return loc.errorDiagnostics(names, err, translate.Consequence(err))
 	}
 	var out []checkDiagnostic
 	if s.Queues != nil {
 		if refusals := yunikorn.Refusals(s.Queues); len(refusals) > 0 {
 			for _, r := range refusals {
-				out = append(out, loc.locate(checkDiagnostic{File: r.File, Line: r.Line, Code: codeRefused, Severity: severityError, Message: r.Msg, Consequence: r.Consequence}))
+				out = append(out, loc.locate(checkDiagnostic{File: r.File, Line: r.Line, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence}))
 			}
 			return out
 		}
@@ -234,7 +241,10 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 		return strings.HasPrefix(k, "admissionController.")
 	}) {
 		for _, d := range s.Admission.Diagnose() {
-			out = append(out, loc.admissionWarning(s.AdmissionFile, s.Files, d.Code, d.Msg))
+			if d.File == "" {
+				d.File = s.AdmissionFile
+			}
+			out = append(out, loc.warning(d))
 		}
 	}
 	if s.VOV != nil {

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// locator finds where in the source files a diagnostic belongs, and
-// whether an aclc:ignore comment there silences it. Files are read once.
+// locator completes the position a diagnostic carries, and finds whether
+// an aclc:ignore comment silences it. Files are read once.
 type locator struct {
 	files map[string][]string
 }
@@ -50,8 +46,10 @@ func (l *locator) line(file string, n int) (string, bool) {
 	return ls[n-1], true
 }
 
-// locate fills in the column of a located diagnostic: where the line's
-// text starts, past the indentation and a list dash.
+// locate fills in the column of a diagnostic that carries a line only:
+// where the line's text starts, past the indentation and a list dash. The
+// errors and warnings that know their column carry it; the others say a
+// line only, as their messages (file:line: ...) always have.
 func (l *locator) locate(d checkDiagnostic) checkDiagnostic {
 	if d.Line > 0 && d.Column == 0 {
 		if text, ok := l.line(d.File, d.Line); ok {
@@ -64,71 +62,31 @@ func (l *locator) locate(d checkDiagnostic) checkDiagnostic {
 }
 
 func (l *locator) warning(d source.Diagnostic) checkDiagnostic {
-	return l.locate(checkDiagnostic{File: d.File, Line: d.Line, Code: d.Code, Severity: severityWarning, Message: d.Msg})
+	return l.locate(checkDiagnostic{File: d.File, Line: d.Line, Column: d.Column, Code: d.Code, Severity: severityWarning, Message: d.Msg})
 }
 
-// errorLocation is the "file:line[:column]: " an error message starts with.
-var errorLocation = regexp.MustCompile(`^(.+?):(\d+)(?::(\d+))?: `)
-
-// errorDiagnostic turns a load error into a diagnostic, taking its
-// location from the message's "file:line:column: " prefix when it has one.
-func (l *locator) errorDiagnostic(names, code, msg, consequence string) checkDiagnostic {
-	d := checkDiagnostic{File: names, Code: code, Severity: severityError, Message: msg, Consequence: consequence}
-	if m := errorLocation.FindStringSubmatch(msg); m != nil {
-		d.File = m[1]
-		d.Line, _ = strconv.Atoi(m[2])
-		d.Column, _ = strconv.Atoi(m[3])
-		d.Message = msg[len(m[0]):]
-		return l.locate(d)
+// errorDiagnostics turns a load error into diagnostics: one for each
+// located error it holds, with that error's code and position, or one for
+// the whole error, located at the sources, when it holds none.
+func (l *locator) errorDiagnostics(names string, err error, consequence string) []checkDiagnostic {
+	located := source.AllLocated(err)
+	if len(located) == 0 {
+		return []checkDiagnostic{{File: names, Code: codeInvalidSource, Severity: severityError, Message: err.Error(), Consequence: consequence}}
 	}
-	return d
-}
-
-// admissionKey is an admission setting named in a message.
-var admissionKey = regexp.MustCompile(`admissionController\.[A-Za-z.]*[A-Za-z]`)
-
-// admissionWarning locates a warning about the admission settings at the
-// key it names, or at the first admission key of the files when it names
-// none (or one the configuration leaves at YuniKorn's default).
-func (l *locator) admissionWarning(admissionFile string, files []string, code, msg string) checkDiagnostic {
-	d := checkDiagnostic{File: admissionFile, Code: code, Severity: severityWarning, Message: msg}
-	for _, key := range []string{admissionKey.FindString(msg), "admissionController."} {
-		if key == "" {
-			continue
+	out := make([]checkDiagnostic, 0, len(located))
+	for _, e := range located {
+		d := checkDiagnostic{File: e.File, Line: e.Line, Column: e.Column, Code: e.Code, Severity: severityError, Message: e.Msg, Consequence: consequence, loadError: true}
+		if d.Code == "" {
+			d.Code = codeInvalidSource
 		}
-		for _, f := range files {
-			if st, err := os.Stat(filepath.Join(f, key)); err == nil && !st.IsDir() && key != "admissionController." {
-				// A ConfigMap mounted as a directory: one file per key.
-				d.File, d.Line, d.Column = filepath.Join(f, key), 1, 1
-				return d
-			}
-			for i, text := range l.lines(f) {
-				if col := keyColumn(text, key); col > 0 {
-					d.File, d.Line, d.Column = f, i+1, col
-					return d
-				}
-			}
+		if d.Line == 0 {
+			// A position without a line stays in the message, which names
+			// the file, as the error itself reads.
+			d.File, d.Column, d.Message = names, 0, e.String()
 		}
+		out = append(out, l.locate(d))
 	}
-	return d
-}
-
-// keyColumn is the 1-based column where key starts a YAML key on the line
-// (quoted or not; a prefix ending in a dot matches any key under it), or 0.
-func keyColumn(text, key string) int {
-	trimmed := strings.TrimLeft(text, " \t")
-	if strings.HasPrefix(trimmed, "#") {
-		return 0
-	}
-	rest := strings.TrimLeft(trimmed, `"'`)
-	if !strings.HasPrefix(rest, key) {
-		return 0
-	}
-	after := strings.TrimLeft(rest[len(key):], `"'`)
-	if !strings.HasSuffix(key, ".") && !strings.HasPrefix(after, ":") {
-		return 0
-	}
-	return len(text) - len(trimmed) + 1
+	return out
 }
 
 // ignored reports whether a "# aclc:ignore CODE" comment on the

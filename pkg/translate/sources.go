@@ -267,7 +267,7 @@ func (s *Sources) addYuniKorn(added ...*layout.File) error {
 		diags = append(diags, file.Diagnostics...)
 		for _, ns := range file.Namespaces {
 			if prev, dup := nsFile[ns.Name]; dup {
-				return sourceError{err: fmt.Errorf("%s:%d: namespace %s is given twice (first in %s)", ns.File, ns.Line, ns.Name, prev)}
+				return sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
 			}
 			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
 			namespaces[ns.Name] = namespaceObject(ns)

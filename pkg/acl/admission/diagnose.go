@@ -6,14 +6,15 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // Diagnostic is a warning about settings YuniKorn accepts but that probably
-// do not do what their author meant (spec §11).
-type Diagnostic struct {
-	Code string
-	Msg  string
-}
+// do not do what their author meant (spec §11). Settings read from a
+// configuration locate it at the key it is about, or at the first
+// admission key written when it is about no key the configuration sets.
+type Diagnostic = srcerr.Diagnostic
 
 // Diagnostic codes.
 const (
@@ -42,20 +43,24 @@ const (
 func (s *Settings) Diagnose() []Diagnostic {
 	s = s.settings()
 	var out []Diagnostic
-	add := func(code, format string, a ...any) { out = append(out, Diagnostic{code, fmt.Sprintf(format, a...)}) }
+	// key is the setting a warning is about, "" for none.
+	add := func(key, code, format string, a ...any) {
+		loc := s.at(key)
+		out = append(out, Diagnostic{File: loc.File, Line: loc.Line, Column: loc.Column, Code: code, Msg: fmt.Sprintf(format, a...)})
+	}
 	for _, f := range s.Fallbacks {
-		add(CodeFallback, "%s (YuniKorn logs an error and uses the default; the ConfigMap is never rejected)", f)
+		add(f.Key, CodeFallback, "%s (YuniKorn logs an error and uses the default; the ConfigMap is never rejected)", f)
 	}
 	if s.BypassAuth {
-		add(CodeBypassAuth, "%s is true: user.info is never added, and a pre-set value is kept unchecked, so anyone may claim any identity (Pod UPDATE protection stays on)", KeyBypassAuth)
+		add(KeyBypassAuth, CodeBypassAuth, "%s is true: user.info is never added, and a pre-set value is kept unchecked, so anyone may claim any identity (Pod UPDATE protection stays on)", KeyBypassAuth)
 	}
 	if len(s.SystemUsers) == 0 {
-		add(CodeNoSystemUsers, "%s is empty: no controller is trusted and the ReplicaSet skip is off, so the ReplicaSets deployment-controller creates with an inherited annotation are denied", KeySystemUsers)
+		add(KeySystemUsers, CodeNoSystemUsers, "%s is empty: no controller is trusted and the ReplicaSet skip is off, so the ReplicaSets deployment-controller creates with an inherited annotation are denied", KeySystemUsers)
 	} else if !s.isSystemUser(controllerManagerIdent) {
-		add(CodeControllerManager, "%s does not match %s, the identity of controllers that run without per-controller service accounts", KeySystemUsers, controllerManagerIdent)
+		add(KeySystemUsers, CodeControllerManager, "%s does not match %s, the identity of controllers that run without per-controller service accounts", KeySystemUsers, controllerManagerIdent)
 	}
 	if !s.TrustControllers {
-		add(CodeUntrustedControls, "%s is false: pods that controllers create from an annotated template are denied, so Deployments and Jobs never get pods (unless externalUsers/externalGroups admit the controllers)", KeyTrustControllers)
+		add(KeyTrustControllers, CodeUntrustedControls, "%s is false: pods that controllers create from an annotated template are denied, so Deployments and Jobs never get pods (unless externalUsers/externalGroups admit the controllers)", KeyTrustControllers)
 	}
 	for _, l := range []struct {
 		key      string
@@ -67,10 +72,10 @@ func (s *Settings) Diagnose() []Diagnostic {
 	} {
 		for _, p := range l.patterns {
 			if code, msg := patternTrap(p); code != "" {
-				add(code, "%s: %s", l.key, msg)
+				add(l.key, code, "%s: %s", l.key, msg)
 			}
 			if strings.Count(p, "{") != strings.Count(p, "}") {
-				add(CodeSplitPattern, "%s: %q looks cut at a comma: YuniKorn splits the list on every comma, even inside {m,n}; use alternation in one pattern", l.key, p)
+				add(l.key, CodeSplitPattern, "%s: %q looks cut at a comma: YuniKorn splits the list on every comma, even inside {m,n}; use alternation in one pattern", l.key, p)
 			}
 		}
 	}
@@ -86,9 +91,9 @@ func (s *Settings) Diagnose() []Diagnostic {
 		if len(l.patterns) == 0 || (l.key == KeyBypassNamespaces && slices.Equal(l.patterns, []string{defaultBypassNamespaces})) {
 			continue
 		}
-		add(CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (YuniKorn checks user.info on a Pod CREATE in every namespace, on a workload CREATE only in the namespaces its filters process)", l.what, l.key)
+		add(l.key, CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (YuniKorn checks user.info on a Pod CREATE in every namespace, on a workload CREATE only in the namespaces its filters process)", l.what, l.key)
 	}
-	add(CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it")
+	add("", CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it")
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
+	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // ErrInvalidSettings is matched by every error of LoadSettings and
@@ -62,6 +63,12 @@ func FromLayout(c *layout.Config) *Settings {
 		}
 	}
 	s := SettingsFromMap(values)
+	s.written = map[string]srcerr.Location{}
+	for k := range values {
+		v, _ := c.Get(k)
+		s.written[k] = keyLocation(v.Entry)
+	}
+	s.first = firstKey(c)
 	for i := range s.Fallbacks {
 		v, _ := c.Get(s.Fallbacks[i].Key)
 		s.Fallbacks[i].File, s.Fallbacks[i].Line = v.Entry.File, v.Entry.Line
@@ -73,4 +80,28 @@ func FromLayout(c *layout.Config) *Settings {
 		return a.Line - b.Line
 	})
 	return s
+}
+
+// keyLocation is where an entry's key is written; a key mounted as a file
+// of its own is that file, and its value starts the file.
+func keyLocation(e layout.Entry) srcerr.Location {
+	if e.KeyLine == 0 && e.File != "" {
+		return srcerr.Location{File: e.File, Line: 1, Column: 1}
+	}
+	return srcerr.Location{File: e.File, Line: e.KeyLine, Column: e.KeyColumn}
+}
+
+// firstKey is where the first admission key is written, in the order the
+// ConfigMaps are read and then in source order.
+func firstKey(c *layout.Config) srcerr.Location {
+	for _, cm := range c.ConfigMaps {
+		for _, entries := range [][]layout.Entry{cm.Data, cm.BinaryData} {
+			for _, e := range entries {
+				if strings.HasPrefix(e.Key, keyPrefix) {
+					return keyLocation(e)
+				}
+			}
+		}
+	}
+	return srcerr.Location{}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // The ConfigMap keys this package reads (spec §1.2). Every other key,
@@ -54,6 +56,20 @@ type Settings struct {
 	// Fallbacks lists the keys whose value YuniKorn could not use, in key
 	// order; YuniKorn logs an error for each and uses the default.
 	Fallbacks []Fallback
+
+	// written is where each key read from a configuration is written, and
+	// first the admission key written first; empty for SettingsFromMap.
+	written map[string]srcerr.Location
+	first   srcerr.Location
+}
+
+// at is where a diagnostic about key belongs: the key as written, else
+// (a key left at its default, or none) the first admission key.
+func (s *Settings) at(key string) srcerr.Location {
+	if l, ok := s.written[key]; ok {
+		return l
+	}
+	return s.first
 }
 
 // Fallback is a key whose value was unusable, so that YuniKorn uses the

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // ReadDir reads a directory given as a source. A ConfigMap mounted as a
@@ -56,9 +57,9 @@ func ReadDir(dir string) (*File, error) {
 		var refused *inputfile.Error
 		if errors.As(err, &refused) {
 			if errors.Is(err, inputfile.ErrTooLarge) {
-				return nil, &Error{File: path, Msg: "larger than a ConfigMap can hold (1 MiB)"}
+				return nil, &Error{Code: source.CodeTooLarge, File: path, Msg: "larger than a ConfigMap can hold (1 MiB)"}
 			}
-			return nil, &Error{File: path, Msg: refused.Type + ", not a regular file: a mounted ConfigMap key is a file"}
+			return nil, &Error{Code: CodeNotRegularFile, File: path, Msg: refused.Type + ", not a regular file: a mounted ConfigMap key is a file"}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read configuration directory: %w", err)

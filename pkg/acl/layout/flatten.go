@@ -113,13 +113,13 @@ func Flatten(cms []*ConfigMap) (*Config, error) {
 	for _, cm := range cms {
 		s := slot(cm)
 		if s < 0 {
-			c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: cm.File, Line: cm.Line, Code: "skipped-configmap",
+			c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: cm.File, Line: cm.Line, Code: CodeSkippedConfigMap,
 				Msg: fmt.Sprintf("ConfigMap %q is neither %s nor %s: YuniKorn does not read it", cm.Name, DefaultsName, ConfigsName)})
 			continue
 		}
 		if cm.Namespace != "" {
 			if c.Namespace != "" && c.Namespace != cm.Namespace {
-				errs = append(errs, &Error{File: cm.File, Line: cm.Line, Value: cm.Namespace, Msg: fmt.Sprintf(
+				errs = append(errs, &Error{Code: CodeNamespaceMismatch, File: cm.File, Line: cm.Line, Value: cm.Namespace, Msg: fmt.Sprintf(
 					"ConfigMap %s is in namespace %q, another is in %q: YuniKorn reads the two ConfigMaps of its own namespace only",
 					cm.Name, cm.Namespace, c.Namespace)})
 				continue
@@ -128,7 +128,7 @@ func Flatten(cms []*ConfigMap) (*Config, error) {
 		}
 		for _, other := range slots[s] {
 			if !cm.Implicit && !other.Implicit {
-				errs = append(errs, &Error{File: cm.File, Line: cm.Line, Value: cm.Name, Msg: fmt.Sprintf(
+				errs = append(errs, &Error{Code: CodeSecondConfigMap, File: cm.File, Line: cm.Line, Value: cm.Name, Msg: fmt.Sprintf(
 					"a second ConfigMap %s (the first is %s): a namespace holds one", cm.Name, position(other.File, other.Line))})
 			}
 		}
@@ -155,7 +155,7 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 	setBy := map[string]Entry{}
 	claim := func(key string, e Entry, what string) bool {
 		if prev, ok := setBy[key]; ok {
-			errs = append(errs, &Error{File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Value: e.Key, Msg: fmt.Sprintf(
+			errs = append(errs, &Error{Code: CodeKeySetTwice, File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Value: e.Key, Msg: fmt.Sprintf(
 				"%s sets %s, which %s already sets; keep one", what, key, position(prev.File, prev.KeyLine))})
 			return false
 		}
@@ -175,7 +175,7 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 			key, gz := BinaryKey(e.Key)
 			if prev, ok := binarySet[key]; ok {
 				// YuniKorn applies them in Go map order: either may win.
-				errs = append(errs, &Error{File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Value: e.Key, Msg: fmt.Sprintf(
+				errs = append(errs, &Error{Code: CodeBinaryDataConflict, File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Value: e.Key, Msg: fmt.Sprintf(
 					"binaryData keys %s (%s) and %s both set %s, and YuniKorn applies them in random order; keep one",
 					prev.Key, position(prev.File, prev.KeyLine), e.Key, key)})
 				continue
@@ -183,20 +183,20 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 			binarySet[key] = e
 			if !gz {
 				c.values[key] = Value{Entry: e, Binary: true}
-				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: "binarydata-blanked",
+				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: CodeBinaryDataBlanked,
 					Msg: fmt.Sprintf("binaryData %s does not end in .gz: YuniKorn sets %s to an empty value and ignores the bytes", e.Key, key)})
 				continue
 			}
 			text, err := c.gunzip([]byte(e.Value))
 			if errors.Is(err, ErrInflatesTooLarge) {
 				// YuniKorn would inflate it; aclc refuses rather than guess.
-				errs = append(errs, &Error{File: e.File, Line: e.Line, Column: e.Column, Msg: fmt.Sprintf("binaryData %s %v", e.Key, err)})
+				errs = append(errs, &Error{Code: source.CodeTooLarge, File: e.File, Line: e.Line, Column: e.Column, Msg: fmt.Sprintf("binaryData %s %v", e.Key, err)})
 				continue
 			}
 			if err != nil {
 				// YuniKorn stores "" under the key "": the entry is lost
 				// and a data value of the same key survives.
-				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: "binarydata-dropped",
+				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: CodeBinaryDataDropped,
 					Msg: fmt.Sprintf("binaryData %s does not gunzip (%v): YuniKorn drops the entry", e.Key, err)})
 				continue
 			}

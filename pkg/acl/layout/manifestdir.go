@@ -99,9 +99,9 @@ func readManifestDir(dir string, entries []fs.DirEntry) (*File, error) {
 		var refused *inputfile.Error
 		if errors.As(err, &refused) {
 			if errors.Is(err, inputfile.ErrTooLarge) {
-				return nil, &Error{File: path, Msg: fmt.Sprintf("larger than a source aclc reads (%s)", inputfile.Size(MaxManifestFile))}
+				return nil, &Error{Code: source.CodeTooLarge, File: path, Msg: fmt.Sprintf("larger than a source aclc reads (%s)", inputfile.Size(MaxManifestFile))}
 			}
-			return nil, &Error{File: path, Msg: refused.Type + ", not a regular file"}
+			return nil, &Error{Code: CodeNotRegularFile, File: path, Msg: refused.Type + ", not a regular file"}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read configuration directory: %w", err)
@@ -120,7 +120,7 @@ func readManifestDir(dir string, entries []fs.DirEntry) (*File, error) {
 		if skipped > 0 {
 			found = fmt.Sprintf("its %d objects include no ConfigMap and no Namespace", skipped)
 		}
-		return nil, &Error{File: dir, Msg: notMounted + "; " + found}
+		return nil, &Error{Code: CodeNotMounted, File: dir, Msg: notMounted + "; " + found}
 	}
 	return out, nil
 }
@@ -149,7 +149,7 @@ func readManifestFile(dir, path string, data []byte) (*File, int, error) {
 			case d != nil && d.Kind == yaml.MappingNode && lookup(d, "partitions") != nil:
 				what, hint = "a queue configuration, not a Kubernetes object", "give it as a source of its own, or name it queues.yaml to make the directory a ConfigMap's keys"
 			}
-			return nil, 0, located(d, "", fmt.Sprintf("%s: %s is %s; %s", what, dir, notMounted, hint))
+			return nil, 0, located(CodeNotMounted, d, "", fmt.Sprintf("%s: %s is %s; %s", what, dir, notMounted, hint))
 		}
 		break
 	}

@@ -177,7 +177,7 @@ func read(name string, data []byte) (*File, error) {
 	}
 	if len(f.ConfigMaps) == 0 && len(f.Namespaces) == 0 && len(skipped) > 0 {
 		kind := skipped[0]
-		return nil, located(kind, kind.Value, fmt.Sprintf(
+		return nil, located(CodeUnsupportedKind, kind, kind.Value, fmt.Sprintf(
 			"unsupported manifest kind %q: want a ConfigMap (%s, %s), a Namespace, or a List of them", kind.Value, DefaultsName, ConfigsName))
 	}
 	f.skip(name, skipped)
@@ -224,7 +224,7 @@ func (f *File) addObjects(name string, data []byte, docs []*yaml.Node) ([]*yaml.
 			continue
 		}
 		if d.Kind != yaml.MappingNode || !isManifest(d) {
-			errs = append(errs, located(d, source.ValueText(d), fmt.Sprintf(
+			errs = append(errs, located(CodeNotAnObject, d, source.ValueText(d), fmt.Sprintf(
 				"every document of a file of Kubernetes objects must be one; got %s", source.Describe(d))))
 			continue
 		}
@@ -239,7 +239,7 @@ func (f *File) addObjects(name string, data []byte, docs []*yaml.Node) ([]*yaml.
 // skip warns of the objects aclc does not read.
 func (f *File) skip(name string, skipped []*yaml.Node) {
 	for _, k := range skipped {
-		f.Diagnostics = append(f.Diagnostics, source.Diagnostic{File: name, Line: k.Line, Code: "skipped-object",
+		f.Diagnostics = append(f.Diagnostics, source.Diagnostic{File: name, Line: k.Line, Code: CodeSkippedObject,
 			Msg: fmt.Sprintf("a %s is not a source aclc reads; skipped", k.Value)})
 	}
 }
@@ -249,7 +249,7 @@ func nodeBound(err error) error {
 	var e *yamlbound.Error
 	if errors.As(err, &e) {
 		// Located at the start of the text, which is what was counted.
-		return &Error{File: e.File, Line: 1, Column: 1, Msg: e.Reason()}
+		return &Error{Code: source.CodeTooLarge, File: e.File, Line: 1, Column: 1, Msg: e.Reason()}
 	}
 	return err
 }
@@ -278,13 +278,13 @@ func (f *File) addObject(name string, data []byte, obj *yaml.Node, skipped *[]*y
 			return nil
 		}
 		if items.Kind != yaml.SequenceNode {
-			return Errors{located(items, "", "items of a List must be a list of objects, got "+source.Describe(items))}
+			return Errors{located(CodeNotAnObject, items, "", "items of a List must be a list of objects, got "+source.Describe(items))}
 		}
 		var errs Errors
 		for _, it := range items.Content {
 			it = source.ResolveAlias(it)
 			if it == nil || it.Kind != yaml.MappingNode {
-				errs = append(errs, located(it, "", "an item of a List must be an object, got "+source.Describe(it)))
+				errs = append(errs, located(CodeNotAnObject, it, "", "an item of a List must be an object, got "+source.Describe(it)))
 				continue
 			}
 			errs = append(errs, f.addObject(name, data, it, skipped, depth+1)...)
@@ -292,7 +292,7 @@ func (f *File) addObject(name string, data []byte, obj *yaml.Node, skipped *[]*y
 		return errs
 	default:
 		if kind == nil || kind.Kind != yaml.ScalarNode {
-			return Errors{located(obj, "", "a Kubernetes object without a kind")}
+			return Errors{located(CodeNotAnObject, obj, "", "a Kubernetes object without a kind")}
 		}
 		*skipped = append(*skipped, kind)
 		return nil
@@ -318,7 +318,7 @@ func readNamespace(name string, obj *yaml.Node) (Namespace, Errors) {
 	ns.Name = source.ValueText(source.ResolveAlias(lookup(meta, "name")))
 	var errs Errors
 	if ns.Name == "" {
-		errs = append(errs, located(obj, "", "a Namespace without metadata.name"))
+		errs = append(errs, located(CodeNamespaceName, obj, "", "a Namespace without metadata.name"))
 	}
 	for _, fld := range []struct {
 		key  string
@@ -381,7 +381,7 @@ func field(m *yaml.Node, key string, errs *Errors) *yaml.Node {
 		return nil
 	}
 	if v.Kind != yaml.MappingNode {
-		*errs = append(*errs, located(v, source.ValueText(v), fmt.Sprintf(
+		*errs = append(*errs, located(CodeDataNotMap, v, source.ValueText(v), fmt.Sprintf(
 			"%s must be a map of keys to strings, got %s", key, source.Describe(v))))
 		return nil
 	}
@@ -398,7 +398,7 @@ func readEntries(name string, data []byte, m *yaml.Node, fieldName string, binar
 	for _, p := range pairs(m) {
 		key := p.key.Value
 		if line, dup := seen[key]; dup {
-			errs = append(errs, located(p.key, key, fmt.Sprintf("key %s is set twice (first on line %d); keep one", key, line)))
+			errs = append(errs, located(source.CodeDuplicateKey, p.key, key, fmt.Sprintf("key %s is set twice (first on line %d); keep one", key, line)))
 			continue
 		}
 		seen[key] = p.key.Line
@@ -413,7 +413,7 @@ func readEntries(name string, data []byte, m *yaml.Node, fieldName string, binar
 			// A []byte in JSON is standard base64; the decoder skips new lines.
 			raw, decErr := decodeBase64(text)
 			if decErr != nil {
-				errs = append(errs, located(v, "", fmt.Sprintf("binaryData value of %s is not base64: %v", key, decErr)))
+				errs = append(errs, located(CodeNotBase64, v, "", fmt.Sprintf("binaryData value of %s is not base64: %v", key, decErr)))
 				continue
 			}
 			e.Value = string(raw)
@@ -454,13 +454,13 @@ func stringValue(p pair, what string) (string, *Error) {
 	v := source.ResolveAlias(p.value)
 	switch {
 	case v == nil:
-		return "", located(p.key, p.key.Value, fmt.Sprintf("%s: broken alias", p.key.Value))
+		return "", located(source.CodeYAMLAliasing, p.key, p.key.Value, fmt.Sprintf("%s: broken alias", p.key.Value))
 	case isNull(v):
 		return "", nil
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
 		return v.Value, nil
 	case v.Kind == yaml.ScalarNode:
-		return "", located(v, v.Value, fmt.Sprintf(
+		return "", located(CodeValueNotString, v, v.Value, fmt.Sprintf(
 			"%s of %s must be a string (a ConfigMap holds strings only), got %s %s; quote it: %q",
 			what, p.key.Value, strings.TrimPrefix(v.ShortTag(), "!!"), v.Value, v.Value))
 	}
@@ -468,7 +468,7 @@ func stringValue(p pair, what string) (string, *Error) {
 	if strings.HasSuffix(p.key.Value, ".yaml") {
 		hint = fmt.Sprintf("; write it as a block: \"%s: |\"", p.key.Value)
 	}
-	return "", located(v, "", fmt.Sprintf(
+	return "", located(CodeValueNotString, v, "", fmt.Sprintf(
 		"%s of %s must be a string (a ConfigMap holds strings only), got %s%s", what, p.key.Value, source.Describe(v), hint))
 }
 
@@ -534,8 +534,8 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
-func located(n *yaml.Node, value, msg string) *Error {
-	e := &Error{Value: value, Msg: msg}
+func located(code string, n *yaml.Node, value, msg string) *Error {
+	e := &Error{Code: code, Value: value, Msg: msg}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 	}
@@ -622,7 +622,7 @@ var readerErrorRE = regexp.MustCompile(`(?i)utf-8|octet|unicode|control characte
 // none for an error on the first line, and none for a bad byte.
 func syntaxError(err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	e := &Error{Line: 1, Msg: msg}
+	e := &Error{Code: source.CodeYAMLSyntax, Line: 1, Msg: msg}
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Msg = m[2]

@@ -8,18 +8,22 @@ import (
 // Diagnostic is a warning about a source that loads but probably does not
 // do what its author meant.
 type Diagnostic struct {
-	File string
-	Line int
+	File   string
+	Line   int
+	Column int // 1-based; 0 when unknown
 	// Code is a stable identifier of the trap, e.g. "dropped-name".
 	Code string
 	Msg  string
 }
 
-// String renders "file:line: warning: code: msg".
+// String renders "file:line[:column]: warning: code: msg".
 func (d Diagnostic) String() string {
 	loc := d.File
 	if d.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", d.File, d.Line)
+		if d.Column > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, d.Column)
+		}
 	}
 	return fmt.Sprintf("%s: warning: %s: %s", loc, d.Code, d.Msg)
 }

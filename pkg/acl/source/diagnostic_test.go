@@ -13,6 +13,7 @@ func TestDiagnosticString(t *testing.T) {
 	}{
 		{"a line is given after the file", Diagnostic{File: "q.yaml", Line: 3, Code: "dropped-name", Msg: "m"}, "q.yaml:3: warning: dropped-name: m"},
 		{"an unknown line is left out", Diagnostic{File: "q.yaml", Code: "root-no-acl", Msg: "m"}, "q.yaml: warning: root-no-acl: m"},
+		{"a column follows the line", Diagnostic{File: "c.yaml", Line: 6, Column: 3, Code: "bypass-auth", Msg: "m"}, "c.yaml:6:3: warning: bypass-auth: m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.d.String(); got != tc.want {

@@ -117,18 +117,18 @@ func (x *Index[K]) Line(ptr string) int {
 	return line
 }
 
-// At builds an error located at the value of ptr.
-func (x *Index[K]) At(ptr, value, msg string) *Error[K] {
-	return x.located(x.values[ptr], value, msg)
+// At builds an error with code located at the value of ptr.
+func (x *Index[K]) At(code, ptr, value, msg string) *Error[K] {
+	return x.located(code, x.values[ptr], value, msg)
 }
 
 // AtKey builds an error located at the key of ptr, or at its value when it
 // has no key.
-func (x *Index[K]) AtKey(ptr, value, msg string) *Error[K] {
+func (x *Index[K]) AtKey(code, ptr, value, msg string) *Error[K] {
 	if k := x.keys[ptr]; k != nil {
-		return x.located(k, value, msg)
+		return x.located(code, k, value, msg)
 	}
-	return x.At(ptr, value, msg)
+	return x.At(code, ptr, value, msg)
 }
 
 func (x *Index[K]) position(n *yaml.Node) (int, int) {
@@ -138,16 +138,16 @@ func (x *Index[K]) position(n *yaml.Node) (int, int) {
 	return x.place(n.Line, n.Column)
 }
 
-func (x *Index[K]) located(n *yaml.Node, value, msg string) *Error[K] {
-	e := &Error[K]{Value: value, Msg: msg}
+func (x *Index[K]) located(code string, n *yaml.Node, value, msg string) *Error[K] {
+	e := &Error[K]{Code: code, Value: value, Msg: msg}
 	if n != nil {
 		e.Line, e.Column = x.position(n)
 	}
 	return e
 }
 
-func (x *Index[K]) fail(n *yaml.Node, value, msg string) {
-	x.errs = append(x.errs, x.located(n, value, msg))
+func (x *Index[K]) fail(code string, n *yaml.Node, value, msg string) {
+	x.errs = append(x.errs, x.located(code, n, value, msg))
 }
 
 func (x *Index[K]) value(n *yaml.Node, ptr string, depth int) any {
@@ -156,7 +156,7 @@ func (x *Index[K]) value(n *yaml.Node, ptr string, depth int) any {
 	}
 	x.budget--
 	if x.budget == 0 {
-		x.fail(n, "", "document contains excessive aliasing")
+		x.fail(CodeYAMLAliasing, n, "", "document contains excessive aliasing")
 		return nil
 	}
 	x.depth = max(x.depth, depth)
@@ -177,7 +177,7 @@ func (x *Index[K]) value(n *yaml.Node, ptr string, depth int) any {
 			return nil
 		}
 		if x.active[t] {
-			x.fail(n, n.Value, fmt.Sprintf("anchor %q value contains itself", n.Value))
+			x.fail(CodeYAMLAliasing, n, n.Value, fmt.Sprintf("anchor %q value contains itself", n.Value))
 			x.broken[ptr] = true
 			return nil
 		}
@@ -204,7 +204,7 @@ func (x *Index[K]) value(n *yaml.Node, ptr string, depth int) any {
 		}
 		v, err := scalar(n)
 		if err != nil {
-			x.fail(n, n.Value, strings.TrimPrefix(err.Error(), "yaml: "))
+			x.fail(CodeYAMLSyntax, n, n.Value, strings.TrimPrefix(err.Error(), "yaml: "))
 			x.broken[ptr] = true
 		}
 		return v
@@ -228,7 +228,7 @@ func (x *Index[K]) mapping(n *yaml.Node, ptr string, depth int) map[string]any {
 		}
 		if prev := defined[name]; prev != nil {
 			line, _ := x.position(prev)
-			x.fail(k, name, fmt.Sprintf("mapping key %q already defined at line %d", name, line))
+			x.fail(CodeDuplicateKey, k, name, fmt.Sprintf("mapping key %q already defined at line %d", name, line))
 			continue
 		}
 		defined[name] = k
@@ -258,17 +258,17 @@ func (x *Index[K]) key(k *yaml.Node) (string, bool) {
 	if x.format.Text {
 		switch {
 		case k.Kind != yaml.ScalarNode:
-			x.fail(k, "", "mapping keys must be strings")
+			x.fail(CodeKeyNotString, k, "", "mapping keys must be strings")
 			return "", false
 		case isMergeKey(k):
-			x.fail(k, "<<", "merge keys are not supported here: write the keys out")
+			x.fail(CodeMergeKey, k, "<<", "merge keys are not supported here: write the keys out")
 			return "", false
 		}
 		return k.Value, true
 	}
 	kr := ResolveAlias(k)
 	if kr == nil || kr.Kind != yaml.ScalarNode {
-		x.fail(k, "", "mapping keys must be strings, got "+Describe(k))
+		x.fail(CodeKeyNotString, k, "", "mapping keys must be strings, got "+Describe(k))
 		return "", false
 	}
 	if kr.ShortTag() == "!!null" {
@@ -280,7 +280,7 @@ func (x *Index[K]) key(k *yaml.Node) (string, bool) {
 func (x *Index[K]) merge(obj map[string]any, m *yaml.Node, ptr string, depth int) {
 	t := ResolveAlias(m)
 	if t == nil || x.active[t] {
-		x.fail(m, "", "map merge requires map or sequence of maps as the value")
+		x.fail(CodeMergeKey, m, "", "map merge requires map or sequence of maps as the value")
 		return
 	}
 	x.active[t] = true
@@ -295,13 +295,13 @@ func (x *Index[K]) merge(obj map[string]any, m *yaml.Node, ptr string, depth int
 	case yaml.SequenceNode:
 		for _, item := range t.Content {
 			if r := ResolveAlias(item); r == nil || r.Kind != yaml.MappingNode {
-				x.fail(item, "", "map merge requires map or sequence of maps as the value")
+				x.fail(CodeMergeKey, item, "", "map merge requires map or sequence of maps as the value")
 				continue
 			}
 			x.merge(obj, item, ptr, depth)
 		}
 	default:
-		x.fail(m, "", "map merge requires map or sequence of maps as the value")
+		x.fail(CodeMergeKey, m, "", "map merge requires map or sequence of maps as the value")
 	}
 }
 

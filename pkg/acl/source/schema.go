@@ -97,18 +97,18 @@ func (x *Index[K]) schemaError(e *jsonschema.ValidationError, raw map[string]any
 		if d, _ := sch["description"].(string); d != "" {
 			msg += " (" + d + ")"
 		}
-		return Errors[K]{x.At(inst, scalarText(node), msg)}
+		return Errors[K]{x.At(CodeWrongType, inst, scalarText(node), msg)}
 	case "enum":
 		var want []string
 		enum, _ := sch["enum"].([]any)
 		for _, v := range enum {
 			want = append(want, fmt.Sprint(v))
 		}
-		return Errors[K]{x.At(inst, scalarText(node), fmt.Sprintf("%s %q is not one of %s", subj, scalarText(node), strings.Join(want, ", ")))}
+		return Errors[K]{x.At(CodeNotOneOf, inst, scalarText(node), fmt.Sprintf("%s %q is not one of %s", subj, scalarText(node), strings.Join(want, ", ")))}
 	case "minLength", "minItems":
-		return Errors[K]{x.At(inst, scalarText(node), subj+" must not be empty")}
+		return Errors[K]{x.At(CodeEmptyValue, inst, scalarText(node), subj+" must not be empty")}
 	}
-	return Errors[K]{x.At(inst, scalarText(node), subj+": "+e.Message)}
+	return Errors[K]{x.At(CodeInvalidValue, inst, scalarText(node), subj+": "+e.Message)}
 }
 
 // unknownKeys reports each key of the mapping at inst that the schema does
@@ -129,7 +129,7 @@ func (x *Index[K]) unknownKeys(inst string, sch map[string]any) Errors[K] {
 		if _, ok := props[k]; ok {
 			continue
 		}
-		errs = append(errs, x.AtKey(inst+"/"+PointerToken(k), k,
+		errs = append(errs, x.AtKey(CodeUnknownKey, inst+"/"+PointerToken(k), k,
 			fmt.Sprintf("unknown key %q in %s (%svalid keys: %s)", k, title(sch), hint, strings.Join(valid, ", "))))
 	}
 	return errs
@@ -147,7 +147,7 @@ func (x *Index[K]) missingKeys(inst string, sch map[string]any) Errors[K] {
 	for _, r := range req {
 		k, _ := r.(string)
 		if !have[k] {
-			errs = append(errs, x.At(inst, "", fmt.Sprintf("%s needs a %q key", title(sch), k)))
+			errs = append(errs, x.At(CodeMissingKey, inst, "", fmt.Sprintf("%s needs a %q key", title(sch), k)))
 		}
 	}
 	return errs

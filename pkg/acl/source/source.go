@@ -1,8 +1,10 @@
 // Package source holds what every source parser shares: the located errors
 // it returns ("file:line:col: message", alone or as a list, matched with
-// errors.Is by the parsing package's own sentinel), the reading of a YAML
-// source into JSON values indexed by JSON pointer with its schema check
-// phrased for people, and the warnings about sources that load.
+// errors.Is by the parsing package's own sentinel, each with the stable code
+// of the rule it breaks, read as values through Located), the reading of a
+// YAML source into JSON values indexed by JSON pointer with its schema check
+// phrased for people, and the warnings about sources that load, which share
+// the codes' namespace.
 package source
 
 import (
@@ -19,6 +21,10 @@ type Kind interface{ Sentinel() error }
 // Error is an error located in a source file. K names the package's
 // sentinel, which errors.Is matches.
 type Error[K Kind] struct {
+	// Code names the rule the source breaks, e.g. "duplicate-partition":
+	// stable, so that programs and aclc:ignore-style tooling can match on
+	// it. Warnings about the same rule share it.
+	Code   string
 	File   string
 	Line   int // 1-based; 0 when unknown
 	Column int // 1-based; 0 when unknown
@@ -29,25 +35,11 @@ type Error[K Kind] struct {
 }
 
 // Error renders "file:line:col: msg", leaving out the parts that are unknown.
-func (e *Error[K]) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		if b.Len() > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(strconv.Itoa(e.Line))
-		if e.Column > 0 {
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(e.Column))
-		}
-	}
-	if b.Len() == 0 {
-		return e.Msg
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
+func (e *Error[K]) Error() string { return e.Located().String() }
+
+// Located returns the error's code, position and text apart.
+func (e *Error[K]) Located() Located {
+	return Located{Code: e.Code, Location: Location{File: e.File, Line: e.Line, Column: e.Column}, Value: e.Value, Msg: e.Msg}
 }
 
 // Is makes every Error match its kind's sentinel.
@@ -159,4 +151,75 @@ func Rekind[To, From Kind](err error) error {
 		return (*Error[To])(one)
 	}
 	return err
+}
+
+// Location is a position in a source file; Line and Column are 1-based,
+// 0 when unknown.
+type Location struct {
+	File         string
+	Line, Column int
+}
+
+// Located is a located error without its Go type: what a command reports
+// about it (as OPA's ast.Error: code, location, message).
+type Located struct {
+	Code string
+	Location
+	// Value is the offending value as written, when there is one.
+	Value string
+	// Msg is the message without the location.
+	Msg string
+}
+
+// String renders "file:line:col: msg", leaving out the parts that are
+// unknown, as the error it came from reads.
+func (e Located) String() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.Itoa(e.Line))
+		if e.Column > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Column))
+		}
+	}
+	if b.Len() == 0 {
+		return e.Msg
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LocatedError is an error that knows its code and position. Every Error
+// is one, whatever its kind, so a caller outside the parsing packages
+// finds it with errors.As, or all of a list with AllLocated.
+type LocatedError interface {
+	error
+	Located() Located
+}
+
+// AllLocated returns the located errors err is or wraps, in order: one for
+// a single error, each of a list; nil when err holds none. Its callers
+// render each with its own location, so only wrappers that add no text
+// (sentinel markers, %w alone) should stand between err and them.
+func AllLocated(err error) []Located {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case LocatedError:
+		return []Located{e.Located()}
+	case interface{ Unwrap() []error }:
+		var out []Located
+		for _, inner := range e.Unwrap() {
+			out = append(out, AllLocated(inner)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		return AllLocated(e.Unwrap())
+	}
+	return nil
 }

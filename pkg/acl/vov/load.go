@@ -77,7 +77,7 @@ func firstDocument(data []byte) (root *yaml.Node, err error) {
 	defer func() {
 		// A panic inside the YAML library must give an error, not a crash.
 		if r := recover(); r != nil {
-			root, err = nil, &SourceError{Msg: fmt.Sprintf("yaml: %v", r)}
+			root, err = nil, &SourceError{Code: source.CodeYAMLSyntax, Msg: fmt.Sprintf("yaml: %v", r)}
 		}
 	}()
 	var doc yaml.Node
@@ -100,7 +100,7 @@ func syntaxError(err error) error {
 	if errors.As(err, &se) {
 		return se
 	}
-	e := &SourceError{Msg: err.Error()}
+	e := &SourceError{Code: source.CodeYAMLSyntax, Msg: err.Error()}
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Msg = m[2]
@@ -114,7 +114,7 @@ func load(file string, data []byte) (*Spec, error) {
 		return nil, err
 	}
 	if root == nil {
-		return nil, &SourceError{Msg: "empty source: want a map with a vov: section (owner, host), objects, usergroups and fsgroups"}
+		return nil, &SourceError{Code: CodeEmpty, Msg: "empty source: want a map with a vov: section (owner, host), objects, usergroups and fsgroups"}
 	}
 	x, value := source.Read[specKind](root, len(data), specFormat, nil)
 	if errs := x.Errs(); len(errs) > 0 {
@@ -208,7 +208,7 @@ func (b *builder) resolver(s *Spec) {
 	}
 	r, err := builtins.NewResolver(spec)
 	if err != nil {
-		b.fail(b.x.At("/vov/resolver", s.Resolver, "resolver: "+err.Error()))
+		b.fail(b.x.At(CodeResolver, "/vov/resolver", s.Resolver, "resolver: "+err.Error()))
 		return
 	}
 	s.ResolverSpec, s.resolver = spec, r
@@ -218,7 +218,7 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 	inline, hasInline := vov["security_tcl"].(string)
 	switch {
 	case s.Security != "" && hasInline:
-		b.fail(b.x.AtKey("/vov/security_tcl", "", "give the rules either in security (a file) or in security_tcl (inline), not both"))
+		b.fail(b.x.AtKey(CodeSecurityTwice, "/vov/security_tcl", "", "give the rules either in security (a file) or in security_tcl (inline), not both"))
 		return
 	case s.Security != "":
 		s.SecurityLine = b.x.Line("/vov/security")
@@ -228,7 +228,7 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		}
 		src, err := readSecurityFile(path)
 		if err != nil {
-			b.fail(b.x.At("/vov/security", s.Security, "read security.tcl: "+err.Error()))
+			b.fail(b.x.At(CodeSecurityUnreadable, "/vov/security", s.Security, "read security.tcl: "+err.Error()))
 			return
 		}
 		rules, err := ParseSecurityTcl(path, src)
@@ -334,10 +334,10 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 		ok := true
 		switch {
 		case r.User != "" && r.Group != "":
-			b.fail(b.x.At(at, "", "a role names a user or a group, not both"))
+			b.fail(b.x.At(CodeRoleUserAndGroup, at, "", "a role names a user or a group, not both"))
 			ok = false
 		case r.User == "" && r.Group == "":
-			b.fail(b.x.At(at, "", `a role needs a "user" (a login name, + or -) or a "group" (a VOV user group)`))
+			b.fail(b.x.At(CodeRoleWho, at, "", `a role needs a "user" (a login name, + or -) or a "group" (a VOV user group)`))
 			ok = false
 		case r.Group != "":
 			if err := checkRuleName(r.Group); err != nil || r.Group == "+" || r.Group == "-" {
@@ -345,18 +345,18 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 				if err != nil {
 					msg = err.Error()
 				}
-				b.fail(b.x.At(at+"/group", r.Group, fmt.Sprintf("invalid VovUserGroup name %q: %s", r.Group, msg)))
+				b.fail(b.x.At(CodeGroupName, at+"/group", r.Group, fmt.Sprintf("invalid VovUserGroup name %q: %s", r.Group, msg)))
 				ok = false
 			}
 		case r.User != "+" && r.User != "-":
 			if err := checkRuleName(r.User); err != nil {
-				b.fail(b.x.At(at+"/user", r.User, fmt.Sprintf("invalid user name %q: %v", r.User, err)))
+				b.fail(b.x.At(CodeUserName, at+"/user", r.User, fmt.Sprintf("invalid user name %q: %v", r.User, err)))
 				ok = false
 			}
 		}
 		level, valid := ParseLevel(str(m, "level"))
 		if !valid {
-			b.fail(b.x.At(at+"/level", str(m, "level"), fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", str(m, "level"))))
+			b.fail(b.x.At(CodeSecurityLevel, at+"/level", str(m, "level"), fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", str(m, "level"))))
 			ok = false
 		}
 		r.Level = string(level)
@@ -364,7 +364,7 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 		for j, h := range hosts {
 			host := h.(string)
 			if err := checkHost(host); err != nil {
-				b.fail(b.x.At(at+"/hosts/"+strconv.Itoa(j), host, err.Error()))
+				b.fail(b.x.At(CodeHost, at+"/hosts/"+strconv.Itoa(j), host, err.Error()))
 				ok = false
 			}
 			r.Hosts = append(r.Hosts, host)
@@ -388,21 +388,21 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 		path, hasPath := m["path"].(string)
 		switch {
 		case o.Type == TypeFile && o.Name != "":
-			b.fail(b.x.AtKey(at+"/name", o.Name, `a file is named by its path: write "path" instead of "name"`))
+			b.fail(b.x.AtKey(CodeFileNamed, at+"/name", o.Name, `a file is named by its path: write "path" instead of "name"`))
 			continue
 		case o.Type == TypeFile && !hasPath:
-			b.fail(b.x.At(at, "", `a file needs a "path" (the place's file name)`))
+			b.fail(b.x.At(CodeMissingAddress, at, "", `a file needs a "path" (the place's file name)`))
 			continue
 		case o.Type == TypeFile:
 			o.Name, nameField = path, "path"
 		case hasPath:
-			b.fail(b.x.AtKey(at+"/path", path, fmt.Sprintf(`only a file has a "path"; a %s has a "name"`, o.Type)))
+			b.fail(b.x.AtKey(CodePathNotFile, at+"/path", path, fmt.Sprintf(`only a file has a "path"; a %s has a "name"`, o.Type)))
 			continue
 		case o.Type == TypeJob && o.ID == "":
-			b.fail(b.x.At(at, "", `a job needs an "id" (its vovId)`))
+			b.fail(b.x.At(CodeMissingAddress, at, "", `a job needs an "id" (its vovId)`))
 			continue
 		case o.Type != TypeJob && o.Name == "":
-			b.fail(b.x.At(at, "", fmt.Sprintf("a %s needs a %q", o.Type, "name")))
+			b.fail(b.x.At(CodeMissingAddress, at, "", fmt.Sprintf("a %s needs a %q", o.Type, "name")))
 			continue
 		}
 		for _, k := range []struct{ field, key string }{{nameField, o.Name}, {"id", o.ID}} {
@@ -410,7 +410,7 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 				continue
 			}
 			if prev, dup := keys[k.key]; dup {
-				b.fail(b.x.At(at+"/"+k.field, k.key, fmt.Sprintf("object name or id %q is already used by the object at line %d", k.key, b.x.Line(prev))))
+				b.fail(b.x.At(CodeDuplicateObject, at+"/"+k.field, k.key, fmt.Sprintf("object name or id %q is already used by the object at line %d", k.key, b.x.Line(prev))))
 				continue
 			}
 			keys[k.key] = at
@@ -434,12 +434,12 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 		written := str(m, "agent")
 		agent, err := ParseAgent(written)
 		if err != nil {
-			b.fail(b.x.At(eat+"/agent", written, fmt.Sprintf("object %q: agent %q: %s", o.Address(), written, strings.TrimPrefix(err.Error(), ErrInvalidAgent.Error()+": "))))
+			b.fail(b.x.At(CodeAgent, eat+"/agent", written, fmt.Sprintf("object %q: agent %q: %s", o.Address(), written, strings.TrimPrefix(err.Error(), ErrInvalidAgent.Error()+": "))))
 			continue
 		}
 		e := Entry{Agent: agent, Line: b.x.Line(eat)}
 		if prev, dup := lines[agent]; dup {
-			b.fail(b.x.At(eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
+			b.fail(b.x.At(CodeDuplicateAgent, eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
 			continue
 		}
 		lines[agent] = e.Line
@@ -463,7 +463,7 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 				if ptr == "" {
 					ptr = eat + "/actions"
 				}
-				b.fail(b.x.At(ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
+				b.fail(b.x.At(CodeCapability, ptr, w, fmt.Sprintf("object %q: agent %q: %s", o.Address(), agent.String(), err.Error())))
 			}
 		}
 		e.Capabilities, e.Named, _ = ParseCapabilityWords(words)

@@ -67,7 +67,7 @@ func ParseSecurityTcl(file string, src []byte) ([]SecurityRule, error) {
 		switch words[0].text {
 		case "set":
 			if len(words) != 3 {
-				return nil, p.errAt(words[0].off, "set", "set needs a variable name and a value: set varName value")
+				return nil, p.errAt(CodeTclUnsupported, words[0].off, "set", "set needs a variable name and a value: set varName value")
 			}
 			p.vars[words[1].text] = words[2].text
 		case "vtk_security":
@@ -77,7 +77,7 @@ func ParseSecurityTcl(file string, src []byte) ([]SecurityRule, error) {
 			}
 			rules = append(rules, r)
 		default:
-			return nil, p.errAt(words[0].off, words[0].text,
+			return nil, p.errAt(CodeTclUnsupported, words[0].off, words[0].text,
 				fmt.Sprintf("unsupported Tcl command %q: only set and vtk_security are accepted", words[0].text))
 		}
 	}
@@ -186,9 +186,9 @@ func (p *tclParser) position(off int) (line, col int) {
 	return line, utf8.RuneCount(p.src[start:off]) + 1
 }
 
-func (p *tclParser) errAt(off int, value, msg string) error {
+func (p *tclParser) errAt(code string, off int, value, msg string) error {
 	line, col := p.position(off)
-	return &SecurityTclError{File: p.file, Line: line, Column: col, Value: value, Msg: msg}
+	return &SecurityTclError{Code: code, File: p.file, Line: line, Column: col, Value: value, Msg: msg}
 }
 
 func isTclSpace(c byte) bool {
@@ -282,7 +282,7 @@ func (p *tclParser) word() (tclWord, error) {
 		p.pos++
 		for {
 			if p.pos >= len(p.src) {
-				return tclWord{}, p.errAt(start, string(p.src[start:]), "missing close-brace")
+				return tclWord{}, p.errAt(CodeTclSyntax, start, string(p.src[start:]), "missing close-brace")
 			}
 			c := p.src[p.pos]
 			switch {
@@ -303,7 +303,7 @@ func (p *tclParser) word() (tclWord, error) {
 				if depth == 0 {
 					p.pos++
 					if !p.atWordEnd() {
-						return tclWord{}, p.errAt(p.pos, string(p.src[start:p.pos]), "extra characters after close-brace")
+						return tclWord{}, p.errAt(CodeTclSyntax, p.pos, string(p.src[start:p.pos]), "extra characters after close-brace")
 					}
 					return tclWord{text: b.String(), off: start}, nil
 				}
@@ -315,13 +315,13 @@ func (p *tclParser) word() (tclWord, error) {
 		p.pos++
 		for {
 			if p.pos >= len(p.src) {
-				return tclWord{}, p.errAt(start, string(p.src[start:]), `missing "`)
+				return tclWord{}, p.errAt(CodeTclSyntax, start, string(p.src[start:]), `missing "`)
 			}
 			c := p.src[p.pos]
 			if c == '"' {
 				p.pos++
 				if !p.atWordEnd() {
-					return tclWord{}, p.errAt(p.pos, string(p.src[start:p.pos]), "extra characters after close-quote")
+					return tclWord{}, p.errAt(CodeTclSyntax, p.pos, string(p.src[start:p.pos]), "extra characters after close-quote")
 				}
 				return tclWord{text: b.String(), off: start}, nil
 			}
@@ -355,7 +355,7 @@ func (p *tclParser) substituted(b *strings.Builder, quoted bool) error {
 		if end > len(p.src) {
 			end = len(p.src)
 		}
-		return p.errAt(p.pos, string(p.src[p.pos:end]), "command substitution [...] is not supported")
+		return p.errAt(CodeTclUnsupported, p.pos, string(p.src[p.pos:end]), "command substitution [...] is not supported")
 	case '\\':
 		return p.backslash(b, quoted)
 	}
@@ -385,7 +385,7 @@ func (p *tclParser) backslash(b *strings.Builder, quoted bool) error {
 		return nil
 	}
 	if (c >= '0' && c <= '7') || c == 'x' || c == 'u' || c == 'U' {
-		return p.errAt(start, string(p.src[start:p.pos+2]), "numeric backslash escapes are not supported")
+		return p.errAt(CodeTclUnsupported, start, string(p.src[start:p.pos+2]), "numeric backslash escapes are not supported")
 	}
 	_, n := utf8.DecodeRune(p.src[p.pos+1:])
 	b.Write(p.src[p.pos+1 : p.pos+1+n])
@@ -406,7 +406,7 @@ func (p *tclParser) variable(b *strings.Builder) error {
 	if i < len(p.src) && p.src[i] == '{' {
 		end := strings.IndexByte(string(p.src[i+1:]), '}')
 		if end < 0 {
-			return p.errAt(start, string(p.src[start:]), "missing close-brace for variable name")
+			return p.errAt(CodeTclSyntax, start, string(p.src[start:]), "missing close-brace for variable name")
 		}
 		name = string(p.src[i+1 : i+1+end])
 		p.pos = i + 1 + end + 1
@@ -427,13 +427,13 @@ func (p *tclParser) variable(b *strings.Builder) error {
 		}
 		name = string(p.src[p.pos+1 : i])
 		if i < len(p.src) && p.src[i] == '(' {
-			return p.errAt(start, "$"+name+"(", "array variables are not supported")
+			return p.errAt(CodeTclUnsupported, start, "$"+name+"(", "array variables are not supported")
 		}
 		p.pos = i
 	}
 	v, ok := p.vars[name]
 	if !ok {
-		return p.errAt(start, name, fmt.Sprintf("can't read %q: no such variable", name))
+		return p.errAt(CodeTclUnknownVariable, start, name, fmt.Sprintf("can't read %q: no such variable", name))
 	}
 	b.WriteString(v)
 	return nil
@@ -448,57 +448,57 @@ func (p *tclParser) rule(words []tclWord) (SecurityRule, error) {
 	r := SecurityRule{File: p.file, Line: line}
 	args := words[1:]
 	if len(args) == 0 {
-		return r, p.errAt(cmd.off, cmd.text, "vtk_security needs a user, a level and a host: "+syntax)
+		return r, p.errAt(CodeSecurityRuleForm, cmd.off, cmd.text, "vtk_security needs a user, a level and a host: "+syntax)
 	}
 	i := 0
 	switch w := args[0]; {
 	case w.text == "-group":
 		if len(args) < 2 || args[1].text == "" {
-			return r, p.errAt(w.off, w.text, "-group needs a VovUserGroup name: "+syntax)
+			return r, p.errAt(CodeSecurityRuleForm, w.off, w.text, "-group needs a VovUserGroup name: "+syntax)
 		}
 		g := args[1]
 		if err := checkRuleName(g.text); err != nil || g.text == "+" {
 			if err == nil {
 				err = errors.New("+ is not a group name")
 			}
-			return r, p.errAt(g.off, g.text, fmt.Sprintf("invalid VovUserGroup name %q: %v", g.text, err))
+			return r, p.errAt(CodeGroupName, g.off, g.text, fmt.Sprintf("invalid VovUserGroup name %q: %v", g.text, err))
 		}
 		r.Group = g.text
 		i = 2
 	case strings.HasPrefix(w.text, "-") && w.text != "-":
-		return r, p.errAt(w.off, w.text, fmt.Sprintf("unknown option %q: %s", w.text, syntax))
+		return r, p.errAt(CodeSecurityRuleForm, w.off, w.text, fmt.Sprintf("unknown option %q: %s", w.text, syntax))
 	case w.text == "-" || w.text == "+":
 		r.User = w.text
 		i = 1
 	default:
 		if err := checkRuleName(w.text); err != nil {
-			return r, p.errAt(w.off, w.text, fmt.Sprintf("invalid user name %q: %v", w.text, err))
+			return r, p.errAt(CodeUserName, w.off, w.text, fmt.Sprintf("invalid user name %q: %v", w.text, err))
 		}
 		r.User = w.text
 		i = 1
 	}
 	if i >= len(args) {
 		last := args[len(args)-1]
-		return r, p.errAt(last.off, last.text, "missing security level: "+syntax)
+		return r, p.errAt(CodeSecurityRuleForm, last.off, last.text, "missing security level: "+syntax)
 	}
 	lw := args[i]
 	switch lv := asciiUpper(lw.text); lv {
 	case "USER", "LEADER", "ADMIN":
 		r.Level = lv
 	default:
-		return r, p.errAt(lw.off, lw.text, fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", lw.text))
+		return r, p.errAt(CodeSecurityLevel, lw.off, lw.text, fmt.Sprintf("invalid security level %q: want USER, LEADER or ADMIN", lw.text))
 	}
 	for _, hw := range args[i+1:] {
 		for _, h := range strings.Fields(hw.text) {
 			if err := checkHost(h); err != nil {
-				return r, p.errAt(hw.off, h, err.Error())
+				return r, p.errAt(CodeHost, hw.off, h, err.Error())
 			}
 			r.Hosts = append(r.Hosts, h)
 		}
 	}
 	if len(r.Hosts) == 0 {
 		last := args[len(args)-1]
-		return r, p.errAt(last.off, last.raw, "vtk_security needs at least one host (+ for any host): "+syntax)
+		return r, p.errAt(CodeSecurityRuleForm, last.off, last.raw, "vtk_security needs at least one host (+ for any host): "+syntax)
 	}
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package yunikorn
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -136,6 +137,8 @@ func diagnoseRule(i int, r *PlacementRule, line int, add func(int, string, strin
 // accept but its scheduler cannot run as written (spec §1.8): placement
 // rules that do not build, and rules that crash the scheduler.
 type Refusal struct {
+	// Code names the refusal, as an error's code names its rule.
+	Code string
 	File string
 	Line int
 	Msg  string
@@ -160,7 +163,12 @@ func Refusals(t *QueueTree) []Refusal {
 	var out []Refusal
 	for _, p := range t.Partitions {
 		if p.Placement != nil && p.Placement.Err != nil {
-			out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequenceRulesBuild,
+			code := CodeRuleUnknown
+			var re buildError
+			if errors.As(p.Placement.Err, &re) {
+				code = re.code
+			}
+			out = append(out, Refusal{Code: code, File: t.File, Line: p.Line, Consequence: consequenceRulesBuild,
 				Msg: fmt.Sprintf("partition %s: placement rules do not build: %v", p.Name, p.Placement.Err)})
 			continue
 		}
@@ -170,10 +178,10 @@ func Refusals(t *QueueTree) []Refusal {
 				v := strings.ToLower(r.Value)
 				switch {
 				case name == RuleTest:
-					out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequencePanic,
+					out = append(out, Refusal{Code: CodeRuleTest, File: t.File, Line: p.Line, Consequence: consequencePanic,
 						Msg: fmt.Sprintf("partition %s: rule #%d uses the test rule, which names a queue without a dot when no queue is given", p.Name, i)})
 				case name == RuleFixed && r.Create && strings.HasPrefix(v, "root") && v != "root" && !strings.HasPrefix(v, "root."):
-					out = append(out, Refusal{File: t.File, Line: p.Line, Consequence: consequencePanic,
+					out = append(out, Refusal{Code: CodeRuleFixedRootCreate, File: t.File, Line: p.Line, Consequence: consequencePanic,
 						Msg: fmt.Sprintf("partition %s: rule #%d is fixed %q with create: it starts with \"root\" but not \"root.\", so YuniKorn takes it as qualified and finds no queue to create it under", p.Name, i, r.Value)})
 				}
 			}

@@ -130,7 +130,7 @@ func nodeBound(err error, loc layout.Locator) error {
 		return err
 	}
 	line, col := loc.At(1, 1)
-	return withFile(&SourceError{Line: line, Column: col, Msg: "the queue configuration has " + e.Reason()}, loc.File)
+	return withFile(&SourceError{Code: source.CodeTooLarge, Line: line, Column: col, Msg: "the queue configuration has " + e.Reason()}, loc.File)
 }
 
 // recoverYAML turns a panic inside the YAML library into an error: bad
@@ -212,7 +212,7 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 	var errs SourceErrors
 	for _, msg := range te.Errors {
 		msg = decoderPhrase(msg)
-		e := &SourceError{Msg: msg}
+		e := &SourceError{Code: source.CodeInvalidValue, Msg: msg}
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			e.Line, e.Column = doc.loc.At(line, 0)
@@ -326,7 +326,7 @@ func syntaxError(err error, content []byte, loc layout.Locator) *SourceError {
 			line, column = l, c
 		}
 	}
-	e := &SourceError{Msg: msg}
+	e := &SourceError{Code: source.CodeYAMLSyntax, Msg: msg}
 	e.Line, e.Column = loc.At(line, column)
 	if strings.Contains(msg, "did not find expected alphabetic or numeric character") {
 		lines := strings.Split(string(content), "\n")

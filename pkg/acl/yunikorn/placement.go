@@ -113,6 +113,12 @@ func BuildPlacementRules(conf []PlacementRule) *PlacementRules {
 	return pr
 }
 
+// buildError is a rule YuniKorn's placement manager cannot build, with the
+// code of the refusal it is.
+type buildError struct{ code, msg string }
+
+func (e buildError) Error() string { return e.msg }
+
 func buildPlacementRule(conf PlacementRule) (*PlacementRuleSpec, error) {
 	r := &PlacementRuleSpec{Name: strings.ToLower(conf.Name), Create: conf.Create}
 	switch r.Name {
@@ -120,26 +126,26 @@ func buildPlacementRule(conf PlacementRule) (*PlacementRuleSpec, error) {
 	case RuleTag:
 		r.Value = strings.ToLower(conf.Value)
 		if r.Value == "" {
-			return nil, fmt.Errorf("a tag queue rule must have a tag name set")
+			return nil, buildError{CodeRuleTagMissing, "a tag queue rule must have a tag name set"}
 		}
 	case RuleFixed:
 		r.Value = strings.ToLower(conf.Value)
 		if r.Value == "" {
-			return nil, fmt.Errorf("a fixed queue rule must have a queue name set")
+			return nil, buildError{CodeRuleFixedMissing, "a fixed queue rule must have a queue name set"}
 		}
 		for _, part := range strings.Split(r.Value, ".") {
 			if !QueueNameRegExp.MatchString(part) {
-				return nil, fmt.Errorf("%s", invalidQueueName)
+				return nil, buildError{CodeRuleFixedName, invalidQueueName}
 			}
 		}
 		r.Qualified = strings.HasPrefix(r.Value, rootQueue)
 		if r.Qualified && conf.Parent != nil {
-			return nil, fmt.Errorf("cannot have a fixed queue rule with qualified queue getName and a parent rule: %s", ruleGoValue(conf))
+			return nil, buildError{CodeRuleFixedQualifiedParent, fmt.Sprintf("cannot have a fixed queue rule with qualified queue getName and a parent rule: %s", ruleGoValue(conf))}
 		}
 	case RuleRecovery:
-		return nil, fmt.Errorf("recovery rule cannot be part of the config, failing placement rule config")
+		return nil, buildError{CodeRuleRecovery, "recovery rule cannot be part of the config, failing placement rule config"}
 	default:
-		return nil, fmt.Errorf("unknown rule name specified %s, failing placement rule config", conf.Name)
+		return nil, buildError{CodeRuleUnknown, fmt.Sprintf("unknown rule name specified %s, failing placement rule config", conf.Name)}
 	}
 	r.Filter = NewPlacementFilter(conf.Filter)
 	if conf.Parent != nil {

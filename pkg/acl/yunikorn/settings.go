@@ -47,7 +47,7 @@ func CheckSettings(c *layout.Config) error {
 			continue
 		}
 		if err := s.parse(v.Text); err != nil {
-			errs = append(errs, &SourceError{File: v.Entry.File, Line: v.Entry.Line, Column: v.Entry.Column, Value: v.Text,
+			errs = append(errs, &SourceError{Code: CodeSettingUnparsable, File: v.Entry.File, Line: v.Entry.Line, Column: v.Entry.Column, Value: v.Text,
 				Msg: fmt.Sprintf("unable to parse configmap entry %s: %v", s.key, err)})
 		}
 	}

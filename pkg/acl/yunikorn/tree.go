@@ -114,7 +114,7 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 			if len(pc.Queues) > 0 {
 				line = pc.Queues[0].Line
 			}
-			return nil, sourceError(file, line, pc.Name, "partition cannot be created without root queue")
+			return nil, sourceError(CodeNoRootQueue, file, line, pc.Name, "partition cannot be created without root queue")
 		}
 		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{},
 			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line}
@@ -166,10 +166,10 @@ func (b treeBuilder) queue(parent *Queue, qc *QueueConfig, at, childrenAt string
 	// The runtime parses the submit ACL first, then the admin ACL.
 	var err error
 	if q.Submit, err = ParseACL(qc.SubmitACL); err != nil {
-		return nil, b.creationError(qc.SubmitACLLine, qc.SubmitACL, err, at+"/submitacl")
+		return nil, b.creationError(CodeACLUnparsable, qc.SubmitACLLine, qc.SubmitACL, err, at+"/submitacl")
 	}
 	if q.Admin, err = ParseACL(qc.AdminACL); err != nil {
-		return nil, b.creationError(qc.AdminACLLine, qc.AdminACL, err, at+"/adminacl")
+		return nil, b.creationError(CodeACLUnparsable, qc.AdminACLLine, qc.AdminACL, err, at+"/adminacl")
 	}
 	q.Leaf = !qc.Parent && len(qc.Queues) == 0
 	if !q.Leaf {
@@ -206,7 +206,7 @@ func (b treeBuilder) childTemplate(qc *QueueConfig, at string) error {
 		}
 		if _, key, err := parseResource(conf); err != nil {
 			m := at + "/childtemplate/resources/" + kind
-			return b.creationError(qc.Line, conf[key], err, m+"/"+source.PointerToken(key), m, at+"/childtemplate", at+"/name")
+			return b.creationError(CodeChildTemplateQuantity, qc.Line, conf[key], err, m+"/"+source.PointerToken(key), m, at+"/childtemplate", at+"/name")
 		}
 	}
 	return nil
@@ -231,15 +231,15 @@ func hasEntry(m map[string]string) bool {
 
 // creationError is YuniKorn's queue creation failure, located at the
 // first of the pointers the source has, else at line.
-func (b treeBuilder) creationError(line int, value string, err error, at ...string) error {
+func (b treeBuilder) creationError(code string, line int, value string, err error, at ...string) error {
 	// YuniKorn joins the errors with errors.Join, hence the newline.
-	e := locate(b.src.Pos, line, value, "configured queue creation failed: \n"+err.Error(), at).(*SourceError)
+	e := locate(b.src.Pos, code, line, value, "configured queue creation failed: \n"+err.Error(), at).(*SourceError)
 	e.File = b.file
 	return fmt.Errorf("%w", SourceErrors{e})
 }
 
-func sourceError(file string, line int, value, msg string) error {
-	return fmt.Errorf("%w", SourceErrors{{File: file, Line: line, Value: value, Msg: msg}})
+func sourceError(code, file string, line int, value, msg string) error {
+	return fmt.Errorf("%w", SourceErrors{{Code: code, File: file, Line: line, Value: value, Msg: msg}})
 }
 
 // SortedPartitionNames returns the partition names in sorted order.

@@ -88,7 +88,7 @@ type queueSource struct {
 
 func validate(conf *SchedulerConfig, src *sourceIndex) error {
 	if conf == nil {
-		return &SourceError{Msg: "scheduler config is not set"}
+		return &SourceError{Code: CodeNoConfig, Msg: "scheduler config is not set"}
 	}
 	if src != nil {
 		// BuildTree locates queue creation errors with the same index.
@@ -103,7 +103,7 @@ func validate(conf *SchedulerConfig, src *sourceIndex) error {
 			p.Name = defaultPartition
 		}
 		if seen[strings.ToLower(p.Name)] {
-			return v.errorAt(p.Line, p.Name, "duplicate partition name found with name "+p.Name, at+"/name", at)
+			return v.errorAt(CodeDuplicatePartition, p.Line, p.Name, "duplicate partition name found with name "+p.Name, at+"/name", at)
 		}
 		seen[strings.ToLower(p.Name)] = true
 		if err := v.partition(p, at); err != nil {
@@ -150,7 +150,7 @@ func (v validator) partition(p *PartitionConfig, at string) error {
 // an inserted root has no source of its own.
 func (v validator) checkQueuesStructure(p *PartitionConfig, at string) (root *QueueConfig, rootAt, childrenAt string, err error) {
 	if p.Queues == nil {
-		return nil, "", "", v.errorAt(p.Line, "", "queue config is not set", at)
+		return nil, "", "", v.errorAt(CodeNoQueues, p.Line, "", "queue config is not set", at)
 	}
 	childrenAt = at + "/queues"
 	if len(p.Queues) != 1 || strings.ToLower(p.Queues[0].Name) != rootQueue {
@@ -162,7 +162,7 @@ func (v validator) checkQueuesStructure(p *PartitionConfig, at string) (root *Qu
 	}
 	root = &p.Queues[0]
 	if root.Resources.Guaranteed != nil || root.Resources.Max != nil {
-		return nil, "", "", v.keyErrorAt(orLine(root.Line, p.Line), "", "root queue must not have resource limits set", rootAt+"/resources")
+		return nil, "", "", v.keyErrorAt(CodeRootResources, orLine(root.Line, p.Line), "", "root queue must not have resource limits set", rootAt+"/resources")
 	}
 	return root, rootAt, childrenAt, nil
 }
@@ -173,7 +173,7 @@ func (v validator) checkQueuesStructure(p *PartitionConfig, at string) (root *Qu
 func (v validator) checkLimitsStructure(p *PartitionConfig, at string, root *QueueConfig, rootAt string) (string, error) {
 	if strings.ToLower(root.Name) != rootQueue {
 		// Unreachable after checkQueuesStructure; kept as YuniKorn has it.
-		return "", v.errorAt(p.Line, root.Name, fmt.Sprintf("top queue name is %s not root", root.Name), rootAt, at)
+		return "", v.errorAt(CodeTopQueueNotRoot, p.Line, root.Name, fmt.Sprintf("top queue name is %s not root", root.Name), rootAt, at)
 	}
 	limitsAt := rootAt + "/limits"
 	if root.Inserted {
@@ -183,7 +183,7 @@ func (v validator) checkLimitsStructure(p *PartitionConfig, at string, root *Que
 	switch {
 	case len(p.Limits) > 0 && len(root.Limits) > 0:
 		if !reflect.DeepEqual(p.Limits, root.Limits) {
-			return "", v.keyErrorAt(p.Line, "", "partition limits and root queue limits are not equivalent", at+"/limits", at)
+			return "", v.keyErrorAt(CodeLimitsNotEquivalent, p.Line, "", "partition limits and root queue limits are not equivalent", at+"/limits", at)
 		}
 	case len(p.Limits) > 0:
 		root.Limits = p.Limits
@@ -212,11 +212,11 @@ func (v validator) checkQueues(q *QueueConfig, qs queueSource, partitionLine, le
 		childAt := qs.children + "/" + strconv.Itoa(i)
 		childLine := orLine(child.Line, line)
 		if !QueueNameRegExp.MatchString(child.Name) {
-			return v.errorAt(childLine, child.Name, errInvalidQueueName+": "+strconv.Quote(child.Name), childAt+"/name", childAt)
+			return v.errorAt(CodeQueueName, childLine, child.Name, errInvalidQueueName+": "+strconv.Quote(child.Name), childAt+"/name", childAt)
 		}
 		lower := strings.ToLower(child.Name)
 		if names[lower] {
-			return v.errorAt(childLine, child.Name,
+			return v.errorAt(CodeDuplicateQueue, childLine, child.Name,
 				fmt.Sprintf("duplicate child name found with name '%s', level %d", child.Name, level), childAt+"/name", childAt)
 		}
 		names[lower] = true
@@ -241,7 +241,7 @@ func (v validator) checkACL(acl string, line int, at string) error {
 		return nil
 	}
 	if len(strings.Fields(trimmed)) > 2 {
-		return v.errorAt(line, acl, fmt.Sprintf("multiple spaces found in ACL: '%s'", trimmed), at)
+		return v.errorAt(CodeACLFields, line, acl, fmt.Sprintf("multiple spaces found in ACL: '%s'", trimmed), at)
 	}
 	return nil
 }
@@ -256,38 +256,38 @@ func (v validator) checkLimits(q *QueueConfig, qs queueSource) error {
 	for i, l := range q.Limits {
 		limitAt := qs.limits + "/" + strconv.Itoa(i)
 		if len(l.Users) == 0 && len(l.Groups) == 0 {
-			return v.errorAt(line, "", fmt.Sprintf("empty user and group lists defined in limit '%v'", l), limitAt)
+			return v.errorAt(CodeLimitEmpty, line, "", fmt.Sprintf("empty user and group lists defined in limit '%v'", l), limitAt)
 		}
 		for j, name := range l.Users {
 			nameAt := limitAt + "/users/" + strconv.Itoa(j)
 			if name != wildcard && !UserRegExp.MatchString(name) {
-				return v.errorAt(line, name, fmt.Sprintf("invalid limit user name '%s' in limit definition", name), nameAt)
+				return v.errorAt(CodeLimitUserName, line, name, fmt.Sprintf("invalid limit user name '%s' in limit definition", name), nameAt)
 			}
 			if users[name] {
-				return v.errorAt(line, name, fmt.Sprintf("duplicated user name '%s', already exists", name), nameAt)
+				return v.errorAt(CodeLimitUserDuplicate, line, name, fmt.Sprintf("duplicated user name '%s', already exists", name), nameAt)
 			}
 			users[name] = true
 			if users[wildcard] && name != wildcard {
-				return v.errorAt(line, name, fmt.Sprintf("should not set no wildcard user %s after wildcard user limit", name), nameAt)
+				return v.errorAt(CodeLimitUserAfterWildcard, line, name, fmt.Sprintf("should not set no wildcard user %s after wildcard user limit", name), nameAt)
 			}
 		}
 		for j, name := range l.Groups {
 			nameAt := limitAt + "/groups/" + strconv.Itoa(j)
 			if name != wildcard && !GroupRegExp.MatchString(name) {
-				return v.errorAt(line, name, fmt.Sprintf("invalid limit group name '%s' in limit definition", name), nameAt)
+				return v.errorAt(CodeLimitGroupName, line, name, fmt.Sprintf("invalid limit group name '%s' in limit definition", name), nameAt)
 			}
 			if groups[name] {
 				// Unlike the user message, YuniKorn's has no "already exists".
-				return v.errorAt(line, name, fmt.Sprintf("duplicated group name '%s'", name), nameAt)
+				return v.errorAt(CodeLimitGroupDuplicate, line, name, fmt.Sprintf("duplicated group name '%s'", name), nameAt)
 			}
 			groups[name] = true
 			if groups[wildcard] && name != wildcard {
-				return v.errorAt(line, name, fmt.Sprintf("should not set no wildcard group %s after wildcard group limit", name), nameAt)
+				return v.errorAt(CodeLimitGroupAfterWildcard, line, name, fmt.Sprintf("should not set no wildcard group %s after wildcard group limit", name), nameAt)
 			}
 		}
 		// A wildcard group alone would just repeat the queue's own limit.
 		if groups[wildcard] && len(groups) == 1 {
-			return v.errorAt(line, wildcard, "should not specify only one group limit that is using the wildcard. "+
+			return v.errorAt(CodeLimitWildcardGroupOnly, line, wildcard, "should not specify only one group limit that is using the wildcard. "+
 				"There must be at least one limit with a group name defined ", limitAt+"/groups", limitAt)
 		}
 		if err := v.checkLimitQuantities(q, qs, l, limitAt); err != nil {
@@ -305,19 +305,19 @@ func (v validator) checkLimitQuantities(q *QueueConfig, qs queueSource, l Limit,
 	if len(l.MaxResources) != 0 {
 		r, key, err := parseResource(l.MaxResources)
 		if err != nil {
-			return v.errorAt(line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+			return v.errorAt(CodeQuantity, line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
 		}
 		if !r.strictlyPositive() {
-			return v.keyErrorAt(line, "", fmt.Sprintf("MaxResources should be greater than zero in '%s' limit", l.Limit),
+			return v.keyErrorAt(CodeLimitResourcesZero, line, "", fmt.Sprintf("MaxResources should be greater than zero in '%s' limit", l.Limit),
 				limitAt+"/maxresources", limitAt)
 		}
 		limitRes = r
 	}
 	if l.MaxApplications == 0 && len(l.MaxResources) == 0 {
-		return v.errorAt(line, l.Limit, fmt.Sprintf("invalid resource combination for limit %s all resource limits are null", l.Limit), limitAt)
+		return v.errorAt(CodeLimitNothingLimited, line, l.Limit, fmt.Sprintf("invalid resource combination for limit %s all resource limits are null", l.Limit), limitAt)
 	}
 	if q.MaxApplications != 0 && q.MaxApplications < l.MaxApplications {
-		return v.errorAt(line, strconv.FormatUint(l.MaxApplications, 10),
+		return v.errorAt(CodeLimitAppsAboveQueue, line, strconv.FormatUint(l.MaxApplications, 10),
 			fmt.Sprintf("invalid MaxApplications settings for limit %s exceed current the queue MaxApplications", l.Limit),
 			limitAt+"/maxapplications", limitAt)
 	}
@@ -328,11 +328,11 @@ func (v validator) checkLimitQuantities(q *QueueConfig, qs queueSource, l Limit,
 	}
 	queueMax, key, err := parseResource(q.Resources.Max)
 	if err != nil {
-		return v.errorAt(line, q.Resources.Max[key], fmt.Sprintf("parse queue %s max resource failed: %s", q.Name, err),
+		return v.errorAt(CodeQuantity, line, q.Resources.Max[key], fmt.Sprintf("parse queue %s max resource failed: %s", q.Name, err),
 			v.resourcePointers(qs, "max", key)...)
 	}
 	if key := queueMax.exceedsMax(limitRes); key != "" {
-		return v.errorAt(line, l.MaxResources[key],
+		return v.errorAt(CodeLimitResourcesAboveQueue, line, l.MaxResources[key],
 			fmt.Sprintf("invalid MaxResources settings for limit %s exeecd current the queue MaxResources", l.Limit),
 			limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
 	}
@@ -358,19 +358,19 @@ func (v validator) checkQueueResource(q *QueueConfig, parentMax Resource) (Resou
 	qs := v.queues[q]
 	guaranteed, key, err := parseResource(q.Resources.Guaranteed)
 	if err != nil {
-		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key], err.Error(), v.resourcePointers(qs, "guaranteed", key)...)
+		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Guaranteed[key], err.Error(), v.resourcePointers(qs, "guaranteed", key)...)
 	}
 	maxRes, key, err := parseResource(q.Resources.Max)
 	if err != nil {
-		return nil, v.errorAt(qs.line, q.Resources.Max[key], err.Error(), v.resourcePointers(qs, "max", key)...)
+		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Max[key], err.Error(), v.resourcePointers(qs, "max", key)...)
 	}
 	if key := maxRes.exceedsMax(guaranteed); key != "" {
-		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key],
+		return nil, v.errorAt(CodeGuaranteedAboveMax, qs.line, q.Resources.Guaranteed[key],
 			fmt.Sprintf("guaranteed resource %s is larger than maximum resource %s for queue %s", guaranteed, maxRes, q.Name),
 			v.resourcePointers(qs, "guaranteed", key)...)
 	}
 	if key := parentMax.exceedsMax(maxRes); key != "" {
-		return nil, v.errorAt(qs.line, q.Resources.Max[key],
+		return nil, v.errorAt(CodeMaxAboveParent, qs.line, q.Resources.Max[key],
 			fmt.Sprintf("max resource of parent %s is smaller than maximum resource %s for queue %s", parentMax, maxRes, q.Name),
 			v.resourcePointers(qs, "max", key)...)
 	}
@@ -384,7 +384,7 @@ func (v validator) checkQueueResource(q *QueueConfig, parentMax Resource) (Resou
 		sum.addTo(childGuaranteed)
 	}
 	if key := guaranteed.exceedsMax(sum); key != "" {
-		return nil, v.errorAt(qs.line, q.Resources.Guaranteed[key],
+		return nil, v.errorAt(CodeGuaranteedBelowChildren, qs.line, q.Resources.Guaranteed[key],
 			fmt.Sprintf("guaranteed resource of parent %s is smaller than sum of guaranteed resources %s of the children for queue %s", guaranteed, sum, q.Name),
 			v.resourcePointers(qs, "guaranteed", key)...)
 	}
@@ -395,7 +395,7 @@ func (v validator) checkQueueResource(q *QueueConfig, parentMax Resource) (Resou
 		if _, own := q.Resources.Max[key]; !own && len(at) > 0 {
 			at = at[2:]
 		}
-		return nil, v.errorAt(qs.line, q.Resources.Max[key],
+		return nil, v.errorAt(CodeMaxBelowChildren, qs.line, q.Resources.Max[key],
 			fmt.Sprintf("max resource %s is smaller than sum of guaranteed resources %s of the children for queue %s", effectiveMax, sum, q.Name),
 			at...)
 	}
@@ -412,11 +412,11 @@ func (v validator) checkQueueMaxApplications(q *QueueConfig) error {
 		child := &q.Queues[i]
 		cs := v.queues[child]
 		if q.MaxApplications != 0 && q.MaxApplications < child.MaxApplications {
-			return v.errorAt(cs.line, strconv.FormatUint(child.MaxApplications, 10),
+			return v.errorAt(CodeAppsAboveParent, cs.line, strconv.FormatUint(child.MaxApplications, 10),
 				"parent maxApplications must be larger than child maxApplications", cs.at+"/maxapplications", cs.at+"/name")
 		}
 		if q.MaxApplications != 0 && child.MaxApplications == 0 {
-			return v.errorAt(cs.line, child.Name,
+			return v.errorAt(CodeAppsMissing, cs.line, child.Name,
 				"maxApplications is either undefined or zero, which is not allowed when parent queue's maxApplications is defined",
 				cs.at+"/maxapplications", cs.at+"/name")
 		}
@@ -440,21 +440,21 @@ func (v validator) checkLimitResource(q *QueueConfig, parentUsers, parentGroups 
 		limitAt := qs.limits + "/" + strconv.Itoa(i)
 		res, key, err := parseResource(l.MaxResources)
 		if err != nil { // checkLimits has parsed it already
-			return v.errorAt(qs.line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+			return v.errorAt(CodeQuantity, qs.line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
 		}
 		check := func(kind string, names []string, parent, carried map[string]Resource) error {
 			for j, name := range names {
 				nameAt := limitAt + "/" + kind + "s/" + strconv.Itoa(j)
 				if limit, ok := parent[name]; ok {
 					if key := limit.exceedsMax(res); key != "" {
-						return v.errorAt(qs.line, l.MaxResources[key],
+						return v.errorAt(CodeLimitResourcesAboveParent, qs.line, l.MaxResources[key],
 							fmt.Sprintf("%s %s max resource %s of queue %s is greater than immediate or ancestor parent maximum resource %s", kind, name, res, q.Name, limit),
 							limitAt+"/maxresources/"+source.PointerToken(key), nameAt)
 					}
 					carried[name] = minResource(res, limit)
 				} else if limit, ok := parent[wildcard]; ok && name != wildcard {
 					if key := limit.exceedsMax(res); key != "" {
-						return v.errorAt(qs.line, l.MaxResources[key],
+						return v.errorAt(CodeLimitResourcesAboveWildcard, qs.line, l.MaxResources[key],
 							fmt.Sprintf("%s %s max resource %s of queue %s is greater than wildcard maximum resource %s of immediate or ancestor parent queue", kind, name, res, q.Name, limit),
 							limitAt+"/maxresources/"+source.PointerToken(key), nameAt)
 					}
@@ -501,13 +501,13 @@ func (v validator) checkLimitMaxApplications(q *QueueConfig, parentUsers, parent
 				}
 				if limit, ok := parent[name]; ok {
 					if exceeds(limit, n) {
-						return v.errorAt(qs.line, value,
+						return v.errorAt(CodeLimitAppsAboveParent, qs.line, value,
 							fmt.Sprintf("%s %s max applications %d of queue %s is greater than immediate or ancestor parent max applications %d", kind, name, n, q.Name, limit),
 							at...)
 					}
 				} else if limit, ok := parent[wildcard]; ok && name != wildcard {
 					if exceeds(limit, n) {
-						return v.errorAt(qs.line, value,
+						return v.errorAt(CodeLimitAppsAboveWildcard, qs.line, value,
 							fmt.Sprintf("%s %s max applications %d of queue %s is greater than wildcard max applications %d of immediate or ancestor parent queue", kind, name, n, q.Name, limit),
 							at...)
 					}
@@ -555,19 +555,22 @@ func (v validator) checkPlacementRules(p *PartitionConfig, at string) error {
 	for _, sp := range paths {
 		parts := strings.Split(strings.ToLower(sp.path), ".")
 		result, last := placementHierarchy(parts, sp.create, sp.dynamic, p.Queues, nil)
-		var msg string
+		var code, msg string
 		switch result {
 		case placementNotLeaf:
+			code = CodePlacementNotLeaf
 			msg = fmt.Sprintf("placement rule no. #%d (%s) references a queue (%s) which is not a leaf", sp.ruleNo, sp.chain, sp.path)
 		case placementNonExisting:
+			code = CodePlacementMissingQueue
 			msg = fmt.Sprintf("placement rule no. #%d (%s) references non-existing queues (%s) and create is 'false'", sp.ruleNo, sp.chain, sp.path)
 		case placementLastLeaf:
+			code = CodePlacementBelowLeaf
 			msg = fmt.Sprintf("placement rule no. #%d (%s) references non-existing queues (%s) which cannot be created "+
 				"because the last queue (%s) in the hierarchy is a leaf", sp.ruleNo, sp.chain, sp.path, last)
 		default:
 			continue
 		}
-		return v.errorAt(p.Line, sp.value, msg, sp.at+"/value", sp.at+"/name", sp.at)
+		return v.errorAt(code, p.Line, sp.value, msg, sp.at+"/value", sp.at+"/name", sp.at)
 	}
 	return nil
 }
@@ -619,7 +622,7 @@ func (v validator) longestStaticPath(r *PlacementRule, at string, line int) (sta
 		value := c.rule.Value
 		if strings.HasPrefix(value, rootQueue) {
 			if sp.path != "" {
-				return sp, v.errorAt(line, value, fmt.Sprintf("illegal fully qualified 'fixed' rule with value %s", value),
+				return sp, v.errorAt(CodePlacementQualifiedFixed, line, value, fmt.Sprintf("illegal fully qualified 'fixed' rule with value %s", value),
 					c.at+"/value", c.at+"/name", c.at)
 			}
 			sp.path = value
@@ -686,7 +689,7 @@ func placementHierarchy(path []string, create, dynamic bool, queues []QueueConfi
 // filter.
 func (v validator) checkPlacementRule(r *PlacementRule, at string, line int) error {
 	if !RuleNameRegExp.MatchString(r.Name) {
-		return v.errorAt(line, r.Name, fmt.Sprintf("invalid rule name %s, a name must be a valid identifier", r.Name), at+"/name", at)
+		return v.errorAt(CodePlacementRuleName, line, r.Name, fmt.Sprintf("invalid rule name %s, a name must be a valid identifier", r.Name), at+"/name", at)
 	}
 	if r.Parent != nil {
 		if err := v.checkPlacementRule(r.Parent, at+"/parent", line); err != nil {
@@ -701,13 +704,13 @@ func (v validator) checkPlacementRule(r *PlacementRule, at string, line int) err
 // dropped later without an error.
 func (v validator) checkPlacementFilter(f Filter, at string, line int) error {
 	if f.Type != "" && !strings.EqualFold(f.Type, "allow") && !strings.EqualFold(f.Type, "deny") {
-		return v.errorAt(line, f.Type, fmt.Sprintf("invalid rule filter type %s, filter type  must be either '', allow or deny", f.Type), at+"/type", at)
+		return v.errorAt(CodePlacementFilterType, line, f.Type, fmt.Sprintf("invalid rule filter type %s, filter type  must be either '', allow or deny", f.Type), at+"/type", at)
 	}
 	if len(f.Users) == 1 && !isNameOrRegexp(f.Users[0], UserRegExp) {
-		return v.errorAt(line, f.Users[0], fmt.Sprintf("invalid rule filter user list is not a proper list or regexp: %v", f.Users), at+"/users", at)
+		return v.errorAt(CodePlacementFilterUsers, line, f.Users[0], fmt.Sprintf("invalid rule filter user list is not a proper list or regexp: %v", f.Users), at+"/users", at)
 	}
 	if len(f.Groups) == 1 && !isNameOrRegexp(f.Groups[0], GroupRegExp) {
-		return v.errorAt(line, f.Groups[0], fmt.Sprintf("invalid rule filter group list is not a proper list or regexp: %v", f.Groups), at+"/groups", at)
+		return v.errorAt(CodePlacementFilterGroups, line, f.Groups[0], fmt.Sprintf("invalid rule filter group list is not a proper list or regexp: %v", f.Groups), at+"/groups", at)
 	}
 	return nil
 }
@@ -728,7 +731,7 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 	switch policy.Type {
 	case "", "fair", "binpacking":
 	default:
-		return v.errorAt(p.Line, policy.Type, "undefined policy: "+policy.Type, at+"/nodesortpolicy/type", at+"/nodesortpolicy", at)
+		return v.errorAt(CodeNodeSortPolicy, p.Line, policy.Type, "undefined policy: "+policy.Type, at+"/nodesortpolicy/type", at+"/nodesortpolicy", at)
 	}
 	names := make([]string, 0, len(policy.ResourceWeights))
 	for k := range policy.ResourceWeights {
@@ -737,7 +740,7 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 	sort.Strings(names)
 	for _, k := range names {
 		if policy.ResourceWeights[k] < 0 {
-			return v.keyErrorAt(p.Line, k, fmt.Sprintf("negative resource weight for %s is not allowed", k),
+			return v.keyErrorAt(CodeNodeSortWeight, p.Line, k, fmt.Sprintf("negative resource weight for %s is not allowed", k),
 				at+"/nodesortpolicy/resourceweights/"+source.PointerToken(k), at+"/nodesortpolicy", at)
 		}
 	}
@@ -746,18 +749,18 @@ func (v validator) checkNodeSortingPolicy(p *PartitionConfig, at string) error {
 
 // errorAt locates an error at the first of the source pointers that exists,
 // or at line when the configuration has no source index.
-func (v validator) errorAt(line int, value, msg string, at ...string) error {
-	return locate(v.src.Pos, line, value, msg, at)
+func (v validator) errorAt(code string, line int, value, msg string, at ...string) error {
+	return locate(v.src.Pos, code, line, value, msg, at)
 }
 
 // keyErrorAt is errorAt for errors about an entry as a whole, which are
 // reported at its key.
-func (v validator) keyErrorAt(line int, value, msg string, at ...string) error {
-	return locate(v.src.KeyPos, line, value, msg, at)
+func (v validator) keyErrorAt(code string, line int, value, msg string, at ...string) error {
+	return locate(v.src.KeyPos, code, line, value, msg, at)
 }
 
-func locate(pos func(string) (int, int, bool), line int, value, msg string, at []string) error {
-	e := &SourceError{Line: line, Value: value, Msg: msg}
+func locate(pos func(string) (int, int, bool), code string, line int, value, msg string, at []string) error {
+	e := &SourceError{Code: code, Line: line, Value: value, Msg: msg}
 	for _, ptr := range at {
 		if ptr == "" {
 			continue // an inserted root is written nowhere; "" would be the document

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
+	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/vov"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// codeGroup is the codes of one kind of source, as docs/CHECK.md lists
+// them.
+type codeGroup struct {
+	Where string
+	Codes []source.CodeInfo
+}
+
+// checkCodes lists every code aclc check reports, by where it comes from.
+// docs/CHECK.md is generated from it (go test ./cmd/aclc -run
+// TestCheckCodesDocumented -update), and a test keeps codes distinct.
+func checkCodes() []codeGroup {
+	return []codeGroup{
+		{"any source", append([]source.CodeInfo{
+			source.ErrorCode(codeInvalidSource, "a source that cannot be read, or an error that names no rule"),
+		}, source.Codes()...)},
+		{"configuration layout", layout.Codes()},
+		{"YuniKorn configuration", []source.CodeInfo{
+			source.WarningCode(translate.CodeDefaultConfig, "no queue configuration: YuniKorn runs its default one"),
+			source.WarningCode(translate.CodeNoPartitions, "a queue configuration without partitions"),
+			source.WarningCode(translate.CodeNoDefaultPartition, "no partition named default"),
+		}},
+		{"YuniKorn queues", yunikorn.Codes()},
+		{"YuniKorn admission settings", admission.Codes()},
+		{"YuniKorn LDAP resolver", []source.CodeInfo{
+			source.ErrorCode(codeLDAPInvalid, "an LDAP secret YuniKorn refuses, or an ldap --resolver that does not parse"),
+			source.WarningCode(codeLDAPUnchecked, "the configuration selects ldap but its secret is not where check runs"),
+			source.WarningCode(builtins.QuirkLDAPConfig, "a secret file YuniKorn skips, or a value its validator warns about"),
+			source.WarningCode(builtins.QuirkLDAPFilterUnescaped, "the user name goes into the filter unescaped"),
+			source.WarningCode(builtins.QuirkLDAPCNParsing, "groups are cut out of memberOf at CN= and the first comma"),
+			source.WarningCode(builtins.QuirkLDAPGroupAttrUnused, "GroupAttr is not memberOf, and YuniKorn never uses it"),
+			source.WarningCode(builtins.QuirkLDAPReturnAttr, "ReturnAttr keeps spaces, or does not request memberOf"),
+		}},
+		{"VOV", vov.Codes()},
+	}
+}
+
+// codesTable renders the codes as the Markdown table of docs/CHECK.md.
+func codesTable(groups []codeGroup) string {
+	var b strings.Builder
+	b.WriteString("| code | severity | source | rule |\n| --- | --- | --- | --- |\n")
+	for _, g := range groups {
+		for _, c := range g.Codes {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Code, c.Severity, g.Where, strings.ReplaceAll(c.Rule, "|", `\|`))
+		}
+	}
+	return b.String()
+}
