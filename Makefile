@@ -15,7 +15,7 @@ HELM_VERSION := v3.22.0
 HELM_DIR     := bin/helm-$(HELM_VERSION)
 HELM         := $(HELM_DIR)/helm
 
-.PHONY: reliability js-sdk all build test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: reliability js-sdk all build test race gatekeeper-test long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
 all: build
 
@@ -24,22 +24,43 @@ all: build
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/aclc
 
-# The default suite: unit, Rego, corpus on every in-process engine, property
-# and race tests. Long fuzzing lives in `make fuzz`.
+# The default suite: unit, Rego, the corpus on every in-process engine,
+# property tests (3,000 decisions each, on configurations drawn from a new
+# seed every run), the attacks of tests/adversarial and every command block
+# of the documents. It prints a line per package as it ends and per test
+# that took 10 s or more, and a failure's whole output (tests/progress).
 # The stock opa binary runs the Rego unit tests and the stock-OPA tests.
-# tests/gatekeeper is its own module (Gatekeeper's constraint framework and
-# its dependencies stay out of aclc's); it runs the aclc binary built here.
 # The LDAP tests start their own slapd on loopback; with ACLC_REQUIRE_SLAPD
 # set they fail, rather than skip, when it is missing. helm renders the
 # chart, and runs the chart's and the documents' helm commands (tests/docs
 # runs every command block of README.md, docs/ and the chart's README with
-# the aclc built here).
+# the aclc built here). Longer runs have their own targets: race,
+# gatekeeper-test, long-test, e2e, fuzz, reliability, bench, image-test and
+# cluster-e2e; .ci/run runs test, race, gatekeeper-test and e2e.
 test: $(OPA) $(HELM) build slapd
+	@echo "== go vet ./..."
 	$(GO) vet ./...
-	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_HELM=$(CURDIR)/$(HELM) ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
-	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -timeout 20m -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
+	@echo "== go test ./..."
+	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_HELM=$(CURDIR)/$(HELM) ACLC=$(CURDIR)/$(BIN) \
+	  $(GO) run ./tests/progress -- $(GO) test -json -count=1 -timeout 30m ./...
+	@echo "== opa test policy/rego"
 	$(OPA) test -s schemas/json policy/rego
+
+# The concurrency tests under the race detector (a second build of every
+# package they reach, with -race).
+race: slapd
+	ACLC_REQUIRE_SLAPD=1 $(GO) test -count=1 -timeout 20m -race -run 'Concurrent|Race|Pool|Cache' ./wasm/ ./tests/ ./builtins/
+
+# tests/gatekeeper is its own module (Gatekeeper's constraint framework and
+# its dependencies stay out of aclc's); it runs the aclc binary built here
+# and decides the generated ConstraintTemplates there.
+gatekeeper-test: build
 	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
+# The property and differential tests at length: 30,000 decisions per
+# property test, 100,000 inputs per differential test (an hour or more).
+long-test: $(OPA) slapd
+	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 180m -run 'Property|Differential' ./tests/ -args -long
 
 # End to end over HTTP: every corpus case against stock `opa run` (bundles
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the
@@ -68,6 +89,7 @@ $(JS_SDK)/node_modules/@open-policy-agent/opa-wasm/package.json:
 	npm install --prefix $(JS_SDK) --no-audit --no-fund --no-save @open-policy-agent/opa-wasm@$(JS_SDK_VERSION)
 
 $(OPA): go.mod
+	@echo "== building stock opa $(OPA_VERSION) into bin/ (once per version)"
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION)
 	@touch $@
 
@@ -196,6 +218,7 @@ image-test: image
 # (HELM is defined at the top, where make test's prerequisites can see it).
 helm: $(HELM)
 $(HELM):
+	@echo "== building helm $(HELM_VERSION) into $(HELM_DIR)/ (once per version)"
 	GOBIN=$(CURDIR)/$(HELM_DIR) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 # Lints the chart and renders it in each mode it has (written to

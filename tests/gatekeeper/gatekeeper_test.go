@@ -45,7 +45,7 @@ var (
 	aclcErr  error
 )
 
-// aclc returns the aclc binary: $ACLC when set (make test builds it),
+// aclc returns the aclc binary: $ACLC when set (make gatekeeper-test builds it),
 // else one built from the repository for this run.
 func aclc(t testing.TB) string {
 	t.Helper()
