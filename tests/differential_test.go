@@ -33,7 +33,7 @@ import (
 //go:embed testdata/policy-before
 var policyBefore embed.FS
 
-var longDifferential = flag.Bool("long", false, "differential tests: 100,000 inputs for every decision")
+var longDifferential = flag.Bool("long", false, "differential tests: 100,000 inputs for every decision; property tests: 30,000 decisions each (make long-test)")
 
 // differentialInputs is how many inputs a differential test decides with both
 // policies: quick decides how many it takes by default (the queue decision's 100,000

@@ -158,7 +158,7 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantDecisions = 10000
+	wantDecisions := propertyDecisions()
 	decisions, configs, rejected, placed := 0, 0, 0, 0
 	for decisions < wantDecisions {
 		src := randomPlacementConfig(r)

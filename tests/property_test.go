@@ -125,13 +125,28 @@ func randomInput(r *rand.Rand, paths []string, partitions []string) map[string]a
 	return in
 }
 
+// propertyDecisions is how many decisions an engines-agree property test
+// makes: 100 on each random configuration, each configuration compiled to
+// every engine's bundle first (most of the cost). The default keeps make
+// test in its budget; every run draws new configurations from a new seed.
+// -long (make long-test) makes ten times as many, -short a third.
+func propertyDecisions() int {
+	switch {
+	case *longDifferential:
+		return 30000
+	case testing.Short():
+		return 1000
+	}
+	return 3000
+}
+
 // TestPropertyEnginesAgree generates random configurations, ACL strings and
 // requests and checks that every engine gives the native decision. Set
 // ACLC_PROPERTY_SEED to replay a run.
 func TestPropertyEnginesAgree(t *testing.T) {
 	r, seed := propertyRand(t, 0x61636c63)
 	ctx := context.Background()
-	const wantDecisions = 10000
+	wantDecisions := propertyDecisions()
 	decisions, configs, rejected := 0, 0, 0
 	for decisions < wantDecisions {
 		src, partitions := randomConfig(r)

@@ -173,10 +173,7 @@ func randomAdmissionReview(r *rand.Rand) map[string]any {
 func TestPropertyAdmissionQueueEnginesAgree(t *testing.T) {
 	r, seed := propertyRand(t, 0x71756575)
 	ctx := context.Background()
-	wantDecisions := 10000
-	if testing.Short() {
-		wantDecisions = 1000
-	}
+	wantDecisions := propertyDecisions()
 	inSchema, err := schemas.Compile("yunikorn/admission_queue/input.json")
 	if err != nil {
 		t.Fatal(err)
