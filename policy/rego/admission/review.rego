@@ -59,11 +59,12 @@ groups := g if {
 	g != null
 } else := []
 
+# An array of strings. concat takes strings only and is undefined on anything else:
+# one builtin pass over the array, where a rule body per element costs a large group
+# list (300,000 names) several times more on OPA's evaluator and Wasm.
 string_array(a) if {
 	is_array(a)
-	every x in a {
-		is_string(x)
-	}
+	is_string(concat("", a))
 }
 
 # The response: built with its uid, not merged into an object afterwards.

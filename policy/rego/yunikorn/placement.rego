@@ -80,10 +80,7 @@ input_ok if {
 	is_string(app_id)
 	is_string(app_queue)
 	is_string(app_user)
-	is_array(app_groups)
-	every g in app_groups {
-		is_string(g)
-	}
+	string_array(app_groups)
 	is_object(app_tags)
 	count(tag_key_list) == count(app_tags) # every value a string, in the pass that lists the keys
 	is_string(partition_raw)
@@ -129,11 +126,12 @@ input_error := "invalid input: must be a JSON object" if {
 	not is_boolean(object.get(q, "draining", false))
 }
 
+# An array of strings. concat takes strings only and is undefined on anything else:
+# one builtin pass over the array, where a rule body per element costs a large group
+# list (300,000 names) several times more on OPA's evaluator and Wasm.
 string_array(a) if {
 	is_array(a)
-	every x in a {
-		is_string(x)
-	}
+	is_string(concat("", a))
 }
 
 string_object(o) if {

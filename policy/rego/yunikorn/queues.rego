@@ -85,11 +85,12 @@ input_error := "invalid input: must be a JSON object" if {
 	not known_action
 }
 
+# An array of strings. concat takes strings only and is undefined on anything else:
+# one builtin pass over the array, where a rule body per element costs a large group
+# list (300,000 names) several times more on OPA's evaluator and Wasm.
 string_array(a) if {
 	is_array(a)
-	every x in a {
-		is_string(x)
-	}
+	is_string(concat("", a))
 }
 
 # YuniKorn's partition name rule: "" and any case of "default" are "default".
