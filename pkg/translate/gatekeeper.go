@@ -7,9 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	gkpolicy "github.com/aclc-dev/aclc/policy/gatekeeper"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
@@ -35,33 +38,6 @@ var gatekeeperParams = []struct{ param, field, key string }{
 	{"labelNamespaces", "label_namespaces", admission.KeyLabelNamespaces},
 	{"noLabelNamespaces", "no_label_namespaces", admission.KeyNoLabelNamespaces},
 }
-
-// gatekeeperRewrites turn the admission policy into a Gatekeeper library:
-// Gatekeeper keeps libraries under data.lib and lets them read only
-// data.lib and data.inventory, so the settings arrive in the library's
-// input (from the Constraint's parameters) and the namespace comes from the
-// review's namespaceObject or the synced inventory. Each line must match
-// exactly once, so a change to the policy that breaks the rewrite fails the
-// build instead of producing a template that reads nothing.
-var gatekeeperRewrites = []struct{ module, old, new string }{
-	{"admission/review.rego", "package yunikorn.admission\n", "package " + gatekeeperLibPackage + "\n"},
-	{"admission/review.rego", "settings := data.aclc.admission\n", "settings := input.settings\n"},
-	{"admission/review.rego", "v := data.kubernetes.namespaces[namespace].metadata.annotations[name]\n", "v := namespace_object.metadata.annotations[name]\n"},
-	{"admission/decode_static.rego", "package yunikorn.admission\n", "package " + gatekeeperLibPackage + "\n"},
-}
-
-// gatekeeperNamespace is appended to the library: the namespace object
-// Gatekeeper attaches to the review, else the one replicated into the
-// inventory by a sync config; absent, YuniKorn's settings decide.
-const gatekeeperNamespace = `
-# The namespace of the request: Gatekeeper attaches it to the review as namespaceObject;
-# a sync config replicates it into data.inventory. Absent, the settings decide.
-namespace_object := o if {
-	o := input.namespace_object
-	is_object(o)
-	o.metadata.name == namespace
-} else := data.inventory.cluster.v1.Namespace[namespace]
-`
 
 // gatekeeperTemplateRego is the template's entry module. The library
 // answers the AdmissionReview as YuniKorn's webhook would; the template
@@ -109,27 +85,119 @@ preset_value := v if {
 }
 `
 
+// gatekeeperAdmissionModules are the library modules of the user.info
+// template: the review with its portable decoding and its configuration.
+var gatekeeperAdmissionModules = []string{"admission/review.rego", staticDecodeModule, "admission/review_config.rego"}
+
 // GatekeeperLibrary returns the admission policy as Gatekeeper library
 // modules (package lib.yunikorn.admission, Rego v1), portable: no aclc
 // builtins, so denial texts for malformed objects are approximate.
 func GatekeeperLibrary() ([]string, error) {
-	mods := policy.Modules()
-	out := map[string]string{}
-	for _, rw := range gatekeeperRewrites {
-		src, ok := out[rw.module]
-		if !ok {
-			src, ok = mods[rw.module]
+	return gatekeeperLibrary(gatekeeperAdmissionModules)
+}
+
+// gatekeeperLibrary returns the named policy modules as Gatekeeper
+// libraries, in the given order. Gatekeeper keeps libraries under data.lib
+// and lets them read only data.lib and data.inventory, so a library is the
+// portable module with two changes, neither made on its text: the modules
+// through which a decision reads its configuration are swapped for their
+// Gatekeeper forms (policy/gatekeeper), which read it from the libraries'
+// input, as a build swaps in the host-builtin twins; and the packages move
+// under lib on the parsed modules, every reference to them with them.
+func gatekeeperLibrary(names []string) ([]string, error) {
+	src := policy.Modules()
+	for name, m := range gkpolicy.Modules() {
+		if _, ok := src[name]; !ok {
+			return nil, fmt.Errorf("gatekeeper: %s has no bundle form in the policy library", name)
 		}
-		if !ok {
-			return nil, fmt.Errorf("gatekeeper: policy module %s is missing", rw.module)
-		}
-		if n := strings.Count(src, rw.old); n != 1 {
-			return nil, fmt.Errorf("gatekeeper: %s: expected %q once, found it %d times", rw.module, strings.TrimSpace(rw.old), n)
-		}
-		out[rw.module] = strings.Replace(src, rw.old, rw.new, 1)
+		src[name] = m
 	}
-	out["admission/review.rego"] += gatekeeperNamespace
-	return []string{yamlSafe(out["admission/review.rego"]), yamlSafe(out["admission/decode_static.rego"])}, nil
+	mods := make([]*ast.Module, 0, len(names))
+	roots := map[string]bool{}
+	for _, name := range names {
+		text, ok := src[name]
+		if !ok {
+			return nil, fmt.Errorf("gatekeeper: policy module %s is missing", name)
+		}
+		m, err := ast.ParseModuleWithOpts(name, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return nil, fmt.Errorf("gatekeeper: %w", err)
+		}
+		mods = append(mods, m)
+		if top, ok := m.Package.Path[1].Value.(ast.String); ok {
+			roots[string(top)] = true
+		}
+	}
+	libs := make([]string, 0, len(mods))
+	for i, m := range mods {
+		if err := underLib(m, roots); err != nil {
+			return nil, fmt.Errorf("gatekeeper: %s: %w", names[i], err)
+		}
+		dropSchemaAnnotations(m)
+		out, err := format.AstWithOpts(m, format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, fmt.Errorf("gatekeeper: %s: %w", names[i], err)
+		}
+		libs = append(libs, yamlSafe(string(out)))
+	}
+	return libs, nil
+}
+
+// underLib moves m's package, and every reference into the packages whose
+// top-level names are roots, under data.lib.
+func underLib(m *ast.Module, roots map[string]bool) error {
+	_, err := ast.TransformRefs(m, func(r ast.Ref) (ast.Value, error) {
+		if len(r) < 2 || !r[0].Equal(ast.DefaultRootDocument) {
+			return r, nil
+		}
+		if top, ok := r[1].Value.(ast.String); !ok || !roots[string(top)] {
+			return r, nil
+		}
+		lib := ast.StringTerm("lib")
+		lib.Location = r[1].Location
+		out := make(ast.Ref, 0, len(r)+1)
+		out = append(out, r[0], lib)
+		return append(out, r[1:]...), nil
+	})
+	return err
+}
+
+// dropSchemaAnnotations removes the schemas entries from the METADATA
+// blocks: they type the decision's input, not the one a library is given.
+// The rest of a block (title, description) stays.
+func dropSchemaAnnotations(m *ast.Module) {
+	drop := map[*ast.Comment]bool{}
+	for _, a := range m.Annotations {
+		if len(a.Schemas) == 0 {
+			continue
+		}
+		a.Schemas = nil
+		// The entry is the "schemas:" key and the lines indented below it.
+		keyIndent := -1
+		for _, c := range m.Comments {
+			if c.Location.Row < a.Location.Row || c.Location.Row > a.EndLoc().Row {
+				continue
+			}
+			text := string(c.Text)
+			indent := len(text) - len(strings.TrimLeft(text, " "))
+			switch {
+			case strings.TrimSpace(text) == "schemas:":
+				keyIndent = indent
+			case keyIndent >= 0 && indent > keyIndent:
+			default:
+				keyIndent = -1
+				continue
+			}
+			drop[c] = true
+		}
+	}
+	comments := m.Comments[:0]
+	for _, c := range m.Comments {
+		if !drop[c] {
+			comments = append(comments, c)
+		}
+	}
+	m.Comments = comments
 }
 
 // GatekeeperTemplateRego returns the template's entry module.

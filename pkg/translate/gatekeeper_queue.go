@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
-	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
 // The Gatekeeper names of the placement check at admission.
@@ -21,36 +20,15 @@ const (
 	GatekeeperQueueWarnConstraint = "yunikorn-queue-warnings"
 )
 
-// gatekeeperQueueRewrites turn the queue decision, placement and the queue
-// library into Gatekeeper libraries: packages under data.lib, the compiled
-// configuration read from a library constant (gatekeeperCompiledPackage),
-// the scheduler flags and namespace from the library's input. n is how
-// many times old must occur: a policy change that breaks a rewrite fails
-// the build instead of producing a template that reads nothing.
-var gatekeeperQueueRewrites = []struct {
-	module, old, new string
-	n                int
-}{
-	{"admission/queue.rego", "package yunikorn.admission_queue\n", "package lib.yunikorn.admission_queue\n", 1},
-	{"admission/queue.rego", "import data.yunikorn.admission as adm\n", "import data." + gatekeeperLibPackage + " as adm\n", 1},
-	{"admission/queue.rego", `flags := object.get(data.aclc, "admission_queue", {})` + "\n", `flags := object.get(input, "flags", {})` + "\n", 1},
-	{"admission/queue.rego", "o := data.kubernetes.namespaces[namespace]\n", "o := adm.namespace_object\n", 1},
-	{"admission/queue.rego", "_ = data.kubernetes.namespaces[namespace]\n", "is_object(adm.namespace_object)\n", 1},
-	{"admission/queue.rego", `d := data.yunikorn.placement.decision with input as {"partition": "default", "application": application}`,
-		`d := data.lib.yunikorn.placement.decision with input as {"partition": "default", "application": application, "yunikorn": input.yunikorn}`, 1},
-	{"yunikorn/placement.rego", "package yunikorn.placement\n", "package lib.yunikorn.placement\n", 1},
-	{"yunikorn/placement.rego", "import data.yunikorn.queues as yq\n", "import data.lib.yunikorn.queues as yq\n", 1},
-	{"yunikorn/placement.rego", "# schemas:\n#   - input: schema.yunikorn.placement.input\n", "", 1},
-	{"yunikorn/placement.rego", "yk := data.aclc.yunikorn\n", "yk := input.yunikorn\n", 1},
-	{"yunikorn/queues.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
-	{"yunikorn/queues.rego", "# schemas:\n#   - input: schema.yunikorn.queues.input\n", "", 1},
-	{"yunikorn/queues.rego", "partitions := data.aclc.yunikorn.partitions\n", "partitions := input.yunikorn.partitions\n", 1},
-	{"yunikorn/groups_static.rego", "package yunikorn.queues\n", "package lib.yunikorn.queues\n", 1},
-	{"yunikorn/groups_static.rego", "data.aclc.yunikorn", "input.yunikorn", 4},
+// gatekeeperQueueModules are the library modules the queue template adds
+// to the user.info template's: the queue decision at admission, the
+// placement and the queue decision, with the modules they read their
+// configuration through, and the portable group lookup.
+var gatekeeperQueueModules = []string{
+	"admission/queue.rego", "admission/queue_config.rego",
+	"yunikorn/placement.rego",
+	"yunikorn/queues.rego", "yunikorn/config.rego", staticGroupsModule,
 }
-
-// gatekeeperQueueModules are the rewritten modules, in library order.
-var gatekeeperQueueModules = []string{"admission/queue.rego", "yunikorn/placement.rego", "yunikorn/queues.rego"}
 
 // gatekeeperHasQueue: the queue template is written when there is a queue
 // configuration whose groups Gatekeeper can resolve without aclc's builtins.
@@ -123,33 +101,7 @@ violation contains {"msg": msg, "details": details} if {
 // against what the policy reads, and Gatekeeper's driver does not resolve
 // every reference into a library rule's value.
 func gatekeeperQueueLibrary() ([]string, error) {
-	libs, err := GatekeeperLibrary()
-	if err != nil {
-		return nil, err
-	}
-	mods := policy.Modules()
-	out := map[string]string{}
-	for _, rw := range gatekeeperQueueRewrites {
-		src, ok := out[rw.module]
-		if !ok {
-			src, ok = mods[rw.module]
-		}
-		if !ok {
-			return nil, fmt.Errorf("gatekeeper: policy module %s is missing", rw.module)
-		}
-		if n := strings.Count(src, rw.old); n != rw.n {
-			return nil, fmt.Errorf("gatekeeper: %s: expected %q %d times, found it %d times", rw.module, strings.TrimSpace(rw.old), rw.n, n)
-		}
-		out[rw.module] = strings.ReplaceAll(src, rw.old, rw.new)
-	}
-	// Gatekeeper keeps one library module per package: the static group
-	// lookup joins the queue library it belongs to.
-	groups := strings.Replace(out["yunikorn/groups_static.rego"], "package lib.yunikorn.queues\n", "", 1)
-	out["yunikorn/queues.rego"] += "\n" + groups
-	for _, m := range gatekeeperQueueModules {
-		libs = append(libs, yamlSafe(out[m]))
-	}
-	return libs, nil
+	return gatekeeperLibrary(append(append([]string(nil), gatekeeperAdmissionModules...), gatekeeperQueueModules...))
 }
 
 // gatekeeperQueueParams are the queue Constraint's parameters beyond the
