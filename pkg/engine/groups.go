@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/builtins/opabuiltins"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/policy/host"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
@@ -36,21 +35,14 @@ func noneCache(c *builtins.Cache) *builtins.Cache {
 	return builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{})
 }
 
-// WasmBuiltins are aclc's builtins for the wazero host, over c.
+// WasmBuiltins are aclc's builtins for the wazero host, over c: the host
+// modules' list, as plain Go functions on JSON.
 func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 	m := map[string]wasm.BuiltinFunc{}
-	// The host's call context: a group lookup stops waiting for the
-	// directory when the evaluation's caller gives up.
-	userGroups := builtins.UserGroups(c).FuncContext
-	for _, d := range opabuiltins.Decls() {
-		name := d.Name
-		if name == opabuiltins.UserGroups { // the hot path: no lookup by name
-			m[name] = userGroups
-			continue
-		}
-		m[name] = func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
-			return opabuiltins.CallContext(ctx, c, name, args)
-		}
+	for _, b := range host.Builtins(c) {
+		// Call under the host's call context: a group lookup stops waiting
+		// for the directory when the evaluation's caller gives up.
+		m[b.Name] = b.Call
 	}
 	return m
 }

@@ -1,4 +1,4 @@
-package builtins
+package admission
 
 import (
 	"encoding/json"
@@ -6,20 +6,29 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/builtins"
 )
 
 // Names of the admission builtins.
 const (
 	DecodeErrorName   = "aclc.k8s_decode_error"
 	UserInfoErrorName = "aclc.user_info_error"
+	// RegexMatchAnyName is the name of the pattern-list matching builtin.
+	RegexMatchAnyName = "aclc.regex_match_any"
 )
 
-// DecodeError is "aclc.k8s_decode_error"(kind string, object any) string:
-// the message of decoding the object with the Kubernetes type of the kind,
-// as YuniKorn's webhook does, or "" when it decodes.
-func DecodeError() Builtin {
-	return Builtin{
+// Builtins returns the admission policy's host builtins, sorted by name:
+// the decoding checks with the Kubernetes types and the settings' pattern
+// matching with Go's regexp, as YuniKorn's webhook runs them.
+func Builtins() []builtins.Builtin {
+	return []builtins.Builtin{DecodeErrorBuiltin(), RegexMatchAnyBuiltin(), UserInfoErrorBuiltin()}
+}
+
+// DecodeErrorBuiltin is "aclc.k8s_decode_error"(kind string, object any)
+// string: the message of decoding the object with the Kubernetes type of
+// the kind, as YuniKorn's webhook does, or "" when it decodes.
+func DecodeErrorBuiltin() builtins.Builtin {
+	return builtins.Builtin{
 		Name:        DecodeErrorName,
 		Description: "k8s_decode_error(kind string, object any) string: Go's decoder message for the object as the kind's Kubernetes type, or \"\"",
 		Args:        []string{"kind", "object"},
@@ -29,17 +38,17 @@ func DecodeError() Builtin {
 			}
 			var kind string
 			if err := json.Unmarshal(args[0], &kind); err != nil {
-				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", DecodeErrorName, jsonKind(args[0]))
+				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", DecodeErrorName, builtins.JSONKind(args[0]))
 			}
-			return json.Marshal(admission.DecodeError(kind, args[1]))
+			return json.Marshal(DecodeError(kind, args[1]))
 		},
 	}
 }
 
-// UserInfoError is "aclc.user_info_error"(value string) string: why YuniKorn
-// refuses a pre-set user.info annotation, or "" when it accepts it.
-func UserInfoError() Builtin {
-	return Builtin{
+// UserInfoErrorBuiltin is "aclc.user_info_error"(value string) string: why
+// YuniKorn refuses a pre-set user.info annotation, or "" when it accepts it.
+func UserInfoErrorBuiltin() builtins.Builtin {
+	return builtins.Builtin{
 		Name:        UserInfoErrorName,
 		Description: "user_info_error(value string) string: the decoder message YuniKorn denies a pre-set user.info value with, or \"\"",
 		Args:        []string{"value"},
@@ -49,10 +58,10 @@ func UserInfoError() Builtin {
 			}
 			var v string
 			if err := json.Unmarshal(args[0], &v); err != nil {
-				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserInfoErrorName, jsonKind(args[0]))
+				return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserInfoErrorName, builtins.JSONKind(args[0]))
 			}
 			msg := ""
-			if err := admission.ValidateAnnotation(v); err != nil {
+			if err := ValidateAnnotation(v); err != nil {
 				msg = err.Error()
 			}
 			return json.Marshal(msg)
@@ -60,18 +69,11 @@ func UserInfoError() Builtin {
 	}
 }
 
-// RegexMatchAnyName is the name of the pattern-list matching builtin.
-const RegexMatchAnyName = "aclc.regex_match_any"
-
-// compiled caches the patterns RegexMatchAny has compiled; the lists come
-// from settings, so the set is small and lives as long as the process.
-var compiled sync.Map // pattern → *regexp.Regexp, or error
-
-// RegexMatchAny is "aclc.regex_match_any"(patterns [string], s string) bool:
-// whether any pattern matches s unanchored, with Go's regexp as YuniKorn
-// uses it. A pattern that does not compile never matches.
-func RegexMatchAny() Builtin {
-	return Builtin{
+// RegexMatchAnyBuiltin is "aclc.regex_match_any"(patterns [string], s
+// string) bool: whether any pattern matches s unanchored, with Go's regexp
+// as YuniKorn uses it. A pattern that does not compile never matches.
+func RegexMatchAnyBuiltin() builtins.Builtin {
+	return builtins.Builtin{
 		Name:        RegexMatchAnyName,
 		Description: "regex_match_any(patterns array[string], s string) boolean: Go's MatchString of any pattern on s",
 		Args:        []string{"patterns", "s"},
@@ -81,11 +83,11 @@ func RegexMatchAny() Builtin {
 			}
 			var patterns []string
 			if err := json.Unmarshal(args[0], &patterns); err != nil {
-				return nil, fmt.Errorf("%s: operand 1 must be array[string] but got %s", RegexMatchAnyName, jsonKind(args[0]))
+				return nil, fmt.Errorf("%s: operand 1 must be array[string] but got %s", RegexMatchAnyName, builtins.JSONKind(args[0]))
 			}
 			var s string
 			if err := json.Unmarshal(args[1], &s); err != nil {
-				return nil, fmt.Errorf("%s: operand 2 must be string but got %s", RegexMatchAnyName, jsonKind(args[1]))
+				return nil, fmt.Errorf("%s: operand 2 must be string but got %s", RegexMatchAnyName, builtins.JSONKind(args[1]))
 			}
 			for _, p := range patterns {
 				v, ok := compiled.Load(p)
@@ -106,3 +108,7 @@ func RegexMatchAny() Builtin {
 		},
 	}
 }
+
+// compiled caches the patterns RegexMatchAny has compiled; the lists come
+// from settings, so the set is small and lives as long as the process.
+var compiled sync.Map // pattern → *regexp.Regexp, or error
