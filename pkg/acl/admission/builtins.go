@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"container/list"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -90,17 +91,7 @@ func RegexMatchAnyBuiltin() builtins.Builtin {
 				return nil, fmt.Errorf("%s: operand 2 must be string but got %s", RegexMatchAnyName, builtins.JSONKind(args[1]))
 			}
 			for _, p := range patterns {
-				v, ok := compiled.Load(p)
-				if !ok {
-					re, err := regexp.Compile(p)
-					if err != nil {
-						v = err
-					} else {
-						v = re
-					}
-					compiled.Store(p, v)
-				}
-				if re, ok := v.(*regexp.Regexp); ok && re.MatchString(s) {
+				if re := compiledPatterns.get(p); re != nil && re.MatchString(s) {
 					return json.RawMessage("true"), nil
 				}
 			}
@@ -109,6 +100,70 @@ func RegexMatchAnyBuiltin() builtins.Builtin {
 	}
 }
 
-// compiled caches the patterns RegexMatchAny has compiled; the lists come
-// from settings, so the set is small and lives as long as the process.
-var compiled sync.Map // pattern → *regexp.Regexp, or error
+// maxCompiledPatterns bounds the process-wide cache of compiled patterns.
+// The settings of one configuration hold a few dozen; the bound is for
+// whoever can make the builtin see patterns of their choosing (a policy
+// evaluated over a client's data or input), who must not grow the process
+// without limit: past it, the least recently used pattern is dropped and
+// compiled again when it comes back.
+const maxCompiledPatterns = 1024
+
+// compiledPatterns caches the patterns RegexMatchAny has compiled.
+var compiledPatterns = newPatternCache(maxCompiledPatterns)
+
+// patternCache is a least-recently-used cache of compiled patterns, safe
+// for concurrent use. A pattern that does not compile is cached as nil.
+type patternCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of *patternEntry, most recently used first
+	byKey map[string]*list.Element
+}
+
+type patternEntry struct {
+	pattern string
+	re      *regexp.Regexp
+}
+
+func newPatternCache(max int) *patternCache {
+	return &patternCache{max: max, order: list.New(), byKey: map[string]*list.Element{}}
+}
+
+// get returns the compiled pattern, or nil when it does not compile.
+func (c *patternCache) get(p string) *regexp.Regexp {
+	c.mu.Lock()
+	if e, ok := c.byKey[p]; ok {
+		c.order.MoveToFront(e)
+		re := e.Value.(*patternEntry).re
+		c.mu.Unlock()
+		return re
+	}
+	c.mu.Unlock()
+	// Compiled outside the lock: a long pattern must not hold up the
+	// lookups of others. Two callers may compile the same one; the first
+	// stored wins.
+	re, err := regexp.Compile(p)
+	if err != nil {
+		re = nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.byKey[p]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*patternEntry).re
+	}
+	c.byKey[p] = c.order.PushFront(&patternEntry{pattern: p, re: re})
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.byKey, last.Value.(*patternEntry).pattern)
+	}
+	return re
+}
+
+// len returns how many patterns the cache holds.
+func (c *patternCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
