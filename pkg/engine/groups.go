@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/policy/host"
 	"github.com/aclc-dev/aclc/wasm"
@@ -50,11 +49,11 @@ func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 // nativeResolver gives the reference decision the build's resolution: the
 // engine's cache when the bundle calls the host builtin, the bare resolver
 // when the answers are compiled in.
-func nativeResolver(g translate.GroupResolution, c *builtins.Cache) yunikorn.GroupResolver {
+func nativeResolver(g translate.GroupResolution, c *builtins.Cache) builtins.GroupResolver {
 	if g.NeedsHostBuiltin() {
 		return cachedGroups{c: c}
 	}
-	return resolverGroups{g.Resolver()}
+	return g.Resolver()
 }
 
 type cachedGroups struct {
@@ -62,7 +61,7 @@ type cachedGroups struct {
 	ctx context.Context // the evaluation's; nil: none
 }
 
-func (g cachedGroups) UserGroups(user string) ([]string, error) {
+func (g cachedGroups) Resolve(user string) ([]string, error) {
 	ctx := g.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -73,14 +72,10 @@ func (g cachedGroups) UserGroups(user string) ([]string, error) {
 
 // resolverIn gives r the evaluation's context, so that a group lookup
 // stops waiting for the directory when the caller gives up.
-func resolverIn(ctx context.Context, r yunikorn.GroupResolver) yunikorn.GroupResolver {
+func resolverIn(ctx context.Context, r builtins.GroupResolver) builtins.GroupResolver {
 	if g, ok := r.(cachedGroups); ok && ctx != nil {
 		g.ctx = ctx
 		return g
 	}
 	return r
 }
-
-type resolverGroups struct{ r builtins.Resolver }
-
-func (r resolverGroups) UserGroups(user string) ([]string, error) { return r.r.Resolve(user) }
