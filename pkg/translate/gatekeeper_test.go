@@ -132,3 +132,60 @@ func TestGatekeeperLibraryIsThePolicyUnderLib(t *testing.T) {
 		}
 	}
 }
+
+// Both templates read their settings with the same rules; they are written
+// out in each entry module, so this keeps them one rule set.
+func TestGatekeeperTemplatesShareTheSettingsRules(t *testing.T) {
+	rules := map[string]map[string][]*ast.Rule{}
+	for _, name := range []string{GatekeeperTemplateName, GatekeeperQueueTemplateName} {
+		src, err := gkpolicy.Template(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := ast.MustParseModuleWithOpts(src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		rules[name] = map[string][]*ast.Rule{}
+		for _, r := range m.Rules {
+			rules[name][r.Head.Name.String()] = append(rules[name][r.Head.Name.String()], r)
+		}
+	}
+	for _, rule := range []string{"defaults", "params", "param_fields", "settings"} {
+		a, b := rules[GatekeeperTemplateName][rule], rules[GatekeeperQueueTemplateName][rule]
+		if len(a) != 1 || len(b) != 1 {
+			t.Errorf("%s: %d and %d definitions, want one in each template", rule, len(a), len(b))
+			continue
+		}
+		if !a[0].Head.Equal(b[0].Head) || !a[0].Body.Equal(b[0].Body) || (a[0].Else == nil) != (b[0].Else == nil) ||
+			(a[0].Else != nil && (!a[0].Else.Head.Equal(b[0].Else.Head) || !a[0].Else.Body.Equal(b[0].Else.Body))) {
+			t.Errorf("%s differs between the templates:\n%s\n%s", rule, a[0], b[0])
+		}
+	}
+}
+
+// The build sets the templates' constants on the parsed module: the
+// printed entry module holds the values, as Rego terms.
+func TestGatekeeperEntryConstants(t *testing.T) {
+	entry, err := gatekeeperEntry(GatekeeperQueueTemplateName, map[string]any{"compiled": map[string]any{"partitions": map[string]any{}, "note": "<a & b>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ast.MustParseModuleWithOpts(entry, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	want := map[string]string{
+		"compiled":     `{"note": "<a & b>", "partitions": {}}`,
+		"param_fields": `"bypassAuth": "bypass_auth"`,
+		"defaults":     `"bypass_auth": false`,
+	}
+	for _, r := range m.Rules {
+		if w, ok := want[r.Head.Name.String()]; ok {
+			if got := r.Head.Value.String(); !strings.Contains(got, w) {
+				t.Errorf("%s := %s, want it to hold %s", r.Head.Name, got, w)
+			}
+			delete(want, r.Head.Name.String())
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("rules not found: %v", want)
+	}
+	if _, err := gatekeeperEntry(GatekeeperTemplateName, map[string]any{"compiled": 1}); err == nil {
+		t.Error("a value for a rule the template lacks must fail the build")
+	}
+}
