@@ -92,7 +92,7 @@ func gatekeeperLibrary(names []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gatekeeper: %s: %w", names[i], err)
 		}
-		libs = append(libs, yamlSafe(string(out)))
+		libs = append(libs, string(out))
 	}
 	return libs, nil
 }
@@ -219,17 +219,6 @@ func gatekeeperEntry(name string, values map[string]any) (string, error) {
 		return "", fmt.Errorf("gatekeeper: %s: %w", name, err)
 	}
 	return string(out), nil
-}
-
-// yamlSafe indents with spaces instead of tabs, so the code is written as
-// a YAML literal block (Rego does not care).
-func yamlSafe(src string) string {
-	lines := strings.Split(src, "\n")
-	for i, l := range lines {
-		t := strings.TrimLeft(l, "\t")
-		lines[i] = strings.Repeat("  ", len(l)-len(t)) + t
-	}
-	return strings.Join(lines, "\n")
 }
 
 // GatekeeperManifests returns a YAML stream with the ConstraintTemplate
