@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 )
 
 // Builtin describes one custom builtin: its Rego name, argument and result kinds for declarations, and a JSON-level implementation.
@@ -63,7 +62,7 @@ func UserGroups(c *Cache) Builtin {
 			return nil, fmt.Errorf("%s: want 1 argument, got %d", UserGroupsName, len(args))
 		}
 		var user string
-		if kind := jsonKind(args[0]); kind != "string" {
+		if kind := JSONKind(args[0]); kind != "string" {
 			return nil, fmt.Errorf("%s: operand 1 must be string but got %s", UserGroupsName, kind)
 		}
 		if err := json.Unmarshal(args[0], &user); err != nil {
@@ -93,16 +92,9 @@ func UserGroups(c *Cache) Builtin {
 	}
 }
 
-// All returns every custom builtin over c, sorted by name, for adapters that
-// register them in bulk.
-func All(c *Cache) []Builtin {
-	all := []Builtin{UserGroups(c), DecodeError(), UserInfoError(), RegexMatchAny()}
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
-	return all
-}
-
-// jsonKind names the JSON type of v in OPA's words, for type errors.
-func jsonKind(v json.RawMessage) string {
+// JSONKind names the JSON type of v in OPA's words, for the type errors
+// of a builtin's operands ("operand 1 must be string but got number").
+func JSONKind(v json.RawMessage) string {
 	v = bytes.TrimLeft(v, " \t\r\n")
 	if len(v) == 0 {
 		return "nothing"

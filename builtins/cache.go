@@ -126,10 +126,10 @@ func (c *Cache) Groups(user string) (groups []string, errMsg string) {
 	return ug.Groups, ""
 }
 
-// UserGroups makes the cache a GroupResolver of pkg/acl/yunikorn, so the
-// native decision can resolve through the same cache as the policy builtin.
-// The slice is shared as in Groups.
-func (c *Cache) UserGroups(user string) ([]string, error) {
+// Resolve makes the cache a GroupResolver, so the native decisions can
+// resolve through the same cache as the policy builtin. The slice is shared
+// as in Groups.
+func (c *Cache) Resolve(user string) ([]string, error) {
 	ug, err := c.get(user)
 	return ug.Groups, err
 }

@@ -6,10 +6,16 @@
 // UserGroupCache on top (ConvertUGI, GetUserGroup, the positive and negative
 // lifetimes and the cleaner). Every adapter — the native engine, OPA's
 // evaluator, the Wasm hosts — calls the same Go, so they cannot disagree on
-// who is in which group.
+// who is in which group. GroupResolver is the one "user → groups" contract:
+// the reference decisions of pkg/acl take it, and every Resolver and the
+// Cache satisfy it.
 //
 // # Notes
 //
+//   - The package is a leaf: it imports nothing of pkg/acl, Kubernetes or
+//     OPA (TestDependencies). The admission policy's own builtins live with
+//     pkg/acl/admission, and policy/host lists every builtin the host
+//     modules call.
 //   - The resolvers "none", "os", "test" and "ldap" are YuniKorn's. "file" is
 //     aclc's own: a fixed user → groups table read from an /etc/group-style
 //     file or a YAML map, so a policy can be built and tested against known

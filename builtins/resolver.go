@@ -12,15 +12,23 @@ import (
 	"time"
 )
 
+// GroupResolver gives the groups of a user: the one contract the reference
+// decisions (pkg/acl/yunikorn, pkg/acl/vov) resolve a user whose request
+// carries no groups through. Every Resolver is one, uncached, and so is a
+// Cache, YuniKorn's cache over a Resolver.
+type GroupResolver interface {
+	// Resolve returns the user's groups in YuniKorn's order. A non-nil error means the lookup
+	// failed; groups may still hold what was found before the failure (YuniKorn keeps the primary group).
+	Resolve(user string) ([]string, error)
+}
+
 // Resolver looks one user up, without caching (YuniKorn's lookup + group id lookups).
 //
 // Implementations are safe for concurrent use and return a slice the caller
 // owns.
 type Resolver interface {
+	GroupResolver
 	Name() string // "none", "os", "test", "file", "ldap"
-	// Resolve returns the user's groups in YuniKorn's order. A non-nil error means the lookup
-	// failed; groups may still hold what was found before the failure (YuniKorn keeps the primary group).
-	Resolve(user string) ([]string, error)
 }
 
 // ContextResolver is a Resolver whose lookup waits on something outside

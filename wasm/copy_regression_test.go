@@ -24,9 +24,14 @@ func TestCopiedInstancesIterateDataArrays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	config, err := os.ReadFile("../policy/rego/yunikorn/config.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
 	mods := map[string]string{
 		"q.rego":      string(src) + "\nchain_members := [n | some n in queues.root.chain]\n",
 		"groups.rego": string(groups),
+		"config.rego": string(config),
 	}
 	data := `{"aclc":{"yunikorn":{"partitions":{"default":{"queues":{"root":{"leaf":false,"chain":["root"],"submit":{"all":true},"admin":{"all":false}}}}}}}}`
 	b := buildWasmBundle(t, mods, data, "yunikorn/queues/chain_members", "yunikorn/queues/decision")

@@ -23,10 +23,10 @@
 // The Wasm bundles aclc build writes by default call no builtin, and run on
 // the default Config (ExampleLoadFile). A bundle built with --host-builtins
 // calls aclc's own (group resolution at decision time, Kubernetes decoding
-// of admitted objects): they are plain Go in package
-// github.com/aclc-dev/aclc/builtins, which builtins.All lists, and
-// engine.WasmBuiltins of github.com/aclc-dev/aclc/pkg/engine gives them to
-// this host over a group cache (ExampleConfig_WithBuiltins). Both bring
+// of admitted objects): they are plain Go, which Builtins of package
+// github.com/aclc-dev/aclc/policy/host lists, and engine.WasmBuiltins of
+// github.com/aclc-dev/aclc/pkg/engine gives them to this host over a group
+// cache (ExampleConfig_WithBuiltins). Both bring
 // Kubernetes types and an LDAP client along, and pkg/engine OPA too; this
 // package imports none of them.
 //

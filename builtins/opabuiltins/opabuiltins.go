@@ -23,6 +23,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/policy/host"
 )
 
 // UserGroups is the name of the group-resolution builtin.
@@ -38,15 +40,15 @@ var decls = map[string]*types.Function{
 			types.NewDynamicProperty(types.S, types.S),
 		)).Description(`{"groups": [...]}, with "error" when the lookup failed`),
 	),
-	builtins.DecodeErrorName: types.NewFunction(
+	admission.DecodeErrorName: types.NewFunction(
 		types.Args(types.Named("kind", types.S).Description("the object's kind"), types.Named("object", types.A).Description("the object")),
 		types.Named("message", types.S).Description(`the decoder's message, or ""`),
 	),
-	builtins.RegexMatchAnyName: types.NewFunction(
+	admission.RegexMatchAnyName: types.NewFunction(
 		types.Args(types.Named("patterns", types.NewArray(nil, types.S)).Description("Go regular expressions"), types.Named("s", types.S).Description("the string to search")),
 		types.Named("result", types.B).Description("whether any pattern matches s, unanchored"),
 	),
-	builtins.UserInfoErrorName: types.NewFunction(
+	admission.UserInfoErrorName: types.NewFunction(
 		types.Args(types.Named("value", types.S).Description("a pre-set user.info annotation")),
 		types.Named("message", types.S).Description(`why YuniKorn refuses it, or ""`),
 	),
@@ -55,7 +57,7 @@ var decls = map[string]*types.Function{
 // Decls returns the declarations of aclc's builtins, sorted by name.
 func Decls() []*ast.Builtin {
 	var out []*ast.Builtin
-	for _, b := range builtins.All(nil) {
+	for _, b := range host.Builtins(nil) {
 		out = append(out, &ast.Builtin{
 			Name:             b.Name,
 			Description:      b.Description,
@@ -153,7 +155,7 @@ func CallContext(ctx context.Context, c *builtins.Cache, name string, args []jso
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	for _, b := range builtins.All(c) {
+	for _, b := range host.Builtins(c) {
 		if b.Name == name {
 			return b.Call(ctx, args)
 		}

@@ -2,12 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/builtins/opabuiltins"
-	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/policy/host"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
@@ -36,21 +34,14 @@ func noneCache(c *builtins.Cache) *builtins.Cache {
 	return builtins.NewCache(builtins.NoResolver{}, builtins.SystemClock{})
 }
 
-// WasmBuiltins are aclc's builtins for the wazero host, over c.
+// WasmBuiltins are aclc's builtins for the wazero host, over c: the host
+// modules' list, as plain Go functions on JSON.
 func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 	m := map[string]wasm.BuiltinFunc{}
-	// The host's call context: a group lookup stops waiting for the
-	// directory when the evaluation's caller gives up.
-	userGroups := builtins.UserGroups(c).FuncContext
-	for _, d := range opabuiltins.Decls() {
-		name := d.Name
-		if name == opabuiltins.UserGroups { // the hot path: no lookup by name
-			m[name] = userGroups
-			continue
-		}
-		m[name] = func(ctx context.Context, args []json.RawMessage) (json.RawMessage, error) {
-			return opabuiltins.CallContext(ctx, c, name, args)
-		}
+	for _, b := range host.Builtins(c) {
+		// Call under the host's call context: a group lookup stops waiting
+		// for the directory when the evaluation's caller gives up.
+		m[b.Name] = b.Call
 	}
 	return m
 }
@@ -58,11 +49,11 @@ func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 // nativeResolver gives the reference decision the build's resolution: the
 // engine's cache when the bundle calls the host builtin, the bare resolver
 // when the answers are compiled in.
-func nativeResolver(g translate.GroupResolution, c *builtins.Cache) yunikorn.GroupResolver {
+func nativeResolver(g translate.GroupResolution, c *builtins.Cache) builtins.GroupResolver {
 	if g.NeedsHostBuiltin() {
 		return cachedGroups{c: c}
 	}
-	return resolverGroups{g.Resolver()}
+	return g.Resolver()
 }
 
 type cachedGroups struct {
@@ -70,7 +61,7 @@ type cachedGroups struct {
 	ctx context.Context // the evaluation's; nil: none
 }
 
-func (g cachedGroups) UserGroups(user string) ([]string, error) {
+func (g cachedGroups) Resolve(user string) ([]string, error) {
 	ctx := g.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -81,14 +72,10 @@ func (g cachedGroups) UserGroups(user string) ([]string, error) {
 
 // resolverIn gives r the evaluation's context, so that a group lookup
 // stops waiting for the directory when the caller gives up.
-func resolverIn(ctx context.Context, r yunikorn.GroupResolver) yunikorn.GroupResolver {
+func resolverIn(ctx context.Context, r builtins.GroupResolver) builtins.GroupResolver {
 	if g, ok := r.(cachedGroups); ok && ctx != nil {
 		g.ctx = ctx
 		return g
 	}
 	return r
 }
-
-type resolverGroups struct{ r builtins.Resolver }
-
-func (r resolverGroups) UserGroups(user string) ([]string, error) { return r.r.Resolve(user) }

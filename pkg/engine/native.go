@@ -16,7 +16,7 @@ import (
 type NativeEngine struct {
 	src      *translate.Sources
 	cache    *builtins.Cache
-	resolver yunikorn.GroupResolver
+	resolver builtins.GroupResolver
 }
 
 // NewNative returns the reference engine over parsed sources, resolving

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission/internal/si"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 )
@@ -79,7 +80,7 @@ var podControllerUsers = map[string]string{
 type QueueReview struct {
 	Settings *Settings
 	Tree     *yunikorn.QueueTree
-	Resolver yunikorn.GroupResolver
+	Resolver builtins.GroupResolver
 	// UniqueAppID is admissionController.filtering.generateUniqueAppId.
 	UniqueAppID bool
 	// DisableGangScheduling is service.disableGangScheduling: the

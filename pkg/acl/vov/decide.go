@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aclc-dev/aclc/builtins"
 )
 
 // Input is a request to the vov/acl/decision: may user, connected from
@@ -51,7 +53,7 @@ func (s *Spec) Decide(in Input) Decision { return s.DecideWith(in, s.Groups()) }
 
 // DecideWith answers a request, resolving the OS groups of a request that
 // carries none through r (a build's resolver behind the shared cache).
-func (s *Spec) DecideWith(in Input, r GroupResolver) Decision {
+func (s *Spec) DecideWith(in Input, r builtins.GroupResolver) Decision {
 	if in.Object == "" {
 		return refuse(reasonObject)
 	}
@@ -139,11 +141,11 @@ func canonicalAction(a string) (Capability, bool) {
 	return c, c.Valid()
 }
 
-func resolveGroups(r GroupResolver, user string) []string {
+func resolveGroups(r builtins.GroupResolver, user string) []string {
 	if r == nil {
 		return []string{user}
 	}
-	groups, _ := r.UserGroups(user) // a failed lookup keeps what was found
+	groups, _ := r.Resolve(user) // a failed lookup keeps what was found
 	return groups
 }
 
@@ -313,7 +315,7 @@ func (s *Spec) DecideJSON(v any) map[string]any { return s.DecideJSONWith(v, s.G
 // DecideJSONWith checks a JSON-decoded input with the policy's type rules,
 // in the policy's order, then decides. The result is the decision as a
 // JSON object.
-func (s *Spec) DecideJSONWith(v any, r GroupResolver) map[string]any {
+func (s *Spec) DecideJSONWith(v any, r builtins.GroupResolver) map[string]any {
 	in, reason := ParseInput(v)
 	d := refuse(reason)
 	if reason == "" {

@@ -51,25 +51,13 @@ func (s *Spec) Lookup(key string) *Object {
 	return nil
 }
 
-// GroupResolver resolves the OS groups of a user whose request carries
-// none; an error means the lookup failed, and the groups found so far
-// still count (as aclc.user_groups returns them).
-type GroupResolver interface {
-	UserGroups(user string) ([]string, error)
-}
-
-// resolverGroups adapts a builtins.Resolver.
-type resolverGroups struct{ r builtins.Resolver }
-
-func (r resolverGroups) UserGroups(user string) ([]string, error) { return r.r.Resolve(user) }
-
 // Groups returns the spec's own resolver (none when the source names
 // none), uncached.
-func (s *Spec) Groups() GroupResolver {
+func (s *Spec) Groups() builtins.GroupResolver {
 	if s.resolver == nil {
-		return resolverGroups{builtins.NoResolver{}}
+		return builtins.NoResolver{}
 	}
-	return resolverGroups{s.resolver}
+	return s.resolver
 }
 
 // index builds the lookup by name and id. Load has checked that every key

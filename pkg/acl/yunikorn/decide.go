@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/aclc-dev/aclc/builtins"
 )
 
 // Actions of the queue decision.
@@ -36,26 +38,18 @@ type Decision struct {
 	Reason string `json:"reason"`
 }
 
-// GroupResolver resolves the groups of a user whose request carries none.
-type GroupResolver interface {
-	// UserGroups returns the user's groups. An error means the lookup failed;
-	// the groups may still be set (YuniKorn keeps a primary group found
-	// before the failure).
-	UserGroups(user string) ([]string, error)
-}
-
 // NoResolver is YuniKorn's default resolver: the user's only group is the
 // user name. It never fails.
 type NoResolver struct{}
 
-// UserGroups implements GroupResolver.
-func (NoResolver) UserGroups(user string) ([]string, error) { return []string{user}, nil }
+// Resolve implements builtins.GroupResolver.
+func (NoResolver) Resolve(user string) ([]string, error) { return []string{user}, nil }
 
 func deny(reason string) Decision { return Decision{Reason: reason} }
 
 // DecideJSON decodes a raw JSON input with the same type rules the policy
 // applies, then decides. Malformed input is denied with the reason.
-func (t *QueueTree) DecideJSON(raw []byte, r GroupResolver) Decision {
+func (t *QueueTree) DecideJSON(raw []byte, r builtins.GroupResolver) Decision {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return deny("invalid input: must be a JSON object")
@@ -118,7 +112,7 @@ func InputFromMap(m map[string]any) (Input, string) {
 // unless the application is forced (then nobody/nogroup); a request without
 // groups is resolved and not checked against the user name regex; a request
 // with groups is not resolved but the user name must be valid.
-func ConvertUGI(user string, groups []string, forced bool, r GroupResolver) (string, []string, error) {
+func ConvertUGI(user string, groups []string, forced bool, r builtins.GroupResolver) (string, []string, error) {
 	if user == "" {
 		if !forced {
 			return "", nil, fmt.Errorf("empty user cannot resolve")
@@ -126,7 +120,7 @@ func ConvertUGI(user string, groups []string, forced bool, r GroupResolver) (str
 		user, groups = AnonymousUser, []string{AnonymousGroup}
 	}
 	if len(groups) == 0 {
-		resolved, err := r.UserGroups(user)
+		resolved, err := r.Resolve(user)
 		if err == nil {
 			return user, resolved, nil
 		}
@@ -151,7 +145,7 @@ func isResolverPanic(err error) bool {
 }
 
 // Decide answers the queue decision for a typed input.
-func (t *QueueTree) Decide(in Input, r GroupResolver) Decision {
+func (t *QueueTree) Decide(in Input, r builtins.GroupResolver) Decision {
 	if in.Action != ActionSubmit && in.Action != ActionAdmin {
 		return deny(`unknown action "` + in.Action + `": want submit or admin`)
 	}

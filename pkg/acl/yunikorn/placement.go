@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aclc-dev/aclc/builtins"
 )
 
 // Placement follows YuniKorn's placement manager (pkg/scheduler/placement)
@@ -278,7 +280,7 @@ type Placement struct {
 
 // PlaceJSON decodes a raw JSON input with the type rules the policy
 // applies, then places. Malformed input is refused with the reason.
-func (t *QueueTree) PlaceJSON(raw []byte, r GroupResolver) Placement {
+func (t *QueueTree) PlaceJSON(raw []byte, r builtins.GroupResolver) Placement {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return Placement{Reason: "invalid input: must be a JSON object"}
@@ -668,7 +670,7 @@ func (v *partitionView) placeRule(r *PlacementRuleSpec, app *Application, user s
 func replaceDot(name string) string { return strings.ReplaceAll(name, ".", "_dot_") }
 
 // Place decides where YuniKorn puts the application, or why it rejects it.
-func (t *QueueTree) Place(in PlacementInput, r GroupResolver) Placement {
+func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement {
 	app := in.Application
 	out := Placement{Forced: ForcedTags(app.Tags)}
 	partition := NormalisePartitionName(in.Partition)

@@ -12,8 +12,6 @@ package yunikorn.admission_queue
 
 import data.yunikorn.admission as adm
 
-flags := object.get(data.aclc, "admission_queue", {})
-
 default review := {
 	"kind": "AdmissionReview",
 	"apiVersion": "admission.k8s.io/v1",
@@ -249,14 +247,14 @@ queue := xs[0] if {
 } else := ""
 
 ns_object := o if {
-	o := data.kubernetes.namespaces[namespace]
+	o := adm.namespace_object
 	is_object(o)
 } else := {}
 
 ns_annotations := as_object(object.get(as_object(object.get(ns_object, "metadata", {})), "annotations", {}))
 
 ns_known if {
-	_ = data.kubernetes.namespaces[namespace]
+	_ = adm.namespace_object
 }
 
 # No two parts share a key: one comprehension over them, not a merge of copies.
@@ -397,7 +395,7 @@ days_from_civil(y, m, d) := days if {
 application := {"id": app_id, "queue": queue, "user": identity.user, "groups": identity.groups, "tags": tags}
 
 placement := d if {
-	d := data.yunikorn.placement.decision with input as {"partition": "default", "application": application}
+	d := data.yunikorn.placement.decision with input as placement_input(application)
 }
 
 # --- Step 7: the answer.

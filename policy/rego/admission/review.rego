@@ -5,14 +5,12 @@
 #   does for the yunikorn.apache.org/user.info annotation: who may pre-set it, whether a
 #   pre-set value is valid, the patch that adds it on CREATE, and the refusal to change it
 #   on Pod UPDATE. YuniKorn's other mutations (scheduler name, app-id labels, preemption
-#   annotation) are out of scope. Settings come from data.aclc.admission (compiled from the
-#   yunikorn-configs ConfigMap); namespace annotations from data.kubernetes.namespaces, as
-#   kube-mgmt replicates them.
+#   annotation) are out of scope. The settings and the namespace come from
+#   review_config.rego: in a bundle, data.aclc.admission (compiled from the yunikorn-configs
+#   ConfigMap) and data.kubernetes.namespaces, as kube-mgmt replicates them.
 package yunikorn.admission
 
 user_info_key := "yunikorn.apache.org/user.info"
-
-settings := data.aclc.admission
 
 # METADATA
 # entrypoint: true
@@ -270,7 +268,7 @@ not_allowed_message := concat("", ["user ", user, " with groups [", concat(",", 
 # --- Namespace filters: the namespace's own annotation wins when set.
 
 namespace_flag(name) := v if {
-	v := data.kubernetes.namespaces[namespace].metadata.annotations[name]
+	v := namespace_object.metadata.annotations[name]
 } else := null
 
 process_flag := namespace_flag("yunikorn.apache.org/namespace.enableYuniKorn")

@@ -14,7 +14,7 @@ package yunikorn.placement
 
 import data.yunikorn.queues as yq
 
-yk := data.aclc.yunikorn
+yk := yq.compiled
 
 recovery_queue := "root.@recovery@"
 

@@ -3,14 +3,14 @@
 # description: |
 #   Decides whether a user may submit to, or administer, a YuniKorn queue, exactly as
 #   YuniKorn's CheckSubmitAccess / CheckAdminAccess and ConvertUGI do. The compiled queue
-#   configuration lives in data.aclc.yunikorn (written by aclc's translator), keyed by
+#   configuration (config.rego: data.aclc.yunikorn, written by aclc's translator) is keyed by
 #   partition and lower-cased queue path so a decision costs the same for any tree size.
 #   No sprintf; the only regular expressions are YuniKorn's name rules.
 # schemas:
 #   - input: schema.yunikorn.queues.input
 package yunikorn.queues
 
-partitions := data.aclc.yunikorn.partitions
+partitions := compiled.partitions
 
 # METADATA
 # entrypoint: true

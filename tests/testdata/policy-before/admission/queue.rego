@@ -12,8 +12,6 @@ package yunikorn.admission_queue
 
 import data.yunikorn.admission as adm
 
-flags := object.get(data.aclc, "admission_queue", {})
-
 default review := {
 	"kind": "AdmissionReview",
 	"apiVersion": "admission.k8s.io/v1",

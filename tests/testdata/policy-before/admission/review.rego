@@ -12,8 +12,6 @@ package yunikorn.admission
 
 user_info_key := "yunikorn.apache.org/user.info"
 
-settings := data.aclc.admission
-
 # METADATA
 # entrypoint: true
 # description: The AdmissionReview answer; always defined.

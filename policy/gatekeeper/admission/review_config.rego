@@ -1,0 +1,16 @@
+# The user.info review's configuration, in a Gatekeeper library: the settings come in the
+# library's input (the template builds them from the Constraint's parameters).
+package yunikorn.admission
+
+settings := input.settings
+
+# The namespace of the request: Gatekeeper attaches it to the review as namespaceObject;
+# a sync config replicates it into data.inventory. Absent, the settings decide.
+namespace_object := o if {
+	o := input.namespace_object
+	is_object(o)
+	o.metadata.name == namespace
+} else := o if {
+	o := data.inventory.cluster.v1.Namespace[namespace]
+	is_object(o)
+}
