@@ -21,19 +21,7 @@ import (
 // failed. The engine must never reuse an instance whose evaluation failed.
 func TestOPAWasmRecoversFromTrap(t *testing.T) {
 	ctx := context.Background()
-	c := compile.New().
-		WithTarget(compile.TargetWasm).
-		WithEntrypoints("x/valid").
-		WithFS(fstest.MapFS{"x.rego": {Data: []byte("package x\n\nvalid := json.is_valid(input.v)\n")}}).
-		WithPaths(".")
-	if err := c.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.NewOPAWasm(ctx, c.Bundle(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := openOPAWasm(t, "x/valid", "package x\n\nvalid := json.is_valid(input.v)\n")
 	trapped := false
 	for i := range 8 {
 		for _, v := range []string{"true", "false"} {
@@ -63,19 +51,7 @@ func TestOPAWasmRecoversFromTrap(t *testing.T) {
 // policy sees what native sees.
 func TestOPAWasmInputIsDecodedAsEncodingJSONDecodesIt(t *testing.T) {
 	ctx := context.Background()
-	c := compile.New().
-		WithTarget(compile.TargetWasm).
-		WithEntrypoints("x/echo").
-		WithFS(fstest.MapFS{"x.rego": {Data: []byte("package x\n\necho := input\n")}}).
-		WithPaths(".")
-	if err := c.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.NewOPAWasm(ctx, c.Bundle(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := openOPAWasm(t, "x/echo", "package x\n\necho := input\n")
 	for _, tt := range []struct {
 		name, input string
 		// guestFails: OPA's Wasm guest mis-decodes code points from
@@ -128,4 +104,25 @@ func decodeNumbers(b []byte) (any, error) {
 	dec.UseNumber()
 	err := dec.Decode(&v)
 	return v, err
+}
+
+// openOPAWasm compiles module x.rego to Wasm with one entry point and opens
+// OPA's Wasm engine on it, closed when the test ends.
+func openOPAWasm(t *testing.T, entrypoint, module string) *engine.OPAWasmEngine {
+	t.Helper()
+	ctx := context.Background()
+	c := compile.New().
+		WithTarget(compile.TargetWasm).
+		WithEntrypoints(entrypoint).
+		WithFS(fstest.MapFS{"x.rego": {Data: []byte(module)}}).
+		WithPaths(".")
+	if err := c.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.NewOPAWasm(ctx, c.Bundle(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(ctx) })
+	return e
 }
