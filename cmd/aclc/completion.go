@@ -65,7 +65,7 @@ func completeEntrypoints(cmd *cobra.Command, args []string, toComplete string) (
 		}
 	}
 	if len(eps) == 0 {
-		eps = translate.AllEntrypoints
+		eps = translate.Entrypoints()
 	}
 	var out []string
 	for _, e := range eps {

@@ -7,9 +7,6 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 )
 
-// EntrypointAdmissionReview is the admission decision.
-const EntrypointAdmissionReview = "yunikorn/admission/review"
-
 // AdmissionData is data.aclc.admission: the settings after YuniKorn's
 // parsing (a key that fell back holds its default), with the patterns as
 // lists in order, and under "exact" the lists that are sets of names (see
@@ -69,10 +66,6 @@ func exactNames(patterns []string) map[string]bool {
 	}
 	return names
 }
-
-// EntrypointAdmissionQueue is the placement decision at admission: what
-// YuniKorn does with the application a pod or a workload's pods become.
-const EntrypointAdmissionQueue = "yunikorn/admission/queue"
 
 // QueueReviewFlags are the two scheduler settings the pod → application
 // rules read: admissionController.filtering.generateUniqueAppId and

@@ -408,33 +408,6 @@ func (s *Sources) Data() map[string]any {
 	return out
 }
 
-// Entrypoints returns the decision entry points the sources provide.
-func (s *Sources) Entrypoints() []string {
-	var eps []string
-	if s.Queues != nil {
-		eps = append(eps, EntrypointYuniKornQueues, EntrypointYuniKornPlacement)
-	}
-	if s.Admission != nil {
-		eps = append(eps, EntrypointAdmissionReview)
-		if s.Queues != nil {
-			eps = append(eps, EntrypointAdmissionQueue)
-		}
-	}
-	if s.VOV != nil {
-		eps = append(eps, EntrypointVOV)
-	}
-	return eps
-}
-
-// Entry points of the decisions.
-const (
-	EntrypointYuniKornQueues    = "yunikorn/queues/decision"
-	EntrypointYuniKornPlacement = "yunikorn/queues/placement"
-)
-
 // ClusterIDKey is the setting YuniKorn's rejection messages take the
 // cluster id from (default mycluster).
 const ClusterIDKey = "service.clusterId"
-
-// AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointYuniKornPlacement, EntrypointAdmissionReview, EntrypointAdmissionQueue, EntrypointVOV}

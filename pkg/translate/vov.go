@@ -6,9 +6,6 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 )
 
-// EntrypointVOV is the VOV ACL decision.
-const EntrypointVOV = "vov/acl/decision"
-
 // VOVData normalises a VOV spec into data.aclc.vov, the document
 // policy/rego/vov/acl.rego reads. Every lookup a decision makes is an
 // object key, so its cost depends on the entries of one object and the
