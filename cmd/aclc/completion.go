@@ -22,9 +22,9 @@ func registerCompletions(cmd *cobra.Command) {
 	}
 	switch cmd.Name() {
 	case "eval":
-		reg("engine", fixedCompletion(engineNames...))
+		reg("engine", fixedCompletion(engine.Names()...))
 	case "webhook", "report":
-		reg("engine", fixedCompletion(engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm))
+		reg("engine", fixedCompletion(engine.InProcess()...))
 	}
 	reg("target", fixedCompletion(buildTargets...))
 	reg("kind", fixedCompletion(sourceKinds...))
