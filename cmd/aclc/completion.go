@@ -27,7 +27,7 @@ func registerCompletions(cmd *cobra.Command) {
 		reg("engine", fixedCompletion(engine.InProcess()...))
 	}
 	reg("target", fixedCompletion(buildTargets...))
-	reg("kind", fixedCompletion(sourceKinds...))
+	reg("kind", fixedCompletion(sourceKinds()...))
 	reg("resolver", fixedCompletion("none", "os", "test", "file=", "ldap="))
 	reg("log-level", fixedCompletion("debug", "info", "warn", "error"))
 	reg("log-format", fixedCompletion("json", "text"))

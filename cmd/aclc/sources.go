@@ -140,12 +140,18 @@ func spoolStdin(paths []string) ([]string, func(), error) {
 
 const resolverUsage = "group resolver for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key; aclc's options ,dial-timeout=D and ,timeout=D bound connecting and the bind and search, 1s each by default: ldap=DIR,timeout=3s); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
 
-// Source kinds, for --kind and its completion.
-var sourceKinds = []string{string(translate.KindYuniKornQueues), string(translate.KindYuniKornAdmission), string(translate.KindVOV)}
+// sourceKinds are the values of --kind, for its completion.
+func sourceKinds() []string {
+	var out []string
+	for _, k := range translate.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
 
 // kindFlag adds --kind to a command that reads sources.
 func kindFlag(fs *pflag.FlagSet, kind *string) {
-	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
+	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: "+translate.KindList())
 }
 
 // kindValue refuses an unknown kind as the command line is read, so that
@@ -160,8 +166,8 @@ func (k kindValue) String() string {
 }
 
 func (k kindValue) Set(v string) error {
-	if v != "" && !slices.Contains(sourceKinds, v) {
-		return errors.New("want yunikorn-queues, yunikorn-admission or vov")
+	if v != "" && !slices.Contains(translate.Kinds(), translate.Kind(v)) {
+		return errors.New("want " + translate.KindList())
 	}
 	*k.kind = v
 	return nil

@@ -2,9 +2,9 @@ package translate
 
 import (
 	"regexp"
-	"strconv"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
 )
 
 // AdmissionData is data.aclc.admission: the settings after YuniKorn's
@@ -68,27 +68,14 @@ func exactNames(patterns []string) map[string]bool {
 }
 
 // QueueReviewFlags are the two scheduler settings the pod → application
-// rules read: admissionController.filtering.generateUniqueAppId and
-// service.disableGangScheduling, false when absent. CheckSettings has
-// refused a value strconv.ParseBool does not accept.
+// rules read (see queueReviewFlags).
 func (s *Sources) QueueReviewFlags() (uniqueAppID, disableGangScheduling bool) {
-	flag := func(key string) bool {
-		if s.Layout == nil {
-			return false
-		}
-		v, ok := s.Layout.Get(key)
-		if !ok {
-			return false
-		}
-		b, _ := strconv.ParseBool(v.Text)
-		return b
-	}
-	return flag(admission.KeyGenerateUniqueAppID), flag(admission.KeyDisableGangScheduling)
+	return queueReviewFlags(s.Layout)
 }
 
-// AdmissionQueueData is data.aclc.admission_queue: the scheduler settings
+// admissionQueueData is data.aclc.admission_queue: the scheduler settings
 // the queue review reads besides the admission settings.
-func (s *Sources) AdmissionQueueData() map[string]any {
-	unique, noGang := s.QueueReviewFlags()
+func admissionQueueData(c *layout.Config) map[string]any {
+	unique, noGang := queueReviewFlags(c)
 	return map[string]any{"unique_app_id": unique, "disable_gang_scheduling": noGang}
 }

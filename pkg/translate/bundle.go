@@ -84,19 +84,9 @@ func moduleSources(s *Sources) map[string]string {
 	return src
 }
 
-// hasFamily reports whether the sources hold the decision family whose
-// policy lives in policy/rego/family.
-func (s *Sources) hasFamily(family string) bool {
-	switch family {
-	case "admission":
-		return s.Admission != nil
-	case "yunikorn":
-		return s.Queues != nil
-	case "vov":
-		return s.VOV != nil
-	}
-	return true
-}
+// hasFamily reports whether the sources hold the family whose policy lives
+// in policy/rego/family.
+func (s *Sources) hasFamily(family string) bool { return s.policies()[family] }
 
 // bundleRoots are the roots a bundle claims: the data documents it
 // writes under aclc/, the packages of its modules, and every data document
