@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,10 +31,7 @@ func resetStdin() { stdinData, stdinErr, stdinRead = nil, nil, false }
 func readStdin() ([]byte, error) {
 	if !stdinRead {
 		stdinRead = true
-		stdinData, stdinErr = io.ReadAll(io.LimitReader(stdin, translate.MaxSourceSize+1))
-		if stdinErr == nil && len(stdinData) > translate.MaxSourceSize {
-			stdinErr = fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", stdinName, translate.MaxSourceSize>>20)
-		}
+		stdinData, stdinErr = translate.ReadSourceFrom(stdinName, stdin)
 	}
 	return stdinData, stdinErr
 }

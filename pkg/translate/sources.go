@@ -6,6 +6,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -277,10 +278,8 @@ func (s *Sources) AddLayout(files ...*layout.File) error {
 	return nil
 }
 
-// MaxSourceSize bounds a source file. A ConfigMap holds at most 1 MiB and
-// the largest VOV project files are a few MiB; a larger file is refused
-// before it is read, so that a stray dump cannot take a reload's memory.
-const MaxSourceSize = 64 << 20
+// MaxSourceSize bounds a source file (inputfile.MaxSource).
+const MaxSourceSize = inputfile.MaxSource
 
 // ReadSource reads a source file: a regular file (or a symlink to one, as
 // in a mounted ConfigMap) of at most MaxSourceSize bytes. A named pipe, a
@@ -291,11 +290,25 @@ func ReadSource(path string) ([]byte, error) {
 	var refused *inputfile.Error
 	if errors.As(err, &refused) && errors.Is(err, inputfile.ErrTooLarge) {
 		if refused.Size < 0 {
-			return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", path, MaxSourceSize>>20)
+			return nil, tooLarge(path)
 		}
 		return nil, fmt.Errorf("%s: %d bytes: larger than a source aclc reads (%d MiB)", path, refused.Size, MaxSourceSize>>20)
 	}
 	return data, err
+}
+
+// ReadSourceFrom reads a source from r, such as standard input, named name
+// in messages, bounded as ReadSource bounds a file.
+func ReadSourceFrom(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSourceSize+1))
+	if err == nil && len(data) > MaxSourceSize {
+		return nil, tooLarge(name)
+	}
+	return data, err
+}
+
+func tooLarge(name string) error {
+	return fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", name, MaxSourceSize>>20)
 }
 
 // AddDir reads a ConfigMap mounted as a directory.
