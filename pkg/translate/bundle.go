@@ -24,11 +24,6 @@ import (
 	"github.com/aclc-dev/aclc/schemas"
 )
 
-// Roots are the trees aclc's bundles may claim roots in: its data under
-// "aclc" and one package tree per decision family. A bundle claims only
-// the data documents and packages it holds (bundleRoots).
-var Roots = []string{"aclc", "vov", "yunikorn"}
-
 // SchemaSet returns aclc's JSON Schemas as an OPA schema set, so that the
 // policy's schema annotations type-check the input.
 func SchemaSet() (*ast.SchemaSet, error) {

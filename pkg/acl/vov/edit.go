@@ -573,7 +573,7 @@ func actionsText(caps []Capability, s entryStyle) string {
 	for i, c := range caps {
 		words[i] = string(c)
 	}
-	if slices.Equal(caps, Capabilities) {
+	if slices.Equal(caps, capabilities) {
 		words = []string{"ALL"}
 	}
 	if s.listed {

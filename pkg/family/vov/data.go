@@ -111,8 +111,8 @@ func Data(s *aclvov.Spec) map[string]any {
 	}
 	// The capabilities as a table, so that the policy checks an action with
 	// one lookup instead of building the set at every decision.
-	capabilities := make(map[string]any, len(aclvov.Capabilities))
-	for _, c := range aclvov.Capabilities {
+	capabilities := map[string]any{}
+	for _, c := range aclvov.Capabilities() {
 		capabilities[string(c)] = true
 	}
 	return map[string]any{
