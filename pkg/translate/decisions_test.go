@@ -61,3 +61,20 @@ func TestDecisionsAreCopies(t *testing.T) {
 		t.Errorf("entry point changed through a copy")
 	}
 }
+
+// Each family's compiled sources are found by any of its kinds.
+func TestCompiledByKind(t *testing.T) {
+	s := &Sources{}
+	if err := s.Add("acls.yaml", []byte("vov:\n  owner: joe\n  host: pluto\n"), KindAuto); err != nil {
+		t.Fatal(err)
+	}
+	if s.Compiled(KindVOV) == nil {
+		t.Error("no compiled VOV source")
+	}
+	if s.Compiled(KindYuniKornQueues) != nil || s.Compiled(KindYuniKornAdmission) != nil {
+		t.Error("a YuniKorn configuration compiled from a VOV source")
+	}
+	if s.Compiled("nothing") != nil {
+		t.Error("a family of an unknown kind")
+	}
+}

@@ -259,6 +259,18 @@ func (s *Sources) adopt(i int, c family.Compiled) {
 	}
 }
 
+// Compiled returns the compiled sources of the family that kind forces,
+// nil when the sources hold none: what a decision's reference code reads
+// of a family that has no field of its own here.
+func (s *Sources) Compiled(kind Kind) family.Compiled {
+	for i, f := range families {
+		if slices.Contains(f.Kinds(), string(kind)) {
+			return s.compiled[i]
+		}
+	}
+	return nil
+}
+
 // AddLayout adds YuniKorn configuration read by other means than a file,
 // such as layout.FromObjects over what the API server holds, and settles it
 // with the YuniKorn files given so far exactly as AddInputs does.
