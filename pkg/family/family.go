@@ -27,6 +27,9 @@ type Family interface {
 	// by its content alone: it does not load in, which may still fail to
 	// load.
 	Claims(in Input) bool
+	// Policies are the directories of policy/rego that hold the family's
+	// decisions; a bundle carries those its compiled sources name.
+	Policies() []string
 	// Compile loads, validates and compiles in together with the family's
 	// sources compiled before (prev, nil for none), since some sources
 	// only make sense together (YuniKorn's two ConfigMaps). On an error
@@ -45,7 +48,7 @@ type Compiled interface {
 	// resolver's name and, for a static build, its answers); a family
 	// whose decisions resolve groups puts its keys in its documents.
 	Data(groups map[string]any) map[string]any
-	// Policies are the directories of policy/rego that a bundle of these
-	// sources carries.
+	// Policies are the directories of policy/rego, among the family's,
+	// that a bundle of these sources carries.
 	Policies() []string
 }

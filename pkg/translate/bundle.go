@@ -79,9 +79,9 @@ func moduleSources(s *Sources) map[string]string {
 	return src
 }
 
-// hasFamily reports whether the sources hold the family whose policy lives
-// in policy/rego/family.
-func (s *Sources) hasFamily(family string) bool { return s.policies()[family] }
+// hasFamily reports whether the bundle carries the policy directory
+// policy/rego/family (see carries).
+func (s *Sources) hasFamily(family string) bool { return s.carries(family) }
 
 // bundleRoots are the roots a bundle claims: the data documents it
 // writes under aclc/, the packages of its modules, and every data document

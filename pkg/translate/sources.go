@@ -413,19 +413,16 @@ func (s *Sources) Data() map[string]any {
 	return out
 }
 
-// policies are the directories of policy/rego the sources' bundle
-// carries.
-func (s *Sources) policies() map[string]bool {
-	out := map[string]bool{}
-	for _, c := range s.compiled {
-		if c == nil {
-			continue
-		}
-		for _, p := range c.Policies() {
-			out[p] = true
+// carries reports whether the sources' bundle carries the directory dir
+// of policy/rego: a family's when the compiled sources of that family name
+// it, any other always.
+func (s *Sources) carries(dir string) bool {
+	for i, f := range families {
+		if slices.Contains(f.Policies(), dir) {
+			return s.compiled[i] != nil && slices.Contains(s.compiled[i].Policies(), dir)
 		}
 	}
-	return out
+	return true
 }
 
 // ClusterIDKey is the setting YuniKorn's rejection messages take the

@@ -30,6 +30,10 @@ func (yunikornFamily) Describe() string { return "a YuniKorn configuration" }
 // family it also reads every file no other family claims.
 func (yunikornFamily) Claims(in family.Input) bool { return in.Dir != "" }
 
+// Policies are the queue and placement decisions' directory and the
+// admission decisions'.
+func (yunikornFamily) Policies() []string { return []string{"yunikorn", "admission"} }
+
 func (yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	var files []*layout.File
 	for _, i := range in {

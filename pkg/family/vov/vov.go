@@ -25,6 +25,9 @@ func (Family) Claims(in family.Input) bool {
 	return in.Dir == "" && aclvov.IsVOVSource(in.Data)
 }
 
+// Policies implements family.Family.
+func (Family) Policies() []string { return []string{"vov"} }
+
 // Compile implements family.Family.
 func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	c, _ := prev.(*Compiled)
