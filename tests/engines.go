@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/wasm"
@@ -52,41 +54,36 @@ func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 	if err != nil {
 		return nil, fmt.Errorf("rego bundle: %w", err)
 	}
-	set := &EngineSet{Sources: s}
-	// Every engine gets its own cache: nothing about groups is shared.
-	g := s.Groups()
-	set.Engines = append(set.Engines, engine.NewNative(s, engine.NewGroupCache(g)), engine.NewRego(rb, s.Entrypoints(), engine.NewGroupCache(g)))
 	wb, err := translate.WasmBundle(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("wasm bundle: %w", err)
 	}
-	raw, err := translate.BundleBytes(wb)
-	if err != nil {
-		return nil, err
+	set := &EngineSet{Sources: s}
+	// Every engine gets its own cache: nothing about groups is shared.
+	pool := wasm.NewConfig().WithPoolSize(2)
+	for _, t := range []struct {
+		name   string
+		bundle *bundle.Bundle
+	}{{engine.Native, nil}, {engine.Rego, rb}, {engine.Wasm, wb}, {engine.OPAWasm, wb}} {
+		e, err := engine.Open(ctx, t.name, engine.Target{Sources: s, Bundle: t.bundle, Wasm: &pool})
+		if err != nil {
+			set.Close(ctx)
+			return nil, fmt.Errorf("%s engine: %w", t.name, err)
+		}
+		set.Engines = append(set.Engines, e)
 	}
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig().WithPoolSize(2), engine.NewGroupCache(g))
-	if err != nil {
-		return nil, fmt.Errorf("wasm engine: %w", err)
-	}
-	set.Engines = append(set.Engines, w)
-	ow, err := engine.NewOPAWasm(ctx, wb, engine.NewGroupCache(g))
-	if err != nil {
-		set.Close(ctx)
-		return nil, fmt.Errorf("opa-wasm engine: %w", err)
-	}
-	set.Engines = append(set.Engines, ow)
 	if !portable && s.Groups().NeedsHostBuiltin() {
 		st := &translate.Sources{Kubernetes: kubernetes}
 		if err := AddTo(st, inputs); err != nil {
 			return nil, err
 		}
 		if err := st.SetGroupResolution(resolver, true); err == nil {
-			sb, err := translate.RegoBundle(st)
+			e, err := engine.Open(ctx, engine.Rego, engine.Target{Sources: st})
 			if err != nil {
 				set.Close(ctx)
 				return nil, fmt.Errorf("static rego bundle: %w", err)
 			}
-			set.Engines = append(set.Engines, namedEngine{engine.NewRego(sb, st.Entrypoints(), engine.NewGroupCache(st.Groups())), RegoStatic})
+			set.Engines = append(set.Engines, namedEngine{e, RegoStatic})
 		}
 	}
 	return set, nil

@@ -22,12 +22,12 @@ func registerCompletions(cmd *cobra.Command) {
 	}
 	switch cmd.Name() {
 	case "eval":
-		reg("engine", fixedCompletion(engineNames...))
+		reg("engine", fixedCompletion(engine.Names()...))
 	case "webhook", "report":
-		reg("engine", fixedCompletion(engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm))
+		reg("engine", fixedCompletion(engine.InProcess()...))
 	}
 	reg("target", fixedCompletion(buildTargets...))
-	reg("kind", fixedCompletion(sourceKinds...))
+	reg("kind", fixedCompletion(sourceKinds()...))
 	reg("resolver", fixedCompletion("none", "os", "test", "file=", "ldap="))
 	reg("log-level", fixedCompletion("debug", "info", "warn", "error"))
 	reg("log-format", fixedCompletion("json", "text"))
@@ -65,7 +65,7 @@ func completeEntrypoints(cmd *cobra.Command, args []string, toComplete string) (
 		}
 	}
 	if len(eps) == 0 {
-		eps = translate.AllEntrypoints
+		eps = translate.Entrypoints()
 	}
 	var out []string
 	for _, e := range eps {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
-	"github.com/aclc-dev/aclc/wasm"
 )
 
 const evalExamples = `  echo '{"queue":"root.test","action":"submit","user":"sue"}' |
@@ -43,8 +42,6 @@ type evalOptions struct {
 	jsonl, fail, failDefined                               bool
 	cluster                                                *clusterFlags
 }
-
-var engineNames = []string{engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm, engine.HTTP}
 
 func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
 	fs.StringVar(&o.engine, "engine", "", "engine: native, rego, wasm, opa-wasm or http (default: follows --bundle, else wasm)")
@@ -314,7 +311,7 @@ func openEngine(ctx context.Context, name, url string, from engineSource, resolv
 		if url == "" {
 			return nil, fmt.Errorf("%w: --engine http needs --url, e.g. http://127.0.0.1:8181", errUsage)
 		}
-		e, err := engine.NewHTTP(url)
+		e, err := engine.Open(ctx, name, engine.Target{URL: url})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
@@ -322,47 +319,12 @@ func openEngine(ctx context.Context, name, url string, from engineSource, resolv
 	default:
 		return nil, fmt.Errorf("%w: unknown --engine %q (want native, rego, wasm, opa-wasm or http)", errUsage, name)
 	}
-	s, b := from.sources, from.bundle
-	var g translate.GroupResolution
-	var err error
-	if b != nil {
-		if name == engine.Native {
-			return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
-		}
-		if g, err = translate.BundleGroupResolution(b.Data, resolver); err != nil {
-			return nil, err
-		}
-	} else {
-		g = s.Groups()
+	if from.bundle != nil && name == engine.Native {
+		return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
 	}
-	// The engine's own cache: nothing about groups is process-wide.
-	cache := engine.NewGroupCache(g)
-	switch name {
-	case engine.Native:
-		return engine.NewNative(s, cache), nil
-	case engine.Rego:
-		if b != nil {
-			return engine.NewRego(b, engine.BundleEntrypoints(b), cache), nil
-		}
-		if b, err = translate.RegoBundle(s); err != nil {
-			return nil, err
-		}
-		return engine.NewRego(b, s.Entrypoints(), cache), nil
-	}
-	if b == nil {
-		if b, err = translate.WasmBundle(ctx, s); err != nil {
-			return nil, err
-		}
-	}
-	if len(b.WasmModules) == 0 {
+	e, err := engine.Open(ctx, name, engine.Target{Sources: from.sources, Bundle: from.bundle, Resolver: resolver})
+	if errors.Is(err, engine.ErrNoPolicyWasm) {
 		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm, or evaluate it with --engine rego", from.bundleName)
 	}
-	if name == engine.OPAWasm {
-		return engine.NewOPAWasm(ctx, b, cache)
-	}
-	raw, err := translate.BundleBytes(b)
-	if err != nil {
-		return nil, err
-	}
-	return engine.NewWasm(ctx, raw, wasm.NewConfig(), cache)
+	return e, err
 }

@@ -15,30 +15,23 @@ import (
 	"github.com/aclc-dev/aclc/schemas"
 )
 
-// inputSchemas names the JSON Schema of the input of each decision whose
-// input aclc defines, as the policy's schema annotations name it. The
-// admission decisions read the API server's AdmissionReview, whose fields
-// are Kubernetes', and are left out.
-var inputSchemas = map[string]string{
-	translate.EntrypointYuniKornQueues:    "yunikorn/queues/input.json",
-	translate.EntrypointYuniKornPlacement: "yunikorn/placement/input.json",
-	translate.EntrypointVOV:               "vov/input.json",
-}
-
 // checkInput refuses an input that is not one JSON document, naming the
-// line and column where it goes wrong, and an input of a decision in
-// inputSchemas with a key its schema does not name: a misspelled key
+// line and column where it goes wrong, and an input of a decision with an
+// input schema with a key its schema does not name: a misspelled key
 // would otherwise be read as absent, and the decision would deny for a
-// reason that does not name it (unknown action "").
+// reason that does not name it (unknown action ""). The admission
+// decisions read the API server's AdmissionReview, whose fields are
+// Kubernetes', and are not checked.
 func checkInput(ep string, raw []byte) error {
 	v, err := decodeInput(raw)
 	if err != nil {
 		return err
 	}
-	name, ok := inputSchemas[ep]
-	if !ok {
+	d, ok := translate.LookupDecision(ep)
+	if !ok || d.Admission || d.Input == "" {
 		return nil
 	}
+	name := d.Input
 	b, err := fs.ReadFile(schemas.FS, name)
 	if err != nil {
 		return err

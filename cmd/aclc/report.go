@@ -168,7 +168,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		rep, tables = r, r.tables(o.output == "wide")
 	case s.Queues != nil:
-		known := engine.ReplicatedNamespaces(s.Kubernetes)
+		known := translate.ReplicatedNamespaces(s.Kubernetes)
 		if o.place && len(known) > 0 {
 			for _, ns := range o.namespaces {
 				if _, ok := known[ns]; !ok {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,10 +31,7 @@ func resetStdin() { stdinData, stdinErr, stdinRead = nil, nil, false }
 func readStdin() ([]byte, error) {
 	if !stdinRead {
 		stdinRead = true
-		stdinData, stdinErr = io.ReadAll(io.LimitReader(stdin, translate.MaxSourceSize+1))
-		if stdinErr == nil && len(stdinData) > translate.MaxSourceSize {
-			stdinErr = fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", stdinName, translate.MaxSourceSize>>20)
-		}
+		stdinData, stdinErr = translate.ReadSourceFrom(stdinName, stdin)
 	}
 	return stdinData, stdinErr
 }
@@ -140,12 +136,18 @@ func spoolStdin(paths []string) ([]string, func(), error) {
 
 const resolverUsage = "group resolver for requests without groups: none, os, test, file=PATH (an /etc/group-style file or a YAML map user → groups) or ldap=DIR (YuniKorn's LDAP secret, one file per key; aclc's options ,dial-timeout=D and ,timeout=D bound connecting and the bind and search, 1s each by default: ldap=DIR,timeout=3s); default: the queue config's usergroupresolver.type (ldap reads /run/secrets/ldap), else none"
 
-// Source kinds, for --kind and its completion.
-var sourceKinds = []string{string(translate.KindYuniKornQueues), string(translate.KindYuniKornAdmission), string(translate.KindVOV)}
+// sourceKinds are the values of --kind, for its completion.
+func sourceKinds() []string {
+	var out []string
+	for _, k := range translate.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
 
 // kindFlag adds --kind to a command that reads sources.
 func kindFlag(fs *pflag.FlagSet, kind *string) {
-	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: yunikorn-queues, yunikorn-admission or vov")
+	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: "+translate.KindList())
 }
 
 // kindValue refuses an unknown kind as the command line is read, so that
@@ -160,8 +162,8 @@ func (k kindValue) String() string {
 }
 
 func (k kindValue) Set(v string) error {
-	if v != "" && !slices.Contains(sourceKinds, v) {
-		return errors.New("want yunikorn-queues, yunikorn-admission or vov")
+	if v != "" && !slices.Contains(translate.Kinds(), translate.Kind(v)) {
+		return errors.New("want " + translate.KindList())
 	}
 	*k.kind = v
 	return nil

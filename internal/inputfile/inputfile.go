@@ -23,6 +23,12 @@ import (
 	"syscall"
 )
 
+// MaxSource bounds every source file aclc reads. A ConfigMap holds at most
+// 1 MiB and the largest VOV project files are a few MiB; a larger file is
+// refused before it is read, so that a stray dump cannot take a reload's
+// memory.
+const MaxSource = 64 << 20
+
 // ErrNotRegular is returned, wrapped in an *Error, for a path that is a
 // directory, a named pipe, a device or a socket where a file is expected.
 var ErrNotRegular = errors.New("not a regular file")

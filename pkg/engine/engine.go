@@ -86,8 +86,17 @@ func stopped(ctx context.Context, err error) error {
 // not), so the in-process engines answer it before any policy reads it, as
 // the native reference does.
 func nonCanonical(ep string, input []byte) json.RawMessage {
-	if ep != translate.EntrypointAdmissionReview && ep != translate.EntrypointAdmissionQueue {
+	if !admissionEntrypoints[ep] {
 		return nil
 	}
 	return admission.NonCanonicalReview(input)
 }
+
+// admissionEntrypoints are the decisions that read an AdmissionReview.
+var admissionEntrypoints = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range translate.Decisions() {
+		m[d.Entrypoint] = d.Admission
+	}
+	return m
+}()

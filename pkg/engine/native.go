@@ -3,11 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 
 	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/pkg/acl/admission"
-	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -35,68 +33,18 @@ func (n *NativeEngine) GroupCache() *builtins.Cache { return n.cache }
 // Name implements Engine.
 func (*NativeEngine) Name() string { return Native }
 
-// Eval implements Engine.
+// Eval implements Engine: the reference code of the decision's descriptor.
 func (n *NativeEngine) Eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
-	resolver := resolverIn(ctx, n.resolver)
-	switch ep {
-	case translate.EntrypointYuniKornQueues:
-		tree := n.src.Queues
-		if tree == nil {
-			tree = &yunikorn.QueueTree{}
-		}
-		return json.Marshal(tree.DecideJSON(input, resolver))
-	case translate.EntrypointYuniKornPlacement:
-		tree := n.src.Queues
-		if tree == nil {
-			tree = &yunikorn.QueueTree{}
-		}
-		return json.Marshal(tree.PlaceJSON(input, resolver))
-	case translate.EntrypointVOV:
-		if n.src.VOV == nil {
-			break
-		}
-		var in any
-		if err := json.Unmarshal(input, &in); err != nil {
-			return nil, fmt.Errorf("parse input: %w", err)
-		}
-		return json.Marshal(n.src.VOV.DecideJSONWith(in, resolver))
-	case translate.EntrypointAdmissionReview:
-		st := n.src.Admission
-		if st == nil {
-			st = admission.DefaultSettings()
-		}
-		return st.Review(input, ReplicatedNamespaces(n.src.Kubernetes)), nil
-	case translate.EntrypointAdmissionQueue:
-		if n.src.Queues == nil || n.src.Admission == nil {
-			break
-		}
-		unique, noGang := n.src.QueueReviewFlags()
-		q := &admission.QueueReview{Settings: n.src.Admission, Tree: n.src.Queues, Resolver: resolver,
-			UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: ReplicatedNamespaces(n.src.Kubernetes)}
-		return q.Review(input), nil
+	d, ok := translate.LookupDecision(ep)
+	if !ok {
+		return nil, unknownEntrypoint(ep, n.src.Entrypoints())
 	}
-	return nil, unknownEntrypoint(ep, n.src.Entrypoints())
+	out, err := d.Native(translate.NativeCall{Sources: n.src, Groups: resolverIn(ctx, n.resolver)}, input)
+	if errors.Is(err, translate.ErrNotProvided) {
+		return nil, unknownEntrypoint(ep, n.src.Entrypoints())
+	}
+	return out, err
 }
 
 // Close implements Engine.
 func (*NativeEngine) Close(context.Context) error { return nil }
-
-// ReplicatedNamespaces reads namespaces from kube-mgmt-shaped data
-// ({"namespaces": {name: {"metadata": {"annotations": {...}}}}}).
-func ReplicatedNamespaces(k8s map[string]any) map[string]admission.Namespace {
-	out := map[string]admission.Namespace{}
-	nss, _ := k8s["namespaces"].(map[string]any)
-	for name, v := range nss {
-		obj, _ := v.(map[string]any)
-		meta, _ := obj["metadata"].(map[string]any)
-		ann, _ := meta["annotations"].(map[string]any)
-		ns := admission.Namespace{Name: name, Annotations: map[string]string{}}
-		for k, a := range ann {
-			if s, ok := a.(string); ok {
-				ns.Annotations[k] = s
-			}
-		}
-		out[name] = ns
-	}
-	return out
-}

@@ -106,7 +106,7 @@ func (*RegoEngine) Close(context.Context) error { return nil }
 // bundle contains.
 func BundleEntrypoints(b *bundle.Bundle) []string {
 	var out []string
-	for _, ep := range translate.AllEntrypoints {
+	for _, ep := range translate.Entrypoints() {
 		pkg := "data." + strings.ReplaceAll(ep[:strings.LastIndex(ep, "/")], "/", ".")
 		for _, m := range b.Modules {
 			if m.Parsed != nil && m.Parsed.Package.Path.String() == pkg {

@@ -13,8 +13,8 @@ import (
 // paths with their own label.
 var decisionPaths = func() map[string]bool {
 	m := map[string]bool{}
-	for _, ep := range translate.AllEntrypoints {
-		m["/v1/data/"+ep] = true
+	for _, d := range translate.Decisions() {
+		m["/v1/data/"+d.Entrypoint] = true
 	}
 	return m
 }()

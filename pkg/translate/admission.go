@@ -2,13 +2,10 @@ package translate
 
 import (
 	"regexp"
-	"strconv"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
 )
-
-// EntrypointAdmissionReview is the admission decision.
-const EntrypointAdmissionReview = "yunikorn/admission/review"
 
 // AdmissionData is data.aclc.admission: the settings after YuniKorn's
 // parsing (a key that fell back holds its default), with the patterns as
@@ -70,32 +67,15 @@ func exactNames(patterns []string) map[string]bool {
 	return names
 }
 
-// EntrypointAdmissionQueue is the placement decision at admission: what
-// YuniKorn does with the application a pod or a workload's pods become.
-const EntrypointAdmissionQueue = "yunikorn/admission/queue"
-
 // QueueReviewFlags are the two scheduler settings the pod → application
-// rules read: admissionController.filtering.generateUniqueAppId and
-// service.disableGangScheduling, false when absent. CheckSettings has
-// refused a value strconv.ParseBool does not accept.
+// rules read (see queueReviewFlags).
 func (s *Sources) QueueReviewFlags() (uniqueAppID, disableGangScheduling bool) {
-	flag := func(key string) bool {
-		if s.Layout == nil {
-			return false
-		}
-		v, ok := s.Layout.Get(key)
-		if !ok {
-			return false
-		}
-		b, _ := strconv.ParseBool(v.Text)
-		return b
-	}
-	return flag(admission.KeyGenerateUniqueAppID), flag(admission.KeyDisableGangScheduling)
+	return queueReviewFlags(s.Layout)
 }
 
-// AdmissionQueueData is data.aclc.admission_queue: the scheduler settings
+// admissionQueueData is data.aclc.admission_queue: the scheduler settings
 // the queue review reads besides the admission settings.
-func (s *Sources) AdmissionQueueData() map[string]any {
-	unique, noGang := s.QueueReviewFlags()
+func admissionQueueData(c *layout.Config) map[string]any {
+	unique, noGang := queueReviewFlags(c)
 	return map[string]any{"unique_app_id": unique, "disable_gang_scheduling": noGang}
 }

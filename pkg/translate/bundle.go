@@ -24,11 +24,6 @@ import (
 	"github.com/aclc-dev/aclc/schemas"
 )
 
-// Roots are the trees aclc's bundles may claim roots in: its data under
-// "aclc" and one package tree per decision family. A bundle claims only
-// the data documents and packages it holds (bundleRoots).
-var Roots = []string{"aclc", "vov", "yunikorn"}
-
 // SchemaSet returns aclc's JSON Schemas as an OPA schema set, so that the
 // policy's schema annotations type-check the input.
 func SchemaSet() (*ast.SchemaSet, error) {
@@ -84,19 +79,9 @@ func moduleSources(s *Sources) map[string]string {
 	return src
 }
 
-// hasFamily reports whether the sources hold the decision family whose
-// policy lives in policy/rego/family.
-func (s *Sources) hasFamily(family string) bool {
-	switch family {
-	case "admission":
-		return s.Admission != nil
-	case "yunikorn":
-		return s.Queues != nil
-	case "vov":
-		return s.VOV != nil
-	}
-	return true
-}
+// hasFamily reports whether the bundle carries the policy directory
+// policy/rego/family (see carries).
+func (s *Sources) hasFamily(family string) bool { return s.carries(family) }
 
 // bundleRoots are the roots a bundle claims: the data documents it
 // writes under aclc/, the packages of its modules, and every data document

@@ -6,6 +6,7 @@ package translate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/family"
+	vovfamily "github.com/aclc-dev/aclc/pkg/family/vov"
 )
 
 // Kind names a source format.
@@ -109,9 +112,41 @@ type Sources struct {
 	VOV *vov.Spec
 
 	groups GroupResolution
-	// yunikorn holds the files read as YuniKorn configuration, flattened
-	// together whenever one is added.
-	yunikorn []*layout.File
+	// compiled holds each family's sources, by its place in families; nil
+	// for a family without any.
+	compiled [len(families)]family.Compiled
+}
+
+// families are the source families aclc reads, each detected, loaded,
+// validated and compiled through family.Family. The first, YuniKorn, is
+// the default: it reads every file no other family claims, and directories
+// (mounted ConfigMaps). A new family is its package and one line here.
+var families = [...]family.Family{
+	yunikornFamily{},
+	vovfamily.Family{},
+}
+
+// Kinds returns the values --kind takes, family by family.
+func Kinds() []Kind {
+	var out []Kind
+	for _, f := range families {
+		for _, k := range f.Kinds() {
+			out = append(out, Kind(k))
+		}
+	}
+	return out
+}
+
+// KindList is the kinds as messages list them: "a, b or c".
+func KindList() string {
+	var ks []string
+	for _, k := range Kinds() {
+		ks = append(ks, string(k))
+	}
+	if len(ks) < 2 {
+		return strings.Join(ks, "")
+	}
+	return strings.Join(ks[:len(ks)-1], ", ") + " or " + ks[len(ks)-1]
 }
 
 // LoadSources reads, detects, validates and normalises the named files
@@ -142,59 +177,98 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 
 // Input is one source: a file's content, or a directory read as a mounted
 // ConfigMap.
-type Input struct {
-	Name string
-	Data []byte
-	Dir  string
+type Input = family.Input
+
+// AddInputs reads several sources, each by the family that claims it (or
+// by the family of force, when not KindAuto), and settles what each family
+// holds together, once: a yunikorn-defaults whose queues.yaml is
+// overridden is never loaded on its own, as YuniKorn never runs it.
+// Families other than the default are settled first.
+func (s *Sources) AddInputs(inputs []Input, force Kind) error {
+	forced := -1
+	if force != KindAuto {
+		for i, f := range families {
+			if slices.Contains(f.Kinds(), string(force)) {
+				forced = i
+			}
+		}
+		if forced < 0 {
+			return sourceError{err: fmt.Errorf("unknown source kind %q (want %s)", force, KindList())}
+		}
+	}
+	var byFamily [len(families)][]Input
+	for _, in := range inputs {
+		claimed := claimant(in)
+		i := claimed
+		if forced >= 0 {
+			if in.Dir == "" && claimed != 0 && claimed != forced {
+				return sourceError{err: fmt.Errorf("%s: this is %s, not %s", in.Name, families[claimed].Describe(), families[forced].Describe())}
+			}
+			i = forced
+		}
+		byFamily[i] = append(byFamily[i], in)
+	}
+	for i := 1; i <= len(families); i++ {
+		i := i % len(families) // the default family last
+		if len(byFamily[i]) == 0 {
+			continue
+		}
+		c, err := families[i].Compile(s.compiled[i], byFamily[i])
+		if err != nil {
+			var se sourceError
+			if !errors.As(err, &se) {
+				err = sourceError{err: err}
+			}
+			return err
+		}
+		s.adopt(i, c)
+		for _, in := range byFamily[i] {
+			s.Files = append(s.Files, in.Name)
+		}
+	}
+	return nil
 }
 
-// AddInputs reads several sources and settles the YuniKorn configuration
-// they hold together, once: a yunikorn-defaults whose queues.yaml is
-// overridden is never loaded on its own, as YuniKorn never runs it.
-func (s *Sources) AddInputs(inputs []Input, force Kind) error {
-	switch force {
-	case KindAuto, KindVOV, KindYuniKornQueues, KindYuniKornAdmission:
-	default:
-		return sourceError{err: fmt.Errorf("unknown source kind %q (want yunikorn-queues, yunikorn-admission or vov)", force)}
+// claimant is the place in families of the family that reads in: the
+// first other than the default that claims it, else the default.
+func claimant(in Input) int {
+	for i, f := range families[1:] {
+		if f.Claims(in) {
+			return i + 1
+		}
 	}
-	var files []*layout.File
-	for _, in := range inputs {
-		if in.Dir != "" {
-			if force == KindVOV {
-				return sourceError{err: fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", in.Dir)}
+	return 0
+}
+
+// adopt keeps c as the sources of families[i], and shows what the
+// families aclc's commands read by their types hold in the fields above.
+func (s *Sources) adopt(i int, c family.Compiled) {
+	s.compiled[i] = c
+	switch c := c.(type) {
+	case *yunikornCompiled:
+		s.Layout, s.Diagnostics = c.layout, c.diags
+		s.Queues, s.QueueConfig, s.Admission, s.AdmissionFile = c.tree, c.conf, c.admission, c.admissionFile
+		if len(c.namespaces) > 0 {
+			if s.Kubernetes == nil {
+				s.Kubernetes = map[string]any{}
 			}
-			f, err := layout.ReadDir(in.Dir)
-			if err != nil {
-				return sourceError{err: err}
-			}
-			files = append(files, f)
-			continue
+			s.Kubernetes["namespaces"] = c.namespaces
 		}
-		if force == KindVOV {
-			if err := s.addVOV(in.Name, in.Data); err != nil {
-				return err
-			}
-			continue
-		}
-		f, err := layout.Read(in.Name, in.Data)
-		if err != nil {
-			return sourceError{err: err}
-		}
-		if f.VOV {
-			if force != KindAuto {
-				return sourceError{err: fmt.Errorf("%s: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration", in.Name)}
-			}
-			if err := s.addVOV(in.Name, in.Data); err != nil {
-				return err
-			}
-			continue
-		}
-		files = append(files, f)
+	case *vovfamily.Compiled:
+		s.VOV = c.Spec
 	}
-	if len(files) == 0 {
-		return nil
+}
+
+// Compiled returns the compiled sources of the family that kind forces,
+// nil when the sources hold none: what a decision's reference code reads
+// of a family that has no field of its own here.
+func (s *Sources) Compiled(kind Kind) family.Compiled {
+	for i, f := range families {
+		if slices.Contains(f.Kinds(), string(kind)) {
+			return s.compiled[i]
+		}
 	}
-	return s.addYuniKorn(files...)
+	return nil
 }
 
 // AddLayout adds YuniKorn configuration read by other means than a file,
@@ -204,13 +278,20 @@ func (s *Sources) AddLayout(files ...*layout.File) error {
 	if len(files) == 0 {
 		return nil
 	}
-	return s.addYuniKorn(files...)
+	prev, _ := s.compiled[0].(*yunikornCompiled)
+	c, err := settleYuniKorn(prev, files)
+	if err != nil {
+		return err
+	}
+	s.adopt(0, c)
+	for _, f := range files {
+		s.Files = append(s.Files, f.Name)
+	}
+	return nil
 }
 
-// MaxSourceSize bounds a source file. A ConfigMap holds at most 1 MiB and
-// the largest VOV project files are a few MiB; a larger file is refused
-// before it is read, so that a stray dump cannot take a reload's memory.
-const MaxSourceSize = 64 << 20
+// MaxSourceSize bounds a source file (inputfile.MaxSource).
+const MaxSourceSize = inputfile.MaxSource
 
 // ReadSource reads a source file: a regular file (or a symlink to one, as
 // in a mounted ConfigMap) of at most MaxSourceSize bytes. A named pipe, a
@@ -221,11 +302,25 @@ func ReadSource(path string) ([]byte, error) {
 	var refused *inputfile.Error
 	if errors.As(err, &refused) && errors.Is(err, inputfile.ErrTooLarge) {
 		if refused.Size < 0 {
-			return nil, fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", path, MaxSourceSize>>20)
+			return nil, tooLarge(path)
 		}
 		return nil, fmt.Errorf("%s: %d bytes: larger than a source aclc reads (%d MiB)", path, refused.Size, MaxSourceSize>>20)
 	}
 	return data, err
+}
+
+// ReadSourceFrom reads a source from r, such as standard input, named name
+// in messages, bounded as ReadSource bounds a file.
+func ReadSourceFrom(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSourceSize+1))
+	if err == nil && len(data) > MaxSourceSize {
+		return nil, tooLarge(name)
+	}
+	return data, err
+}
+
+func tooLarge(name string) error {
+	return fmt.Errorf("%s: larger than a source aclc reads (%d MiB)", name, MaxSourceSize>>20)
 }
 
 // AddDir reads a ConfigMap mounted as a directory.
@@ -239,84 +334,6 @@ func (s *Sources) AddDir(dir string, force Kind) error {
 // to AddInputs at once.
 func (s *Sources) Add(name string, data []byte, force Kind) error {
 	return s.AddInputs([]Input{{Name: name, Data: data}}, force)
-}
-
-func (s *Sources) addVOV(name string, data []byte) error {
-	if s.VOV != nil {
-		return sourceError{err: fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", name, s.VOV.File)}
-	}
-	spec, err := vov.Load(name, data)
-	if err != nil {
-		return sourceError{err: err}
-	}
-	s.VOV = spec
-	s.Files = append(s.Files, name)
-	return nil
-}
-
-// addYuniKorn adds a file of YuniKorn ConfigMaps or Namespaces, then
-// settles the configuration of every such file given so far.
-func (s *Sources) addYuniKorn(added ...*layout.File) error {
-	files := append(slices.Clip(s.yunikorn), added...)
-	var cms []*layout.ConfigMap
-	var diags []source.Diagnostic
-	namespaces := map[string]any{}
-	nsFile := map[string]string{}
-	for _, file := range files {
-		cms = append(cms, file.ConfigMaps...)
-		diags = append(diags, file.Diagnostics...)
-		for _, ns := range file.Namespaces {
-			if prev, dup := nsFile[ns.Name]; dup {
-				return sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
-			}
-			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
-			namespaces[ns.Name] = namespaceObject(ns)
-		}
-	}
-	var c *layout.Config
-	var conf *yunikorn.SchedulerConfig
-	var tree *yunikorn.QueueTree
-	if len(cms) > 0 {
-		var err error
-		if c, err = layout.Flatten(cms); err != nil {
-			return sourceError{err: err, consequence: ConsequenceLayout}
-		}
-		diags = append(diags, c.Diagnostics...)
-		if err := yunikorn.CheckSettings(c); err != nil {
-			return sourceError{err: err, consequence: ConsequenceSettings}
-		}
-		if conf, err = yunikorn.FromLayout(c); err != nil {
-			return sourceError{err: err, consequence: ConsequenceValidator}
-		}
-		if tree, err = yunikorn.BuildTree(conf.Source, conf); err != nil {
-			return sourceError{err: err, consequence: ConsequenceBuild}
-		}
-		diags = append(diags, configDiagnostics(c, conf)...)
-		if v, ok := c.Get(ClusterIDKey); ok && v.Text != "" {
-			tree.ClusterID = v.Text
-		}
-	}
-	// Nothing is kept from a file that fails.
-	s.yunikorn, s.Layout, s.Diagnostics = files, c, diags
-	for _, f := range added {
-		s.Files = append(s.Files, f.Name)
-	}
-	s.Queues, s.QueueConfig, s.Admission, s.AdmissionFile = tree, conf, nil, ""
-	if c != nil {
-		s.Admission = admission.FromLayout(c)
-		var names []string
-		for _, cm := range c.ConfigMaps {
-			names = append(names, cm.File)
-		}
-		s.AdmissionFile = strings.Join(slices.Compact(names), ", ")
-	}
-	if len(namespaces) > 0 {
-		if s.Kubernetes == nil {
-			s.Kubernetes = map[string]any{}
-		}
-		s.Kubernetes["namespaces"] = namespaces
-	}
-	return nil
 }
 
 // Diagnostic codes about a configuration as a whole.
@@ -377,29 +394,17 @@ func stringMap(m map[string]string) map[string]any {
 	return out
 }
 
-// Data returns the data document of the bundle: everything under the
-// "aclc" root.
+// Data returns the data document of the bundle: every family's documents
+// under the "aclc" root, and data replicated from the cluster.
 func (s *Sources) Data() map[string]any {
 	aclc := map[string]any{}
-	if s.Queues != nil {
-		yk := YuniKornData(s.Queues)
-		for k, v := range s.Groups().data() {
-			yk[k] = v
+	for _, c := range s.compiled {
+		if c == nil {
+			continue
 		}
-		aclc["yunikorn"] = yk
-	}
-	if s.Admission != nil {
-		aclc["admission"] = AdmissionData(s.Admission)
-		if s.Queues != nil {
-			aclc["admission_queue"] = s.AdmissionQueueData()
+		for k, v := range c.Data(s.Groups().data()) {
+			aclc[k] = v
 		}
-	}
-	if s.VOV != nil {
-		v := VOVData(s.VOV)
-		for k, x := range s.Groups().data() {
-			v[k] = x
-		}
-		aclc["vov"] = v
 	}
 	out := map[string]any{"aclc": aclc}
 	if s.Kubernetes != nil {
@@ -408,33 +413,18 @@ func (s *Sources) Data() map[string]any {
 	return out
 }
 
-// Entrypoints returns the decision entry points the sources provide.
-func (s *Sources) Entrypoints() []string {
-	var eps []string
-	if s.Queues != nil {
-		eps = append(eps, EntrypointYuniKornQueues, EntrypointYuniKornPlacement)
-	}
-	if s.Admission != nil {
-		eps = append(eps, EntrypointAdmissionReview)
-		if s.Queues != nil {
-			eps = append(eps, EntrypointAdmissionQueue)
+// carries reports whether the sources' bundle carries the directory dir
+// of policy/rego: a family's when the compiled sources of that family name
+// it, any other always.
+func (s *Sources) carries(dir string) bool {
+	for i, f := range families {
+		if slices.Contains(f.Policies(), dir) {
+			return s.compiled[i] != nil && slices.Contains(s.compiled[i].Policies(), dir)
 		}
 	}
-	if s.VOV != nil {
-		eps = append(eps, EntrypointVOV)
-	}
-	return eps
+	return true
 }
-
-// Entry points of the decisions.
-const (
-	EntrypointYuniKornQueues    = "yunikorn/queues/decision"
-	EntrypointYuniKornPlacement = "yunikorn/queues/placement"
-)
 
 // ClusterIDKey is the setting YuniKorn's rejection messages take the
 // cluster id from (default mycluster).
 const ClusterIDKey = "service.clusterId"
-
-// AllEntrypoints lists every decision aclc's policy library provides.
-var AllEntrypoints = []string{EntrypointYuniKornQueues, EntrypointYuniKornPlacement, EntrypointAdmissionReview, EntrypointAdmissionQueue, EntrypointVOV}

@@ -35,7 +35,7 @@ func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
 	}
 	eps := s.Entrypoints()
 	if len(eps) == 0 {
-		eps = AllEntrypoints
+		eps = Entrypoints()
 	}
 	c := compile.New().
 		WithTarget(compile.TargetWasm).

@@ -30,8 +30,8 @@ func newMetrics() *metrics {
 // pathLabel keeps the path label's values few: any path that is not served
 // is "other", so scanners cannot grow the series without bound.
 func pathLabel(p string) string {
-	switch p {
-	case pathMutate, pathValidate, pathValidateQueue, pathHealthz, pathReadyz, pathMetrics:
+	switch {
+	case entrypoints[p] != "", p == pathHealthz, p == pathReadyz, p == pathMetrics:
 		return p
 	}
 	return "other"

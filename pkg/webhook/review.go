@@ -134,11 +134,15 @@ func (s *Server) decided(path, uid string, allowed bool, start time.Time) {
 }
 
 // entrypoints is the decision each review path answers with.
-var entrypoints = map[string]string{
-	pathMutate:        translate.EntrypointAdmissionReview,
-	pathValidate:      translate.EntrypointAdmissionReview,
-	pathValidateQueue: translate.EntrypointAdmissionQueue,
-}
+var entrypoints = func() map[string]string {
+	m := map[string]string{}
+	for _, d := range translate.Decisions() {
+		for _, p := range d.WebhookPaths {
+			m[p] = d.Entrypoint
+		}
+	}
+	return m
+}()
 
 // decide asks the engine for the decision ep and checks its answer. For a
 // validating path the patch fields are dropped: a validating webhook must

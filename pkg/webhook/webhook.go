@@ -39,16 +39,14 @@ import (
 	"github.com/aclc-dev/aclc/pkg/engine"
 )
 
-// The paths the server answers.
+// The paths the server answers besides the decisions' review paths
+// (translate.Decision.WebhookPaths).
 const (
-	pathMutate   = "/mutate"
-	pathValidate = "/validate"
-	// pathValidateQueue answers yunikorn/admission/queue: whether YuniKorn
-	// would reject, or place elsewhere, the application of a pod.
-	pathValidateQueue = "/validate-queue"
-	pathHealthz       = "/healthz"
-	pathReadyz        = "/readyz"
-	pathMetrics       = "/metrics"
+	// pathMutate is the one review path whose answer may carry a patch.
+	pathMutate  = "/mutate"
+	pathHealthz = "/healthz"
+	pathReadyz  = "/readyz"
+	pathMetrics = "/metrics"
 )
 
 // Server answers the Kubernetes API server's admission requests with an

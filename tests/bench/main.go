@@ -367,12 +367,15 @@ func setup(ctx context.Context, sc *scenario) {
 	sc.buildTime, sc.bundleSize = time.Since(start), len(raw)
 	rb, err := translate.RegoBundle(s)
 	check(err)
-	g := s.Groups()
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(g))
-	check(err)
-	ow, err := engine.NewOPAWasm(ctx, wb, engine.NewGroupCache(g))
-	check(err)
-	sc.engines = []engine.Engine{engine.NewNative(s, engine.NewGroupCache(g)), engine.NewRego(rb, s.Entrypoints(), engine.NewGroupCache(g)), ow, w}
+	for _, name := range []string{engine.Native, engine.Rego, engine.OPAWasm, engine.Wasm} {
+		b := wb
+		if name == engine.Rego {
+			b = rb
+		}
+		e, err := engine.Open(ctx, name, engine.Target{Sources: s, Bundle: b})
+		check(err)
+		sc.engines = append(sc.engines, e)
+	}
 }
 
 // measure times single decisions one by one (for the median and tails),
@@ -517,11 +520,7 @@ func resolutionRun(ctx context.Context, src []byte, samples int) resolution {
 	s := &translate.Sources{}
 	check(s.Add("seed.yaml", src, translate.KindAuto))
 	check(s.SetGroupResolution("test", false))
-	wb, err := translate.WasmBundle(ctx, s)
-	check(err)
-	raw, err := translate.BundleBytes(wb)
-	check(err)
-	w, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(s.Groups()))
+	w, err := engine.Open(ctx, engine.Wasm, engine.Target{Sources: s})
 	check(err)
 	defer w.Close(ctx)
 	explicit := []byte(`{"queue":"root.test","action":"admin","user":"testuser1","groups":["group1000","group1001"]}`)

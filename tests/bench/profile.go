@@ -169,17 +169,16 @@ func profileScenario(ctx context.Context, sc *scenario, n int) (*callProfile, er
 	if err != nil {
 		return nil, err
 	}
-	raw, err := translate.BundleBytes(wb)
+	native, err := engine.Open(ctx, engine.Native, engine.Target{Sources: s})
 	if err != nil {
 		return nil, err
 	}
-	native := engine.NewNative(s, engine.NewGroupCache(s.Groups()))
 	want, err := native.Eval(ctx, sc.entrypoint(), sc.input)
 	if err != nil {
 		return nil, fmt.Errorf("native: %w", err)
 	}
 	load := func(c wasm.Config) (engine.Engine, error) {
-		return engine.NewWasm(ctx, raw, c, engine.NewGroupCache(s.Groups()))
+		return engine.Open(ctx, engine.Wasm, engine.Target{Sources: s, Bundle: wb, Wasm: &c})
 	}
 	return profileEngine(ctx, sc.name, sc.entrypoint(), load, sc.input, want, n)
 }

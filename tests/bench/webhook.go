@@ -20,7 +20,6 @@ import (
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
-	"github.com/aclc-dev/aclc/wasm"
 )
 
 type loadResult struct {
@@ -85,11 +84,7 @@ func mixedLoad(ctx context.Context, mutate []byte, workers int, d time.Duration)
 	check(err)
 	s := &translate.Sources{}
 	check(s.Add(file, src, translate.KindAuto))
-	wb, err := translate.WasmBundle(ctx, s)
-	check(err)
-	raw, err := translate.BundleBytes(wb)
-	check(err)
-	eng, err := engine.NewWasm(ctx, raw, wasm.NewConfig(), engine.NewGroupCache(s.Groups()))
+	eng, err := engine.Open(ctx, engine.Wasm, engine.Target{Sources: s})
 	check(err)
 	defer eng.Close(ctx)
 	return serveLoad(ctx, eng, []loadReview{{"/mutate", mutate}, {"/validate-queue", queue}}, workers, d)

@@ -44,11 +44,16 @@ var (
 	freeType    = wasmbin.FuncType{Params: "\x7f"}
 )
 
-// Rewrite returns a copy of module whose opa_array_sort is a merge sort.
+// Rewrite returns a copy of module whose opa_array_sort is a merge sort;
+// a module without one (OPA leaves it out of a policy that sorts nothing)
+// is returned as it is.
 func Rewrite(module []byte) ([]byte, error) {
 	m, err := wasmbin.Parse(module)
 	if err != nil {
 		return nil, fmt.Errorf("opasort: %w", err)
+	}
+	if _, ok := m.Names[arraySort]; !ok {
+		return module, nil
 	}
 	sortFn, err := m.Defined(arraySort, sortType)
 	if err != nil {

@@ -62,10 +62,6 @@ func isReadKey(key string) bool {
 	return false
 }
 
-// MaxManifestFile bounds one file of a directory read as kubectl reads it:
-// the bound on any source file aclc reads.
-const MaxManifestFile = 64 << 20
-
 // manifestExtensions are the files kubectl apply -f DIR reads.
 var manifestExtensions = [...]string{".yaml", ".yml", ".json"}
 
@@ -95,11 +91,11 @@ func readManifestDir(dir string, entries []fs.DirEntry) (*File, error) {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			continue
 		}
-		data, err := inputfile.ReadFile(path, MaxManifestFile)
+		data, err := inputfile.ReadFile(path, inputfile.MaxSource)
 		var refused *inputfile.Error
 		if errors.As(err, &refused) {
 			if errors.Is(err, inputfile.ErrTooLarge) {
-				return nil, &Error{Code: source.CodeTooLarge, File: path, Msg: fmt.Sprintf("larger than a source aclc reads (%s)", inputfile.Size(MaxManifestFile))}
+				return nil, &Error{Code: source.CodeTooLarge, File: path, Msg: fmt.Sprintf("larger than a source aclc reads (%s)", inputfile.Size(inputfile.MaxSource))}
 			}
 			return nil, &Error{Code: CodeNotRegularFile, File: path, Msg: refused.Type + ", not a regular file"}
 		}

@@ -5,8 +5,8 @@
 // yunikorn-configs key by key, as YuniKorn's scheduler and admission
 // controller both do, keeping for every value the file and position it came
 // from. It also reads Kubernetes Namespace objects, whose annotations
-// become placement tags, and recognises VOV sources so that every source
-// file goes through one reader.
+// become placement tags. Which files are YuniKorn's at all is the source
+// families' call (pkg/family).
 //
 // The queue and admission loaders take their keys from the flattened
 // Config; nothing else in aclc reads ConfigMaps.
@@ -55,9 +55,6 @@ const (
 // File is what one source file (or mounted directory) holds.
 type File struct {
 	Name string
-	// VOV is set when the file is a VOV ACL source (a top-level vov: key);
-	// nothing else is read from it.
-	VOV bool
 	// ConfigMaps in document order; a bare queues.yaml or a plain key map
 	// is one implicit yunikorn-configs ConfigMap.
 	ConfigMaps []*ConfigMap
@@ -112,21 +109,13 @@ func Read(name string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// vovTextRE recognises a VOV source whose YAML does not parse, so that its
-// own loader reports the located syntax error.
-var vovTextRE = regexp.MustCompile(`(?m)^vov\s*:`)
-
 func read(name string, data []byte) (*File, error) {
 	f := &File{Name: name}
 	docs, err := parse(name, data)
 	var yamlErr yamlError
 	if errors.As(err, &yamlErr) {
-		// Broken YAML: the loader of what it reads like reports it, with
-		// its own hints (an unquoted * in an ACL, say).
-		if vovTextRE.Match(data) {
-			f.VOV = true
-			return f, nil
-		}
+		// Broken YAML: the queue loader reports it, with its own hints (an
+		// unquoted * in an ACL, say).
 		f.ConfigMaps = []*ConfigMap{bareQueues(name, data)}
 		f.SyntaxError = syntaxError(yamlErr.err)
 		return f, nil
@@ -153,10 +142,6 @@ func read(name string, data []byte) (*File, error) {
 		f.ConfigMaps = []*ConfigMap{bareQueues(name, data)}
 		return f, nil
 	case !isManifest(first):
-		if _, v := source.Lookup(first, "vov"); v != nil {
-			f.VOV = true
-			return f, nil
-		}
 		if isKeyMap(first) {
 			cm := &ConfigMap{Name: ConfigsName, File: name, Implicit: true}
 			var errs Errors

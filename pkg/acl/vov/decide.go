@@ -171,8 +171,8 @@ func sameHost(a, b string) bool { return strings.ToLower(a) == strings.ToLower(b
 // owner on the loopback interface holds it, and then bypasses the ACL.
 func (s *Spec) server(o *Object, in Input, role Level) Decision {
 	if in.User == s.Owner && isLoopback(in.Host) {
-		d := Decision{Allow: true, Role: string(role), Capabilities: make([]string, len(Capabilities))}
-		for i, c := range Capabilities {
+		d := Decision{Allow: true, Role: string(role), Capabilities: make([]string, len(capabilities))}
+		for i, c := range capabilities {
 			d.Capabilities[i] = string(c)
 		}
 		sort.Strings(d.Capabilities)

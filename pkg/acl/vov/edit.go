@@ -147,14 +147,14 @@ func OpenDocument(path string) (*Document, error) {
 	}
 	// The mode and owner kept on Write are those of the file read, and
 	// a named pipe or a device is refused rather than waited on.
-	f, fi, err := inputfile.Open(real, MaxSourceFile)
+	f, fi, err := inputfile.Open(real, inputfile.MaxSource)
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, MaxSourceFile+1))
-	if err == nil && len(src) > MaxSourceFile {
-		err = &inputfile.Error{Path: real, Size: -1, Max: MaxSourceFile, Err: inputfile.ErrTooLarge}
+	src, err := io.ReadAll(io.LimitReader(f, inputfile.MaxSource+1))
+	if err == nil && len(src) > inputfile.MaxSource {
+		err = &inputfile.Error{Path: real, Size: -1, Max: inputfile.MaxSource, Err: inputfile.ErrTooLarge}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open VOV ACL source: %w", err)
@@ -573,7 +573,7 @@ func actionsText(caps []Capability, s entryStyle) string {
 	for i, c := range caps {
 		words[i] = string(c)
 	}
-	if slices.Equal(caps, Capabilities) {
+	if slices.Equal(caps, capabilities) {
 		words = []string{"ALL"}
 	}
 	if s.listed {

@@ -286,7 +286,7 @@ func TestDocumentEditWarnings(t *testing.T) {
 		t.Fatalf("warnings %v, want the USERGROUP-on-a-set trap", res.Warnings)
 	}
 	// ALL reaches n/a capabilities without a warning; naming one warns.
-	res, err = d.Apply("DesignSet", Edit{Op: OpAppend, Agent: Agent{Kind: AgentUser, Name: "ann"}, Capabilities: Capabilities})
+	res, err = d.Apply("DesignSet", Edit{Op: OpAppend, Agent: Agent{Kind: AgentUser, Name: "ann"}, Capabilities: Capabilities()})
 	if err != nil || len(res.Warnings) != 0 {
 		t.Fatalf("ALL warned: %v %v", res.Warnings, err)
 	}

@@ -34,7 +34,7 @@ func FuzzDocumentEdit(f *testing.F) {
 		e := Edit{Op: ops[int(op)%len(ops)]}
 		if e.Op != OpReset {
 			e.Agent = agents[int(ag)%len(agents)]
-			for i, c := range Capabilities {
+			for i, c := range capabilities {
 				if mask&(1<<i) != 0 {
 					e.Capabilities = append(e.Capabilities, c)
 				}

@@ -36,15 +36,11 @@ func Load(file string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
-// MaxSourceFile bounds a VOV ACL source file: the largest VOV projects'
-// files are a few MiB, and this is aclc's bound on any source file.
-const MaxSourceFile = 64 << 20
-
 // LoadFile reads and loads the source at path: a regular file (or a
-// symlink to one) of at most MaxSourceFile bytes; a named pipe or a
+// symlink to one) of at most inputfile.MaxSource bytes; a named pipe or a
 // device is refused at once.
 func LoadFile(path string) (*Spec, error) {
-	data, err := inputfile.ReadFile(path, MaxSourceFile)
+	data, err := inputfile.ReadFile(path, inputfile.MaxSource)
 	if err != nil {
 		return nil, fmt.Errorf("read VOV ACL source: %w", err)
 	}

@@ -22,8 +22,10 @@ const (
 	TypeReservation ObjectType = "reservation"
 )
 
-// ObjectTypes lists every object type, in the order of the source format.
-var ObjectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeFile, TypeSet, TypeResourceMap, TypeReservation}
+// ObjectTypes returns every object type, in the order of the source format.
+func ObjectTypes() []ObjectType { return slices.Clone(objectTypes) }
+
+var objectTypes = []ObjectType{TypeFSGroup, TypeJob, TypeFile, TypeSet, TypeResourceMap, TypeReservation}
 
 // Column is a column of vovacl's AGENTS and CAPABILITIES tables.
 type Column int
@@ -61,7 +63,7 @@ func (t ObjectType) Column() Column {
 }
 
 // Valid reports whether t is one of ObjectTypes.
-func (t ObjectType) Valid() bool { return slices.Contains(ObjectTypes, t) }
+func (t ObjectType) Valid() bool { return slices.Contains(objectTypes, t) }
 
 // AgentKind is the kind of an ACL agent, upper-case.
 type AgentKind string
@@ -92,7 +94,9 @@ const (
 
 // AgentKinds lists the kinds in the AGENTS TABLE's order, then those the
 // table leaves out: HOST, SERVER, UNDEF.
-var AgentKinds = []AgentKind{AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentOwner, AgentAdmin, AgentLeader, AgentEverybody, AgentHost, AgentServer, AgentUndef}
+func AgentKinds() []AgentKind { return slices.Clone(agentKinds) }
+
+var agentKinds = []AgentKind{AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentOwner, AgentAdmin, AgentLeader, AgentEverybody, AgentHost, AgentServer, AgentUndef}
 
 // Named reports whether the kind takes a name (USERGROUP designers). USER
 // may take one or not: "USER john" is the login john, a bare USER the
@@ -109,7 +113,7 @@ func (k AgentKind) Named() bool {
 func (k AgentKind) nameOptional() bool { return k == AgentUser }
 
 // Valid reports whether k is one of AgentKinds.
-func (k AgentKind) Valid() bool { return slices.Contains(AgentKinds, k) }
+func (k AgentKind) Valid() bool { return slices.Contains(agentKinds, k) }
 
 // Agent is who an ACL entry grants to: a kind and, for the named kinds, a
 // name (case-sensitive, as VOV compares login and group names).
@@ -190,13 +194,15 @@ const (
 
 // Capabilities lists every capability in table order, which is also
 // alphabetical: ALL expands to this list.
-var Capabilities = []Capability{
+func Capabilities() []Capability { return slices.Clone(capabilities) }
+
+var capabilities = []Capability{
 	CapAttach, CapChown, CapCreate, CapDelegate, CapDetach, CapEdit, CapExists,
 	CapForget, CapResume, CapRetrace, CapSignal, CapStop, CapSuspend, CapView,
 }
 
 // Valid reports whether c is one of Capabilities.
-func (c Capability) Valid() bool { return slices.Contains(Capabilities, c) }
+func (c Capability) Valid() bool { return slices.Contains(capabilities, c) }
 
 // ParseCapability reads one capability word, case-insensitively: EXIST is
 // read as EXISTS (P spells it both ways). ALL is not a capability; see
@@ -213,8 +219,8 @@ func ParseCapability(word string) (Capability, error) {
 }
 
 func capabilityNames() string {
-	s := make([]string, len(Capabilities))
-	for i, c := range Capabilities {
+	s := make([]string, len(capabilities))
+	for i, c := range capabilities {
 		s[i] = string(c)
 	}
 	return strings.Join(s, " ")
@@ -243,7 +249,7 @@ func ParseCapabilityWords(words []string) (caps, named []Capability, err error) 
 	seenNamed := map[Capability]bool{}
 	for _, w := range words {
 		if strings.EqualFold(w, "ALL") {
-			for _, c := range Capabilities {
+			for _, c := range capabilities {
 				if !seen[c] {
 					seen[c] = true
 					caps = append(caps, c)

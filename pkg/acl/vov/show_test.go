@@ -63,7 +63,7 @@ func TestFormatEntry(t *testing.T) {
 }
 
 func TestFormatACLGolden(t *testing.T) {
-	all := Entry{Agent: Agent{Kind: AgentUser, Name: "john"}, Capabilities: Capabilities}
+	all := Entry{Agent: Agent{Kind: AgentUser, Name: "john"}, Capabilities: Capabilities()}
 	many := DefaultACL()
 	for _, k := range []AgentKind{AgentUser, AgentUserGroup, AgentFSGroup, AgentOSGroup, AgentHost} {
 		many = append(many, Entry{Agent: Agent{Kind: k, Name: "n" + string(k)}, Capabilities: []Capability{CapView}})

@@ -40,13 +40,10 @@ func Load(name string, data []byte) (*SchedulerConfig, error) {
 	return FromLayout(c)
 }
 
-// maxFile bounds a file LoadFile reads, as aclc bounds every source.
-const maxFile = 64 << 20
-
 // LoadFile reads and loads the queue configuration at path, a regular
 // file.
 func LoadFile(path string) (*SchedulerConfig, error) {
-	data, err := inputfile.ReadFile(path, maxFile)
+	data, err := inputfile.ReadFile(path, inputfile.MaxSource)
 	if err != nil {
 		return nil, fmt.Errorf("read queue configuration: %w", err)
 	}

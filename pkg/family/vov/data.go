@@ -1,15 +1,12 @@
-package translate
+package vov
 
 import (
 	"strings"
 
-	"github.com/aclc-dev/aclc/pkg/acl/vov"
+	aclvov "github.com/aclc-dev/aclc/pkg/acl/vov"
 )
 
-// EntrypointVOV is the VOV ACL decision.
-const EntrypointVOV = "vov/acl/decision"
-
-// VOVData normalises a VOV spec into data.aclc.vov, the document
+// Data normalises a VOV spec into data.aclc.vov, the document
 // policy/rego/vov/acl.rego reads. Every lookup a decision makes is an
 // object key, so its cost depends on the entries of one object and the
 // rules of one user, never on how many objects or users there are:
@@ -19,7 +16,7 @@ const EntrypointVOV = "vov/acl/decision"
 //	no_rules   true when there are no role rules at all
 //	objects    every name (a file's path) and id -> the object's address
 //	acls       address -> {type, address, owner, entries}; entries are those
-//	           that can match only (vov.CanMatch: not an agent marked "n"
+//	           that can match only (aclvov.CanMatch: not an agent marked "n"
 //	           for the type, not SERVER or UNDEF), in ACL order, each {kind,
 //	           test, name, caps: {CAP: true}, label: `ACL 3 USER "john"`}
 //	           with n counted over the whole ACL; a USER entry without a
@@ -34,8 +31,8 @@ const EntrypointVOV = "vov/acl/decision"
 // A rule is {level, any_host, names: {lower-cased host: true}, ranges:
 // [[lo, hi]...]} with IPv4 ranges as 32-bit numbers; "-" hosts and "-"
 // users are left out, as they never match. The group resolution's
-// "resolver" (and "groups" for a static build) are added by Sources.Data.
-func VOVData(s *vov.Spec) map[string]any {
+// "resolver" (and "groups" for a static build) are added by Compiled.Data.
+func Data(s *aclvov.Spec) map[string]any {
 	objects := map[string]any{}
 	acls := map[string]any{}
 	for _, o := range s.Objects {
@@ -48,17 +45,17 @@ func VOVData(s *vov.Spec) map[string]any {
 		}
 		entries := []any{}
 		for i, e := range o.ACL {
-			if !vov.CanMatch(o.Type, e.Agent.Kind) {
+			if !aclvov.CanMatch(o.Type, e.Agent.Kind) {
 				continue
 			}
 			caps := map[string]any{}
 			for _, c := range e.Capabilities {
 				caps[string(c)] = true
 			}
-			entry := map[string]any{"kind": string(e.Agent.Kind), "test": entryTest(e.Agent), "caps": caps, "label": vov.EntryLabel(i, e.Agent)}
+			entry := map[string]any{"kind": string(e.Agent.Kind), "test": entryTest(e.Agent), "caps": caps, "label": aclvov.EntryLabel(i, e.Agent)}
 			if e.Agent.Name != "" {
 				entry["name"] = e.Agent.Name
-				if e.Agent.Kind == vov.AgentHost {
+				if e.Agent.Kind == aclvov.AgentHost {
 					entry["name"] = strings.ToLower(e.Agent.Name)
 				}
 			}
@@ -95,14 +92,14 @@ func VOVData(s *vov.Spec) map[string]any {
 	anyRules := []any{}
 	for _, r := range s.RuleOrder() {
 		rd := ruleData(r)
-		switch vov.RuleTier(r) {
-		case vov.TierUser:
+		switch aclvov.RuleTier(r) {
+		case aclvov.TierUser:
 			userRules[r.User] = append(userRules[r.User], rd)
-		case vov.TierGroup:
+		case aclvov.TierGroup:
 			for _, u := range s.UserGroups[r.Group] {
 				userRules[u] = append(userRules[u], rd)
 			}
-		case vov.TierAny:
+		case aclvov.TierAny:
 			anyRules = append(anyRules, rd)
 		}
 	}
@@ -114,8 +111,8 @@ func VOVData(s *vov.Spec) map[string]any {
 	}
 	// The capabilities as a table, so that the policy checks an action with
 	// one lookup instead of building the set at every decision.
-	capabilities := make(map[string]any, len(vov.Capabilities))
-	for _, c := range vov.Capabilities {
+	capabilities := map[string]any{}
+	for _, c := range aclvov.Capabilities() {
 		capabilities[string(c)] = true
 	}
 	return map[string]any{
@@ -131,7 +128,7 @@ func VOVData(s *vov.Spec) map[string]any {
 	}
 }
 
-func ruleData(r vov.SecurityRule) map[string]any {
+func ruleData(r aclvov.SecurityRule) map[string]any {
 	names := map[string]any{}
 	ranges := []any{}
 	anyHost := false
@@ -142,7 +139,7 @@ func ruleData(r vov.SecurityRule) map[string]any {
 		case h == "-":
 		default:
 			names[strings.ToLower(h)] = true
-			if lo, hi, ok := vov.SecurityHostRange(h); ok {
+			if lo, hi, ok := aclvov.SecurityHostRange(h); ok {
 				ranges = append(ranges, []any{lo, hi})
 			}
 		}
@@ -152,8 +149,8 @@ func ruleData(r vov.SecurityRule) map[string]any {
 
 // entryTest is how the policy matches an entry: by its kind, except a USER
 // entry without a name, which stands for the object's owner.
-func entryTest(a vov.Agent) string {
-	if a.Kind == vov.AgentUser && a.Name == "" {
+func entryTest(a aclvov.Agent) string {
+	if a.Kind == aclvov.AgentUser && a.Name == "" {
 		return "OBJOWNER"
 	}
 	return string(a.Kind)

@@ -1,0 +1,54 @@
+// Package family describes a source family: one kind of access-control
+// source aclc reads (YuniKorn's configuration, VOV's ACLs), and how it is
+// detected, loaded, validated and compiled into the data its policy reads.
+//
+// pkg/translate lists the families in one slice. A new family is a package
+// that implements Family, and one line in that list; see
+// docs/ARCHITECTURE.md.
+package family
+
+// Input is one source: a file's content, or a directory read as a mounted
+// ConfigMap.
+type Input struct {
+	Name string
+	Data []byte
+	Dir  string
+}
+
+// Family is one kind of source.
+type Family interface {
+	// Kinds are the values of --kind that force the family's reading of
+	// every source of a command line.
+	Kinds() []string
+	// Describe says what the family's sources are, for messages: "a VOV
+	// ACL source (top-level vov: key)".
+	Describe() string
+	// Claims reports whether the family reads in when no kind is forced,
+	// by its content alone: it does not load in, which may still fail to
+	// load.
+	Claims(in Input) bool
+	// Policies are the directories of policy/rego that hold the family's
+	// decisions; a bundle carries those its compiled sources name.
+	Policies() []string
+	// Compile loads, validates and compiles in together with the family's
+	// sources compiled before (prev, nil for none), since some sources
+	// only make sense together (YuniKorn's two ConfigMaps). On an error
+	// nothing is returned; the error names the source and, where it can,
+	// the line.
+	Compile(prev Compiled, in []Input) (Compiled, error)
+}
+
+// Compiled is one family's validated, normalised sources. It is not
+// changed once returned.
+type Compiled interface {
+	// Files names the sources, in the order they were given.
+	Files() []string
+	// Data returns the documents the family's policy reads under
+	// data.aclc, by key. groups is the build's group resolution (the
+	// resolver's name and, for a static build, its answers); a family
+	// whose decisions resolve groups puts its keys in its documents.
+	Data(groups map[string]any) map[string]any
+	// Policies are the directories of policy/rego, among the family's,
+	// that a bundle of these sources carries.
+	Policies() []string
+}

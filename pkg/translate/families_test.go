@@ -1,0 +1,59 @@
+package translate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const (
+	vovSource   = "vov:\n  owner: joe\n  host: pluto\n"
+	queueSource = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"
+)
+
+// Each source goes to the family that claims it, or to the one --kind
+// forces; a forced family refuses what another family claims.
+func TestFamiliesReadWhatTheyClaim(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		inputs []Input
+		force  Kind
+		want   string // an error's text, "" for none
+		vov    bool
+		queues bool
+	}{
+		{name: "a vov: key is VOV's", inputs: []Input{{Name: "a.yaml", Data: []byte(vovSource)}}, vov: true},
+		{name: "any other file is YuniKorn's", inputs: []Input{{Name: "q.yaml", Data: []byte(queueSource)}}, queues: true},
+		{name: "both families in one build", inputs: []Input{{Name: "q.yaml", Data: []byte(queueSource)}, {Name: "a.yaml", Data: []byte(vovSource)}}, vov: true, queues: true},
+		{name: "forced VOV reads a file without the key", inputs: []Input{{Name: "q.yaml", Data: []byte(queueSource)}}, force: KindVOV, want: "q.yaml"},
+		{name: "forced YuniKorn refuses a VOV source", inputs: []Input{{Name: "a.yaml", Data: []byte(vovSource)}}, force: KindYuniKornQueues,
+			want: "a.yaml: this is a VOV ACL source (top-level vov: key), not a YuniKorn configuration"},
+		{name: "forced VOV refuses a directory", inputs: []Input{{Name: dir, Dir: dir}}, force: KindVOV,
+			want: dir + ": a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source"},
+		{name: "an unknown kind names the kinds", inputs: []Input{{Name: "a.yaml", Data: []byte(vovSource)}}, force: "lsf",
+			want: `unknown source kind "lsf" (want yunikorn-queues, yunikorn-admission or vov)`},
+		{name: "a second VOV source", inputs: []Input{{Name: "a.yaml", Data: []byte(vovSource)}, {Name: "b.yaml", Data: []byte(vovSource)}},
+			want: "b.yaml: a second VOV ACL source (the first is a.yaml); a build describes one project"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Sources{}
+			err := s.AddInputs(tc.inputs, tc.force)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrSource) {
+					t.Fatalf("err = %v, want ErrSource with %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (s.VOV != nil) != tc.vov || (s.Queues != nil) != tc.queues {
+				t.Errorf("VOV %t, queues %t; want %t, %t", s.VOV != nil, s.Queues != nil, tc.vov, tc.queues)
+			}
+			if len(s.Files) != len(tc.inputs) {
+				t.Errorf("files %v, want one per input", s.Files)
+			}
+		})
+	}
+}
