@@ -143,6 +143,8 @@ var codeCases = []codeCase{
 
 	// VOV ACL sources.
 	{rule: "an empty VOV source", flags: []string{"--kind", "vov"}, files: vovSource(""), code: "vov-empty"},
+	{rule: "two VOV sources in one build", files: map[string]string{"a.yaml": "vov: {owner: a}\n", "b.yaml": "vov: {owner: b}\n"}, code: "vov-second-source"},
+	{rule: "a directory forced to VOV", flags: []string{"--kind", "vov"}, files: map[string]string{"dir/acls.yaml": "vov: {owner: a}\n"}, code: "vov-directory"},
 	{rule: "a resolver aclc does not have", files: vovSource("vov: {owner: a, resolver: bogus}\n"), code: "vov-resolver", file: "s.yaml", line: 1, col: 27},
 	{rule: "security and security_tcl both", files: vovSource("vov:\n  owner: a\n  security: s.tcl\n  security_tcl: \"vtk_security + USER +\"\n"), code: "vov-security-twice", file: "s.yaml", line: 4, col: 3},
 	{rule: "a security.tcl that cannot be read", files: vovSource("vov:\n  owner: a\n  security: nosuch.tcl\n"), code: "vov-security-unreadable", file: "s.yaml", line: 3, col: 13},

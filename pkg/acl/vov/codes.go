@@ -6,6 +6,8 @@ import "github.com/aclc-dev/aclc/pkg/acl/source"
 // the roles: list and a vtk_security line state has one code.
 const (
 	CodeEmpty              = "vov-empty"
+	CodeSecondSource       = "vov-second-source"
+	CodeDirectory          = "vov-directory"
 	CodeResolver           = "vov-resolver"
 	CodeSecurityTwice      = "vov-security-twice"
 	CodeSecurityUnreadable = "vov-security-unreadable"
@@ -33,6 +35,8 @@ const (
 func Codes() []source.CodeInfo {
 	return []source.CodeInfo{
 		source.ErrorCode(CodeEmpty, "the VOV ACL source is empty"),
+		source.ErrorCode(CodeSecondSource, "a second VOV ACL source in one build (a build describes one project)"),
+		source.ErrorCode(CodeDirectory, "a directory given as a VOV source (--kind vov): directories are mounted YuniKorn ConfigMaps"),
 		source.ErrorCode(CodeResolver, "the vov: section's resolver is not one aclc has"),
 		source.ErrorCode(CodeSecurityTwice, "both security (a file) and security_tcl (inline) are given"),
 		source.ErrorCode(CodeSecurityUnreadable, "the security.tcl file cannot be read"),

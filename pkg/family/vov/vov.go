@@ -33,10 +33,10 @@ func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled,
 	c, _ := prev.(*Compiled)
 	for _, i := range in {
 		if i.Dir != "" {
-			return nil, fmt.Errorf("%s: a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source", i.Dir)
+			return nil, &aclvov.SourceError{Code: aclvov.CodeDirectory, File: i.Dir, Msg: "a directory is read as a mounted YuniKorn ConfigMap, not as a VOV source"}
 		}
 		if c != nil {
-			return nil, fmt.Errorf("%s: a second VOV ACL source (the first is %s); a build describes one project", i.Name, c.Spec.File)
+			return nil, &aclvov.SourceError{Code: aclvov.CodeSecondSource, File: i.Name, Msg: fmt.Sprintf("a second VOV ACL source (the first is %s); a build describes one project", c.Spec.File)}
 		}
 		spec, err := aclvov.Load(i.Name, i.Data)
 		if err != nil {
