@@ -465,3 +465,29 @@ func TestDecisionLogsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecodableBodyStopsTheDecision: the decision starts beside the
+// typed decoding; a body that does not decode is answered as YuniKorn
+// answers it, without waiting for the engine, whose evaluation is
+// cancelled.
+func TestUndecodableBodyStopsTheDecision(t *testing.T) {
+	cancelled := make(chan struct{})
+	eng := &fakeEngine{answer: func(ctx context.Context, in []byte) (json.RawMessage, error) {
+		<-ctx.Done() // an engine that never answers by itself
+		close(cancelled)
+		return nil, ctx.Err()
+	}}
+	srv := New(eng, NewConfig().WithLogger(discard))
+	req := httptest.NewRequest("POST", "/mutate", strings.NewReader(`{"request":"not an object"}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 || rec.Body.String() != invalidBodyAnswer {
+		t.Fatalf("got %d %s, want 200 %s", rec.Code, rec.Body, invalidBodyAnswer)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(time.Minute): // a generous ceiling: it is cancelled before the answer
+		t.Fatal("the engine's evaluation was not cancelled")
+	}
+}
