@@ -85,21 +85,7 @@ type Fallback struct {
 
 // String renders "file:line: key: reason", leaving out the unknown parts.
 func (f Fallback) String() string {
-	var b strings.Builder
-	b.WriteString(f.File)
-	if f.Line > 0 {
-		if b.Len() > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(strconv.Itoa(f.Line))
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(f.Key)
-	b.WriteString(": ")
-	b.WriteString(f.Reason)
-	return b.String()
+	return srcerr.Located{Location: srcerr.Location{File: f.File, Line: f.Line}, Msg: f.Key + ": " + f.Reason}.String()
 }
 
 // DefaultSettings are the settings of a YuniKorn without any admission
