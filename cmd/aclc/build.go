@@ -25,6 +25,7 @@ const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.y
   opa run --server --verification-key public.pem --verification-key-id prod --bundle signed.tar.gz
   aclc build --target gatekeeper -o user-info.yaml examples/admission/configmap.yaml
   kubectl apply -f user-info.yaml     # the ConstraintTemplate, then the Constraint
+  aclc build --target gatekeeper -o policies/ examples/yunikorn/configmap.yaml   # one object per file, for gator and kustomize
   kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc build -o - - | tar tzf -
 `
 
@@ -34,6 +35,7 @@ type buildOptions struct {
 	static, portable, hostBuiltins                   bool
 	signingKey, signingAlg, signingKeyID, claimsFile string
 	revision                                         string
+	decisions                                        []string
 }
 
 // buildClock gives a signed bundle its revision; tests replace it.
@@ -43,7 +45,7 @@ var buildTargets = []string{"rego", "wasm", "gatekeeper"}
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) or gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML)")
-	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output)")
+	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output); for --target gatekeeper, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
 	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
 	fs.BoolVar(&o.hostBuiltins, "host-builtins", false, "call aclc's builtins, for aclc serve, aclc eval and Go programs that register them (stock OPA refuses the bundle): groups resolved at decision time (needed by the os and ldap resolvers), admission objects decoded with the Kubernetes types (exact denial texts for malformed objects)")
 	fs.BoolVar(&o.portable, "portable", false, "the default, kept for compatibility: call no aclc builtin, so stock OPA and OPA's Wasm SDKs run the bundle (groups compiled into the data, admission decoding in plain Rego)")
@@ -53,6 +55,7 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
 	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
+	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper: the templates to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
 	kindFlag(fs, &o.kind)
 }
 
@@ -108,19 +111,10 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		if err := s.MakePortable(); err != nil {
 			s.Portable = true
 		}
-		manifests, err := translate.GatekeeperManifests(s)
-		if err != nil {
-			errorf(stderr, "build: %v", err)
-			return exitError
-		}
-		if err := writeOutput(o.out, manifests, stdout); err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		if o.out != "-" {
-			fmt.Fprintf(stdout, "wrote %s (Gatekeeper %s; %d bytes)\n", o.out, translate.GatekeeperSummary(s), len(manifests))
-		}
-		return exitOK
+		return o.writeGatekeeper(cmd, s)
+	}
+	if o.decisions != nil {
+		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; a bundle holds every decision of its sources")
 	}
 	// The default is the bundle stock OPA and OPA's Wasm SDKs run; a
 	// configuration only aclc's builtins decide is refused here, in one

@@ -321,13 +321,71 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 	if code != exitError || !strings.Contains(stderr, "no YuniKorn configuration") {
 		t.Errorf("a VOV-only source: exit %d, %s", code, stderr)
 	}
-	// A queues.yaml alone runs YuniKorn's default admission settings.
+	// A queues.yaml alone configures the queue decision; the user.info
+	// check, with YuniKorn's default admission settings, only when asked.
 	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", seedConfig)
-	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornUserInfo") {
+	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornQueue") || strings.Contains(stdout, "kind: YuniKornUserInfo") {
 		t.Errorf("a queues-only source: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", "-", seedConfig)
+	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornQueue") || !strings.Contains(stdout, "kind: YuniKornUserInfo") {
+		t.Errorf("a queues-only source with --decisions user-info,queue: exit %d, %s", code, stderr)
 	}
 	if _, err := os.Stat(none); !os.IsNotExist(err) {
 		t.Errorf("nothing may be written on failure: %v", err)
+	}
+	for _, args := range [][]string{
+		{"build", "--target", "gatekeeper", "--decisions", "placement", "-o", "-", seedConfig},
+		{"build", "--decisions", "queue", "-o", "-", seedConfig},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--decisions") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// -o DIR writes one object per file, named <kind>-<name>.yaml, as gator
+// suites and kustomize read them; the stream and the files hold the same
+// documents.
+func TestBuildGatekeeperIntoADirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "policies") + "/"
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", dir, "../../examples/admission/configmap-with-queues.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"constrainttemplate-yunikornqueue.yaml", "constrainttemplate-yunikornuserinfo.yaml", "syncset-yunikorn-namespaces.yaml",
+		"yunikornqueue-yunikorn-queue-warnings.yaml", "yunikornqueue-yunikorn-queue.yaml", "yunikornuserinfo-yunikorn-user-info.yaml"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", names, want)
+	}
+	if !strings.Contains(stdout, "wrote 6 files") {
+		t.Errorf("summary: %s", stdout)
+	}
+	_, stream, _ := runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", "../../examples/admission/configmap-with-queues.yaml")
+	for _, n := range names {
+		doc, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(string(doc), "\nkind: ") != 1 || !strings.Contains(stream, string(doc)) {
+			t.Errorf("%s is not one document of the stream", n)
+		}
+	}
+	// A directory that cannot be made: nothing is written.
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", blocked+"/sub/", "../../examples/admission/configmap.yaml"); code != exitError || !strings.Contains(stderr, "cannot write") {
+		t.Errorf("an impossible directory: exit %d, %s", code, stderr)
 	}
 }
 

@@ -1,8 +1,8 @@
 package translate
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 )
@@ -34,16 +34,6 @@ func gatekeeperHasQueue(s *Sources) bool {
 	return s.Queues != nil && !s.Groups().NeedsHostBuiltin()
 }
 
-// GatekeeperSummary names the objects GatekeeperManifests writes for s.
-func GatekeeperSummary(s *Sources) string {
-	sum := fmt.Sprintf("ConstraintTemplate %s with Constraint %s/%s", GatekeeperTemplateName, GatekeeperKind, GatekeeperConstraint)
-	if gatekeeperHasQueue(s) {
-		sum += fmt.Sprintf("; ConstraintTemplate %s with Constraints %s/%s and %s/%s", GatekeeperQueueTemplateName,
-			GatekeeperQueueKind, GatekeeperQueueConstraint, GatekeeperQueueKind, GatekeeperQueueWarnConstraint)
-	}
-	return sum
-}
-
 // gatekeeperQueueLibrary returns the libraries of the queue template: the
 // admission library and the rewritten queue decision, placement and queue
 // modules. They read the compiled configuration from input.yunikorn, which
@@ -61,19 +51,18 @@ var gatekeeperQueueParams = []struct{ param, key string }{
 	{"disableGangScheduling", admission.KeyDisableGangScheduling},
 }
 
-// gatekeeperQueueManifests returns the queue ConstraintTemplate and its two
-// Constraints as YAML documents, or a comment saying why there are none.
-func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
+// gatekeeperQueueObjects returns the queue ConstraintTemplate and its two
+// Constraints.
+func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 	if s.Queues == nil {
-		return nil
+		return nil, fmt.Errorf("gatekeeper target: no queue configuration in %s", strings.Join(s.Files, ", "))
 	}
 	if !gatekeeperHasQueue(s) {
-		fmt.Fprintf(buf, "---\n# No %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks.\n", GatekeeperQueueKind, s.Groups())
-		return nil
+		return nil, fmt.Errorf("gatekeeper target: no %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks", GatekeeperQueueKind, s.Groups())
 	}
 	libs, err := gatekeeperQueueLibrary()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	compiled := YuniKornData(s.Queues)
 	for k, v := range s.Groups().data() {
@@ -85,7 +74,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 	// one template give both.
 	entry, err := gatekeeperEntry(GatekeeperQueueTemplateName, map[string]any{"compiled": compiled})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmpl := gatekeeperTemplate(entry, libs)
 	// The user.info template's shape, with the queue template's names,
@@ -95,6 +84,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 		{"annotations", ordered{
 			{"metadata.gatekeeper.sh/title", "YuniKorn placement at admission"},
 			{"description", "Refuses pods YuniKorn's scheduler would reject, and warns about pods it would run elsewhere than the queue they name."},
+			{gatekeeperSyncAnnotation, gatekeeperSyncNamespaces},
 		}},
 	}}
 	spec := tmpl[3].v.(ordered)
@@ -109,17 +99,17 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 		{"description", "rejections: violations for the pods YuniKorn would reject (a deny Constraint); warnings: one violation per warning (a warn Constraint)"}}})
 	crd[1].v.(ordered)[0].v.(ordered)[1].v = props
 
-	fmt.Fprintf(buf, "---\n# The %s ConstraintTemplate: YuniKorn's placement at admission, with the\n", GatekeeperQueueKind)
-	buf.WriteString("# queue configuration compiled in. Its deny Constraint refuses the pods YuniKorn would\n")
-	buf.WriteString("# reject; its warn Constraint reports, as admission warnings, pods YuniKorn would run\n")
-	buf.WriteString("# elsewhere than the queue they name.\n")
-	if err := encodeYAML(buf, tmpl); err != nil {
-		return err
-	}
+	objs := []GatekeeperObject{{Kind: "ConstraintTemplate", Name: GatekeeperQueueTemplateName, body: tmpl,
+		Comment: "The " + GatekeeperQueueKind + " ConstraintTemplate: YuniKorn's placement at admission, with the\n" +
+			"queue configuration compiled in. Its deny Constraint refuses the pods YuniKorn would\n" +
+			"reject; its warn Constraint reports, as admission warnings, pods YuniKorn would run\n" +
+			"elsewhere than the queue they name. Gatekeeper's audit (and gator test) reviews\n" +
+			"running Pods and workloads: they are decided from what the scheduler reads on the\n" +
+			"object (its user.info annotation and labels), as a CREATE by nobody."}}
 	unique, noGang := s.QueueReviewFlags()
-	for _, c := range []struct{ name, action, report string }{
-		{GatekeeperQueueConstraint, "deny", "rejections"},
-		{GatekeeperQueueWarnConstraint, "warn", "warnings"},
+	for _, c := range []struct{ name, action, report, comment string }{
+		{GatekeeperQueueConstraint, "deny", "rejections", "Refuses the pods YuniKorn's scheduler would reject."},
+		{GatekeeperQueueWarnConstraint, "warn", "warnings", "Reports, as admission warnings, pods YuniKorn would run elsewhere than they name.\nTest it apart from the deny Constraint: gator verify counts warn results as violations."},
 	} {
 		cons := gatekeeperConstraint(s.Admission)
 		cons[1] = kv{"kind", GatekeeperQueueKind}
@@ -130,10 +120,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 		params = params[:len(params)-1]
 		params = append(params, kv{"generateUniqueAppId", unique}, kv{"disableGangScheduling", noGang}, kv{"report", c.report})
 		cspec[2] = kv{"parameters", params}
-		buf.WriteString("---\n")
-		if err := encodeYAML(buf, cons); err != nil {
-			return err
-		}
+		objs = append(objs, GatekeeperObject{Kind: GatekeeperQueueKind, Name: c.name, body: cons, Comment: c.comment})
 	}
-	return nil
+	return objs, nil
 }

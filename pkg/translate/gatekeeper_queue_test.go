@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +24,7 @@ import (
 // Constraints' parameters from what GatekeeperManifests writes.
 func queueTemplate(t *testing.T, s *Sources) (entry string, libs []string, params map[string]map[string]any) {
 	t.Helper()
-	out, err := GatekeeperManifests(s)
+	out, err := GatekeeperManifests(s, GatekeeperOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,5 +180,123 @@ func TestGatekeeperQueueViolations(t *testing.T) {
 				t.Errorf("%s, Constraint %s: violations %q, want %q", file, name, got, expect)
 			}
 		}
+	}
+}
+
+// objectsByName indexes a build's objects as kubectl apply would store
+// them: by kind and name, a later build replacing an earlier one's object.
+func objectsByName(t *testing.T, cluster map[string]map[string]any, s *Sources) []string {
+	t.Helper()
+	objs, err := GatekeeperObjects(s, GatekeeperOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		doc, err := o.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		key := o.Kind + "/" + o.Name
+		cluster[key] = m
+		names = append(names, key)
+	}
+	return names
+}
+
+func gatekeeperSources(t *testing.T, src string) *Sources {
+	t.Helper()
+	path := t.TempDir() + "/yunikorn-configs.yaml"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSources([]string{path}, KindAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetGroupResolution("", true); err != nil {
+		t.Fatal(err)
+	}
+	s.Portable = true
+	return s
+}
+
+// A build writes the decisions its sources configure, so that builds from
+// a ConfigMap of admission settings and from a queue configuration, applied
+// one after the other, leave each decision as its own source says: the
+// second does not replace the first's user.info Constraint with YuniKorn's
+// defaults (which would deny the trusted controller).
+func TestGatekeeperBuildWritesTheDecisionsItsSourcesConfigure(t *testing.T) {
+	admissionOnly := gatekeeperSources(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: yunikorn-defaults, namespace: yunikorn}
+data:
+  admissionController.accessControl.externalUsers: "^airflow-worker$"
+`)
+	queueOnly := gatekeeperSources(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: yunikorn-configs, namespace: yunikorn}
+data:
+  queues.yaml: |
+    partitions:
+      - name: default
+        queues:
+          - name: root
+            queues:
+              - {name: prod, submitacl: alice}
+`)
+	if got := GatekeeperHeld(admissionOnly); strings.Join(got, ",") != GatekeeperUserInfo {
+		t.Errorf("admission settings alone hold %v", got)
+	}
+	if got := GatekeeperHeld(queueOnly); strings.Join(got, ",") != GatekeeperQueue {
+		t.Errorf("a queue configuration alone holds %v", got)
+	}
+	cluster := map[string]map[string]any{}
+	first := objectsByName(t, cluster, admissionOnly)
+	second := objectsByName(t, cluster, queueOnly)
+	for _, a := range first {
+		if a != "SyncSet/"+GatekeeperSyncSetName && slices.Contains(second, a) {
+			t.Errorf("both builds write %s", a)
+		}
+	}
+	cons := cluster[GatekeeperKind+"/"+GatekeeperConstraint]
+	if cons == nil {
+		t.Fatalf("no user.info Constraint among %v", slices.Collect(maps.Keys(cluster)))
+	}
+	ext := cons["spec"].(map[string]any)["parameters"].(map[string]any)["externalUsers"]
+	if !reflect.DeepEqual(ext, []any{"^airflow-worker$"}) {
+		t.Errorf("user.info Constraint externalUsers %v, want the admission source's", ext)
+	}
+	if cluster["ConstraintTemplate/"+GatekeeperQueueTemplateName] == nil {
+		t.Errorf("no queue template after the queue build")
+	}
+	// Asked for explicitly, a decision the sources leave to YuniKorn's
+	// defaults is written with them.
+	objs, err := GatekeeperObjects(queueOnly, GatekeeperOptions{Decisions: []string{GatekeeperUserInfo}})
+	if err != nil || len(objs) != 3 || objs[1].Name != GatekeeperConstraint {
+		t.Errorf("--decisions user-info: %v, %v", GatekeeperSummary(objs), err)
+	}
+}
+
+// Gatekeeper reads requires-sync-data as a quoted JSON list of GVK clause
+// lists, refusing unknown fields; the templates ask for Namespaces.
+func TestGatekeeperSyncAnnotationParsesAsGatekeeperReadsIt(t *testing.T) {
+	var clauses [][]struct {
+		Groups   []string `json:"groups"`
+		Versions []string `json:"versions"`
+		Kinds    []string `json:"kinds"`
+	}
+	dec := json.NewDecoder(strings.NewReader(strings.Trim(gatekeeperSyncNamespaces, "\n\"")))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&clauses); err != nil {
+		t.Fatal(err)
+	}
+	if len(clauses) != 1 || len(clauses[0]) != 1 || !reflect.DeepEqual(clauses[0][0].Kinds, []string{"Namespace"}) ||
+		!reflect.DeepEqual(clauses[0][0].Groups, []string{""}) || !reflect.DeepEqual(clauses[0][0].Versions, []string{"v1"}) {
+		t.Errorf("clauses %+v", clauses)
 	}
 }

@@ -50,6 +50,10 @@ func deploymentCreate(user, annotation string) map[string]any {
 	}
 }
 
+// team is the requests' namespace, without annotations, as Gatekeeper's
+// webhook attaches it to every review of a namespaced object.
+var team = map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}
+
 func namespace(name, enable string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{
 		"name": name, "annotations": map[string]any{"yunikorn.apache.org/namespace.enableYuniKorn": enable},
@@ -74,13 +78,13 @@ func setParam(t *testing.T, m *manifests, name string, v any) {
 
 func TestPresetAnnotationNeedsPermission(t *testing.T) {
 	c := newClient(t, mustBuild(t, defaultsSource))
-	if got := violations(t, c, podCreate("alice", []any{"dev"}, `{"user":"bob"}`), nil); len(got) != 1 || got[0] != "user alice with groups [dev] is not allowed to set user annotation" {
+	if got := violations(t, c, podCreate("alice", []any{"dev"}, `{"user":"bob"}`), team); len(got) != 1 || got[0] != "user alice with groups [dev] is not allowed to set user annotation" {
 		t.Errorf("an ordinary user setting the annotation: got %q", got)
 	}
-	if got := violations(t, c, podCreate("alice", []any{"dev"}, ""), nil); len(got) != 0 {
+	if got := violations(t, c, podCreate("alice", []any{"dev"}, ""), team); len(got) != 0 {
 		t.Errorf("a pod without the annotation is not refused (YuniKorn adds it): got %q", got)
 	}
-	if got := violations(t, c, podCreate("system:serviceaccount:kube-system:job-controller", nil, `{"user":"bob"}`), nil); len(got) != 0 {
+	if got := violations(t, c, podCreate("system:serviceaccount:kube-system:job-controller", nil, `{"user":"bob"}`), team); len(got) != 0 {
 		t.Errorf("a trusted controller may set it: got %q", got)
 	}
 }
@@ -91,20 +95,20 @@ func TestConstraintParametersAreTheSettings(t *testing.T) {
 	m := mustBuild(t, defaultsSource)
 	setParam(t, m, "externalUsers", []any{"^alice$"})
 	c := newClient(t, m)
-	if got := violations(t, c, podCreate("alice", nil, `{"user":"bob"}`), nil); len(got) != 0 {
+	if got := violations(t, c, podCreate("alice", nil, `{"user":"bob"}`), team); len(got) != 0 {
 		t.Errorf("externalUsers ^alice$ lets alice set it: got %q", got)
 	}
-	if got := violations(t, c, podCreate("alicea", nil, `{"user":"bob"}`), nil); len(got) != 1 {
+	if got := violations(t, c, podCreate("alicea", nil, `{"user":"bob"}`), team); len(got) != 1 {
 		t.Errorf("the pattern is anchored by the user: alicea must be refused, got %q", got)
 	}
 
 	m = mustBuild(t, defaultsSource)
 	unstructured.RemoveNestedField(m.Constraint.Object, "spec", "parameters")
 	c = newClient(t, m)
-	if got := violations(t, c, podCreate("system:serviceaccount:kube-system:job-controller", nil, `{"user":"bob"}`), nil); len(got) != 0 {
+	if got := violations(t, c, podCreate("system:serviceaccount:kube-system:job-controller", nil, `{"user":"bob"}`), team); len(got) != 0 {
 		t.Errorf("without parameters YuniKorn's defaults apply (kube-system service accounts are trusted): got %q", got)
 	}
-	if got := violations(t, c, podCreate("alice", nil, `{"user":"bob"}`), nil); len(got) != 1 {
+	if got := violations(t, c, podCreate("alice", nil, `{"user":"bob"}`), team); len(got) != 1 {
 		t.Errorf("without parameters an ordinary user is refused: got %q", got)
 	}
 }
@@ -117,7 +121,7 @@ func TestNamespaceFromReviewOrInventory(t *testing.T) {
 	m := mustBuild(t, defaultsSource)
 
 	c := newClient(t, m)
-	if got := violations(t, c, req, nil); len(got) != 1 {
+	if got := violations(t, c, req, team); len(got) != 1 {
 		t.Fatalf("a processed namespace: the pre-set annotation is refused, got %q", got)
 	}
 	if got := violations(t, c, req, namespace("team", "false")); len(got) != 0 {
@@ -143,11 +147,11 @@ func TestPodUpdateMayNotChangeTheAnnotation(t *testing.T) {
 	req["operation"] = "UPDATE"
 	req["oldObject"] = old
 	req["object"].(map[string]any)["metadata"].(map[string]any)["labels"] = map[string]any{"applicationId": "a"}
-	if got := violations(t, c, req, nil); len(got) != 1 || got[0] != "user info annotation change is not allowed" {
+	if got := violations(t, c, req, team); len(got) != 1 || got[0] != "user info annotation change is not allowed" {
 		t.Errorf("changing the value on UPDATE: got %q", got)
 	}
 	req["object"] = old
-	if got := violations(t, c, req, nil); len(got) != 0 {
+	if got := violations(t, c, req, team); len(got) != 0 {
 		t.Errorf("an unchanged value: got %q", got)
 	}
 }
@@ -159,22 +163,22 @@ func TestAcceptOwnIdentity(t *testing.T) {
 	req := podCreate("alice", []any{"dev", "system:authenticated"}, own)
 
 	m := mustBuild(t, defaultsSource)
-	if got := violations(t, newClient(t, m), req, nil); len(got) != 1 {
+	if got := violations(t, newClient(t, m), req, team); len(got) != 1 {
 		t.Errorf("acceptOwnIdentity false (YuniKorn's rule): own identity is refused too, got %q", got)
 	}
 	setParam(t, m, "acceptOwnIdentity", true)
 	c := newClient(t, m)
-	if got := violations(t, c, req, nil); len(got) != 0 {
+	if got := violations(t, c, req, team); len(got) != 0 {
 		t.Errorf("acceptOwnIdentity: own identity accepted, got %q", got)
 	}
 	for _, v := range []string{`{"user":"alice"}`, `{"user":"alice","groups":["admins"]}`, `{"groups":["dev","system:authenticated"],"user":"alice"}`} {
-		if got := violations(t, c, podCreate("alice", []any{"dev", "system:authenticated"}, v), nil); len(got) != 1 {
+		if got := violations(t, c, podCreate("alice", []any{"dev", "system:authenticated"}, v), team); len(got) != 1 {
 			t.Errorf("acceptOwnIdentity: %s is not what YuniKorn writes, must be refused, got %q", v, got)
 		}
 	}
 	dep := deploymentCreate("alice", `{"user":"alice"}`)
 	dep["object"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["labels"] = map[string]any{"applicationId": "app-1"}
-	if got := violations(t, c, dep, nil); len(got) != 0 {
+	if got := violations(t, c, dep, team); len(got) != 0 {
 		t.Errorf("acceptOwnIdentity on a workload template: got %q", got)
 	}
 }
@@ -192,5 +196,25 @@ func TestBuildNeedsYuniKornConfiguration(t *testing.T) {
 	}
 	if _, err := build(t, queues); err != nil {
 		t.Fatalf("a queues.yaml builds with the default settings: %v", err)
+	}
+}
+
+// A review with no namespaceObject and nothing synced (gator verify of an
+// AdmissionReview, a Gatekeeper that does not attach the namespace) is
+// decided as for a namespace without annotations, and a denial says so and
+// what to sync; a synced Namespace is read from data.inventory.
+func TestDenialWithoutTheNamespaceSaysWhatToSync(t *testing.T) {
+	c := newClient(t, mustBuild(t, defaultsSource))
+	req := podCreate("alice", []any{"dev"}, `{"user":"bob"}`)
+	const denial = "user alice with groups [dev] is not allowed to set user annotation"
+	if got := violations(t, c, req, nil); len(got) != 1 || got[0] != unknownNamespace(denial, "team") {
+		t.Errorf("without the namespace: got %q", got)
+	}
+	synced := &unstructured.Unstructured{Object: namespace("team", "true")}
+	if _, err := c.AddData(context.Background(), synced); err != nil {
+		t.Fatal(err)
+	}
+	if got := violations(t, c, req, nil); len(got) != 1 || got[0] != denial {
+		t.Errorf("with the Namespace synced: got %q", got)
 	}
 }

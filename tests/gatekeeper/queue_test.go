@@ -2,6 +2,7 @@ package gatekeeper
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -89,7 +90,8 @@ func TestQueueCorpusVerdicts(t *testing.T) {
 			}
 		}
 		sort.Strings(wantWarn)
-		deny, warn := queueResults(t, cl, request, c.namespaceObject(ns))
+		nsObject := c.namespaceObject(ns)
+		deny, warn := queueResults(t, cl, request, nsObject)
 		compared++
 		if strings.Join(warn, "\n") != strings.Join(wantWarn, "\n") {
 			t.Errorf("%s: warnings %q, want %q", c.Note, warn, wantWarn)
@@ -104,6 +106,9 @@ func TestQueueCorpusVerdicts(t *testing.T) {
 		denied++
 		status, _ := resp["status"].(map[string]any)
 		want, _ := status["message"].(string)
+		if nsObject == nil {
+			want = unknownNamespace(want, ns)
+		}
 		if len(deny) != 1 || deny[0] != want {
 			t.Errorf("%s: the policy refuses with %q, the template gives %q", c.Note, want, deny)
 		}
@@ -111,5 +116,62 @@ func TestQueueCorpusVerdicts(t *testing.T) {
 	t.Logf("%d validation cases compared (%d refusals, %d warnings), %d skipped", compared, denied, warned, skipped)
 	if compared < 80 || denied < 30 {
 		t.Errorf("too few cases compared (%d, %d refusals): the corpus reader has drifted from the corpus", compared, denied)
+	}
+}
+
+// storedPod is a Pod as Gatekeeper's audit (and gator test) reviews it: the
+// stored object, with no operation and no requester.
+func storedPod(namespace, queue, userInfo string) map[string]any {
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "p", "namespace": namespace, "labels": map[string]any{"queue": queue, "applicationId": "app-1"},
+			"annotations": map[string]any{"yunikorn.apache.org/user.info": userInfo}},
+		"spec": map[string]any{"schedulerName": "yunikorn"}}
+	return map[string]any{
+		"kind":      map[string]any{"group": "", "version": "v1", "kind": "Pod"},
+		"name":      "p",
+		"namespace": namespace,
+		"operation": "",
+		"userInfo":  map[string]any{},
+		"object":    pod,
+	}
+}
+
+// Audit decides running pods from what the scheduler reads on them: the
+// user.info annotation YuniKorn wrote at admission and the queue label. A
+// pod the configuration now rejects is a violation of the deny Constraint,
+// one it would place elsewhere a violation of the warn Constraint.
+func TestAuditReportsRunningPodsTheConfigurationRejects(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples/admission/queue.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := build(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newQueueClient(t, m)
+	nsDefault := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "default"}}
+	nsTeam := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team-a",
+		"annotations": map[string]any{"yunikorn.apache.org/parentqueue": "root.teams"}}}
+	for _, tc := range []struct {
+		name             string
+		review, ns       map[string]any
+		denied, diverted bool
+	}{
+		{"an admin's pod in root.private stays", storedPod("default", "root.private", `{"user":"ann","groups":["admins"]}`), nsDefault, false, false},
+		{"bob's pod in root.private from default is rejected", storedPod("default", "root.private", `{"user":"bob","groups":["dev"]}`), nsDefault, true, false},
+		{"bob's pod in root.private from team-a goes to root.teams", storedPod("team-a", "root.private", `{"user":"bob","groups":["dev"]}`), nsTeam, false, true},
+		{"a pod without user.info is nobody's", storedPod("default", "root.private", ""), nsDefault, true, false},
+	} {
+		deny, warn := queueResults(t, c, tc.review, tc.ns)
+		if (len(deny) > 0) != tc.denied {
+			t.Errorf("%s: deny violations %q", tc.name, deny)
+		}
+		if tc.denied && len(deny) > 0 && !strings.Contains(deny[0], "would be rejected") {
+			t.Errorf("%s: deny message %q", tc.name, deny[0])
+		}
+		if (len(warn) > 0) != tc.diverted {
+			t.Errorf("%s: warn violations %q", tc.name, warn)
+		}
 	}
 }

@@ -35,7 +35,18 @@ flags := {
 # the build).
 compiled := {}
 
-lib_input := {"request": input.review, "settings": settings, "flags": flags, "namespace_object": object.get(input.review, "namespaceObject", null), "yunikorn": compiled}
+# Gatekeeper's audit and gator test review stored objects: a request without an operation.
+# Such an object is decided from what the scheduler reads on it (its user.info annotation
+# and labels), as a CREATE by nobody: a requester adds nothing the object does not carry.
+audit if object.get(input.review, "operation", "") == ""
+
+request := input.review if {
+	not audit
+} else := object.union(input.review, {"operation": "CREATE", "userInfo": {"username": "", "groups": []}})
+
+namespace_object := object.get(input.review, "namespaceObject", null)
+
+lib_input := {"request": request, "settings": settings, "flags": flags, "namespace_object": namespace_object, "yunikorn": compiled}
 
 decision := d if {
 	d := admission_queue.review with input as lib_input
@@ -47,12 +58,35 @@ details := {"user": object.get(input.review.userInfo, "username", ""), "uid": ob
 
 violation contains {"msg": msg, "details": details} if {
 	report == "rejections"
-	input.review.operation in {"CREATE", "UPDATE"}
+	decided
 	decision.response.allowed == false
-	msg := decision.response.status.message
+	msg := with_namespace(decision.response.status.message)
 }
 
 violation contains {"msg": msg, "details": details} if {
 	report == "warnings"
+	decided
 	some msg in object.get(decision.response, "warnings", [])
 }
+
+decided if input.review.operation in {"CREATE", "UPDATE"}
+
+decided if audit
+
+# The namespace's annotations (placement tags, enableYuniKorn) come from the review's
+# namespaceObject or from Namespaces synced into data.inventory. Without either, the
+# answer is the one for a namespace without annotations: a warning says so, and a denial
+# says what to sync.
+namespace_name := n if {
+	n := object.get(input.review, "namespace", "")
+	n != ""
+} else := "default"
+
+# Gatekeeper's driver sends an empty namespaceObject when it has none.
+namespace_known if namespace_object.metadata.name == namespace_name
+
+namespace_known if is_object(data.inventory.cluster.v1.Namespace[namespace_name])
+
+with_namespace(msg) := msg if {
+	namespace_known
+} else := sprintf("%s (namespace %s is not known to Gatekeeper: it was decided without the namespace's annotations; sync Namespaces into data.inventory, as the SyncSet aclc build writes does)", [msg, namespace_name])

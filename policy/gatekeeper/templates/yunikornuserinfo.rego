@@ -25,18 +25,37 @@ settings := {field: v |
 	v := object.get(params, name, defaults[field])
 }
 
-lib_input := {"request": input.review, "settings": settings, "namespace_object": object.get(input.review, "namespaceObject", null)}
+namespace_object := object.get(input.review, "namespaceObject", null)
+
+lib_input := {"request": input.review, "settings": settings, "namespace_object": namespace_object}
 
 decision := d if {
 	d := admission.review with input as lib_input
 }
 
-violation contains {"msg": msg, "details": {"user": object.get(input.review.userInfo, "username", ""), "uid": object.get(input.review, "uid", "")}} if {
+violation contains {"msg": with_namespace(msg), "details": {"user": object.get(input.review.userInfo, "username", ""), "uid": object.get(input.review, "uid", "")}} if {
 	input.review.operation in {"CREATE", "UPDATE"}
 	decision.response.allowed == false
 	msg := decision.response.status.message
 	not own_identity_accepted(msg)
 }
+
+# The namespace's annotations (enableYuniKorn, generateAppId) come from the review's
+# namespaceObject or from Namespaces synced into data.inventory. Without either, the
+# answer is the one for a namespace without annotations, and says so: sync Namespaces.
+namespace_name := n if {
+	n := object.get(input.review, "namespace", "")
+	n != ""
+} else := "default"
+
+# Gatekeeper's driver sends an empty namespaceObject when it has none.
+namespace_known if namespace_object.metadata.name == namespace_name
+
+namespace_known if is_object(data.inventory.cluster.v1.Namespace[namespace_name])
+
+with_namespace(msg) := msg if {
+	namespace_known
+} else := sprintf("%s (namespace %s is not known to Gatekeeper: it was decided without the namespace's annotations; sync Namespaces into data.inventory, as the SyncSet aclc build writes does)", [msg, namespace_name])
 
 # acceptOwnIdentity: a pre-set value equal to what YuniKorn would write for the requester
 # is not an impersonation. Needed when YuniKorn's own mutating webhook has already added

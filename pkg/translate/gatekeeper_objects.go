@@ -1,0 +1,180 @@
+package translate
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The decisions --target gatekeeper writes, each a ConstraintTemplate with
+// its Constraints.
+const (
+	// GatekeeperUserInfo is the user.info check (YuniKornUserInfo).
+	GatekeeperUserInfo = "user-info"
+	// GatekeeperQueue is the placement at admission (YuniKornQueue).
+	GatekeeperQueue = "queue"
+)
+
+// GatekeeperDecisions returns the values --decisions takes.
+func GatekeeperDecisions() []string { return []string{GatekeeperUserInfo, GatekeeperQueue} }
+
+// The SyncSet that replicates Namespaces into Gatekeeper's data.inventory,
+// which both templates read when a review carries no namespaceObject.
+const (
+	GatekeeperSyncSetName    = "yunikorn-namespaces"
+	gatekeeperSyncAnnotation = "metadata.gatekeeper.sh/requires-sync-data"
+	// gatekeeperSyncNamespaces is the annotation's value in Gatekeeper's
+	// form: a JSON list of required GVK clauses, quoted.
+	gatekeeperSyncNamespaces = `"[[{"groups": [""], "versions": ["v1"], "kinds": ["Namespace"]}]]"`
+)
+
+// GatekeeperOptions are the choices of a Gatekeeper build.
+type GatekeeperOptions struct {
+	// Decisions are the templates to write (GatekeeperDecisions); nil
+	// writes those the sources hold (GatekeeperHeld).
+	Decisions []string
+}
+
+// GatekeeperObject is one Kubernetes object of a Gatekeeper build.
+type GatekeeperObject struct {
+	Kind, Name string
+	// Comment is written above the object, a "# " before each line.
+	Comment string
+	body    ordered
+}
+
+// FileName is the object's file in a directory build: <kind>-<name>.yaml,
+// lower case, as gator suites and kustomize lay objects out.
+func (o GatekeeperObject) FileName() string {
+	return strings.ToLower(o.Kind) + "-" + o.Name + ".yaml"
+}
+
+// YAML is the object as one YAML document, its comment first.
+func (o GatekeeperObject) YAML() ([]byte, error) {
+	var buf bytes.Buffer
+	for _, line := range strings.Split(o.Comment, "\n") {
+		if line != "" {
+			fmt.Fprintf(&buf, "# %s\n", line)
+		}
+	}
+	if err := encodeYAML(&buf, o.body); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// GatekeeperHeld returns the decisions the sources configure: user-info
+// when they set an admissionController.* key, queue when they hold a queue
+// configuration. A build from a ConfigMap of admission settings alone and
+// one from a queue configuration alone then write disjoint objects, and
+// neither replaces the other's with YuniKorn's defaults.
+func GatekeeperHeld(s *Sources) []string {
+	var held []string
+	if s.Admission != nil && s.Layout != nil && slices.ContainsFunc(s.Layout.Keys(), func(k string) bool {
+		return strings.HasPrefix(k, "admissionController.")
+	}) {
+		held = append(held, GatekeeperUserInfo)
+	}
+	if s.Queues != nil {
+		if s.Layout == nil {
+			held = append(held, GatekeeperQueue)
+		} else if _, ok := s.Layout.QueueConfig(); ok {
+			held = append(held, GatekeeperQueue)
+		}
+	}
+	return held
+}
+
+// GatekeeperObjects returns the objects of a Gatekeeper build: per decision
+// its ConstraintTemplate and Constraints, then the SyncSet the templates
+// ask for.
+func GatekeeperObjects(s *Sources, opts GatekeeperOptions) ([]GatekeeperObject, error) {
+	if s.Admission == nil {
+		return nil, sourceError{err: fmt.Errorf("gatekeeper target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.Files, ", "))}
+	}
+	decisions := opts.Decisions
+	if decisions == nil {
+		decisions = GatekeeperHeld(s)
+		if len(decisions) == 0 {
+			return nil, fmt.Errorf("gatekeeper target: %s set no admissionController.* key and hold no queue configuration: nothing to write; --decisions %s writes YuniKorn's defaults",
+				strings.Join(s.Files, ", "), strings.Join(GatekeeperDecisions(), ","))
+		}
+	}
+	var objs []GatekeeperObject
+	for _, d := range GatekeeperDecisions() {
+		if !slices.Contains(decisions, d) {
+			continue
+		}
+		var more []GatekeeperObject
+		var err error
+		switch d {
+		case GatekeeperUserInfo:
+			more, err = gatekeeperUserInfoObjects(s)
+		case GatekeeperQueue:
+			more, err = gatekeeperQueueObjects(s)
+		}
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, more...)
+	}
+	for _, d := range decisions {
+		if !slices.Contains(GatekeeperDecisions(), d) {
+			return nil, fmt.Errorf("gatekeeper target: unknown decision %q (want %s)", d, strings.Join(GatekeeperDecisions(), ", "))
+		}
+	}
+	objs = append(objs, GatekeeperObject{Kind: "SyncSet", Name: GatekeeperSyncSetName, body: gatekeeperSyncSet(),
+		Comment: "Replicates Namespaces into Gatekeeper's data.inventory, which both templates\n" +
+			"read when a review carries no namespaceObject (gator verify of an AdmissionReview,\n" +
+			"Gatekeeper releases that do not attach it). On a release without SyncSet, list\n" +
+			"Namespace under spec.sync.syncOnly of the gatekeeper-system/config Config instead."})
+	for i := range objs {
+		objs[i].Comment = fmt.Sprintf("Generated by aclc build --target gatekeeper from %s.\n%s", strings.Join(s.Files, ", "), objs[i].Comment)
+	}
+	return objs, nil
+}
+
+func gatekeeperSyncSet() ordered {
+	return ordered{
+		{"apiVersion", "syncset.gatekeeper.sh/v1alpha1"},
+		{"kind", "SyncSet"},
+		{"metadata", ordered{{"name", GatekeeperSyncSetName}}},
+		{"spec", ordered{{"gvks", []any{ordered{{"group", ""}, {"version", "v1"}, {"kind", "Namespace"}}}}}},
+	}
+}
+
+// GatekeeperManifests returns the objects of GatekeeperObjects as one YAML
+// stream.
+func GatekeeperManifests(s *Sources, opts GatekeeperOptions) ([]byte, error) {
+	objs, err := GatekeeperObjects(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return GatekeeperStream(objs)
+}
+
+// GatekeeperStream joins objects into one multi-document YAML stream.
+func GatekeeperStream(objs []GatekeeperObject) ([]byte, error) {
+	var buf bytes.Buffer
+	for i, o := range objs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		doc, err := o.YAML()
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(doc)
+	}
+	return buf.Bytes(), nil
+}
+
+// GatekeeperSummary names the objects, kind/name, in order.
+func GatekeeperSummary(objs []GatekeeperObject) string {
+	names := make([]string, len(objs))
+	for i, o := range objs {
+		names[i] = o.Kind + "/" + o.Name
+	}
+	return strings.Join(names, ", ")
+}
