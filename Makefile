@@ -14,8 +14,13 @@ OPA         := bin/opa
 HELM_VERSION := v3.22.0
 HELM_DIR     := bin/helm-$(HELM_VERSION)
 HELM         := $(HELM_DIR)/helm
+# Gatekeeper's CLI, gator, at the release the Gatekeeper tests name,
+# built from the module proxy.
+GATOR_VERSION := v3.23.1
+GATOR_DIR     := bin/gator-$(GATOR_VERSION)
+GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: reliability js-sdk all build test race gatekeeper-test long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
 all: build
 
@@ -56,6 +61,17 @@ race: slapd
 # and decides the generated ConstraintTemplates there.
 gatekeeper-test: build
 	cd tests/gatekeeper && $(GO) vet ./... && ACLC=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
+# Gatekeeper's own CLI on the generated objects: gator verify on a suite
+# generated from the admission and queue corpora (every validation case as
+# an AdmissionReview, the deny and warn Constraints apart, audited pods), and
+# on the README's example suite (examples/gatekeeper).
+gatekeeper-e2e: build $(GATOR)
+	cd tests/gatekeeper && ACLC=$(CURDIR)/$(BIN) ACLC_GATOR=$(CURDIR)/$(GATOR) $(GO) test -count=1 -run 'Gator' ./...
+
+$(GATOR):
+	@echo "== building gator $(GATOR_VERSION) from the module proxy"
+	GOBIN=$(CURDIR)/$(GATOR_DIR) $(GO) install github.com/open-policy-agent/gatekeeper/v3/cmd/gator@$(GATOR_VERSION)
 
 # The property and differential tests at length: 30,000 decisions per
 # property test, 100,000 inputs per differential test (an hour or more).

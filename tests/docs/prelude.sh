@@ -144,3 +144,10 @@ make() {
 	*) __skip "make $*" "a make target of its own, run by CI or by hand" ;;
 	esac
 }
+
+# Gatekeeper's CLI: $ACLC_GATOR when set (make gatekeeper-e2e builds it and
+# runs the README's gator example itself, tests/gatekeeper).
+gator() {
+	[ -n "$ACLC_GATOR" ] || __skip "gator $*" "needs Gatekeeper's gator (make gatekeeper-e2e builds it and runs this example)"
+	"$ACLC_GATOR" "$@"
+}

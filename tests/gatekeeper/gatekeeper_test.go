@@ -361,6 +361,25 @@ func eachValidationCase(t *testing.T, root string, paths []string, newClient fun
 	fn func(c corpusCase, cl *client.Client, request, resp map[string]any, allowed bool, ns string)) (skipped int) {
 	t.Helper()
 	clients := map[string]*client.Client{}
+	return eachCase(t, root, paths, func(c corpusCase, src []byte, request, resp map[string]any, allowed bool, ns string) {
+		cl, ok := clients[string(src)]
+		if !ok {
+			m, err := build(t, src)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Note, err)
+			}
+			cl = newClient(t, m)
+			clients[string(src)] = cl
+		}
+		fn(c, cl, request, resp, allowed, ns)
+	})
+}
+
+// eachCase calls fn for each validation case of the corpus files at paths
+// with the case's source, as eachValidationCase does.
+func eachCase(t *testing.T, root string, paths []string,
+	fn func(c corpusCase, src []byte, request, resp map[string]any, allowed bool, ns string)) (skipped int) {
+	t.Helper()
 	for _, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
@@ -384,15 +403,6 @@ func eachValidationCase(t *testing.T, root string, paths []string, newClient fun
 			if err != nil {
 				t.Fatalf("%s: %v", c.Note, err)
 			}
-			cl, ok := clients[string(src)]
-			if !ok {
-				m, err := build(t, src)
-				if err != nil {
-					t.Fatalf("%s: %v", c.Note, err)
-				}
-				cl = newClient(t, m)
-				clients[string(src)] = cl
-			}
 			resp, _ := c.Want["response"].(map[string]any)
 			allowed, ok := resp["allowed"].(bool)
 			if !ok {
@@ -402,7 +412,7 @@ func eachValidationCase(t *testing.T, root string, paths []string, newClient fun
 			if ns == "" {
 				ns = "default"
 			}
-			fn(c, cl, request, resp, allowed, ns)
+			fn(c, src, request, resp, allowed, ns)
 		}
 	}
 	return skipped
