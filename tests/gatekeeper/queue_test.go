@@ -136,6 +136,25 @@ func storedPod(namespace, queue, userInfo string) map[string]any {
 	}
 }
 
+// storedDeployment is a Deployment as Gatekeeper's audit reviews it, its
+// pod template carrying the user.info YuniKorn wrote at admission.
+func storedDeployment(namespace, queue, userInfo string) map[string]any {
+	template := storedPod(namespace, queue, userInfo)["object"].(map[string]any)
+	delete(template, "apiVersion")
+	delete(template, "kind")
+	dep := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "d", "namespace": namespace},
+		"spec":     map[string]any{"template": template}}
+	return map[string]any{
+		"kind":      map[string]any{"group": "apps", "version": "v1", "kind": "Deployment"},
+		"name":      "d",
+		"namespace": namespace,
+		"operation": "",
+		"userInfo":  map[string]any{},
+		"object":    dep,
+	}
+}
+
 // Audit decides running pods from what the scheduler reads on them: the
 // user.info annotation YuniKorn wrote at admission and the queue label. A
 // pod the configuration now rejects is a violation of the deny Constraint,
@@ -162,6 +181,8 @@ func TestAuditReportsRunningPodsTheConfigurationRejects(t *testing.T) {
 		{"bob's pod in root.private from default is rejected", storedPod("default", "root.private", `{"user":"bob","groups":["dev"]}`), nsDefault, true, false},
 		{"bob's pod in root.private from team-a goes to root.teams", storedPod("team-a", "root.private", `{"user":"bob","groups":["dev"]}`), nsTeam, false, true},
 		{"a pod without user.info is nobody's", storedPod("default", "root.private", ""), nsDefault, true, false},
+		{"bob's Deployment whose pods name root.private from default is rejected", storedDeployment("default", "root.private", `{"user":"bob","groups":["dev"]}`), nsDefault, true, false},
+		{"an admin's Deployment stays", storedDeployment("default", "root.private", `{"user":"ann","groups":["admins"]}`), nsDefault, false, false},
 	} {
 		deny, warn := queueResults(t, c, tc.review, tc.ns)
 		if (len(deny) > 0) != tc.denied {
