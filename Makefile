@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: chromium reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
 all: build
 
@@ -80,9 +80,18 @@ long-test: $(OPA) slapd
 
 # End to end over HTTP: every corpus case against stock `opa run` (bundles
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the
-# native reference; signed bundles verified, and refused once tampered with.
-e2e: $(OPA) js-sdk
-	ACLC_E2E=1 ACLC_OPA=$(CURDIR)/$(OPA) ACLC_JS_SDK=$(CURDIR)/$(JS_SDK) $(GO) test -count=1 -timeout 30m -run 'E2E' ./tests/
+# native reference; signed bundles verified, and refused once tampered with;
+# aclc's HTML pages opened in Debian's headless chromium.
+e2e: $(OPA) js-sdk chromium build
+	ACLC_E2E=1 ACLC=$(CURDIR)/$(BIN) ACLC_OPA=$(CURDIR)/$(OPA) ACLC_JS_SDK=$(CURDIR)/$(JS_SDK) $(GO) test -count=1 -timeout 30m -run 'E2E' ./tests/
+
+# Debian's chromium, for the tests that open aclc's HTML pages in a real
+# browser (make e2e), installed non-interactively when missing.
+chromium:
+	@if [ -x /usr/bin/chromium ]; then exit 0; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$(SUDO) apt-get install -y chromium || \
+	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 
 # OpenLDAP's server and tools, for the LDAP tests: Debian's packages,
 # installed non-interactively when missing (the package list is refreshed

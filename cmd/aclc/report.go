@@ -25,6 +25,7 @@ const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report -o json --as sue --as-group admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
   aclc report --as joe@reno --as pat@elko --as john@john_pc --as-group eng examples/vov/acls.yaml
   aclc report --place --as alice --as-group dev -n team-a examples/yunikorn/default-config.yaml
+  aclc report -o html examples/admission/queue.yaml > queues.html
 
 --as names a user verbatim, as kubectl's --as does; each --as-group adds a
 group to the --as before it (before any --as: to every --as). A user without
@@ -90,7 +91,7 @@ type reportOptions struct {
 	namespaces, queues             []string
 }
 
-var reportFormats = []string{"table", "wide", "json", "yaml"}
+var reportFormats = []string{"table", "wide", "json", "yaml", "html"}
 var checkFormats = []string{"text", "json", "yaml"}
 
 func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
@@ -101,13 +102,13 @@ func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
 	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --namespace and --queue")
 	fs.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "with --place: the application's namespace, its annotations taken from the Namespaces among the sources (default: each of those Namespaces, else default); repeatable")
 	fs.StringArrayVar(&o.queues, "queue", nil, "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
-	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, wide (with the reasons), json or yaml")
+	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, wide (with the reasons), json, yaml or html (one self-contained page: the queue tree, check's warnings at their queues, the placement rules and where each namespace's pods land)")
 	kindFlag(fs, &o.kind)
 }
 
 func newReportCommand() *cobra.Command {
 	o := &reportOptions{}
-	cmd := newCommand("report [--engine E] [--as USER [--as-group GROUP]...]... [-o table|wide|json|yaml] SOURCE...",
+	cmd := newCommand("report [--engine E] [--as USER [--as-group GROUP]...]... [-o table|wide|json|yaml|html] SOURCE...",
 		"print who may submit to and administer each queue, or do what on each VOV object, and why", reportExamples, o.run)
 	reportFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -120,7 +121,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "no SOURCE given")
 	}
 	if !slices.Contains(reportFormats, o.output) {
-		return usageErr(cmd, "unknown --output %q (want table, wide, json or yaml)", o.output)
+		return usageErr(cmd, "unknown --output %q (want table, wide, json, yaml or html)", o.output)
 	}
 	as := o.as.resolved()
 	for _, p := range as {
@@ -147,7 +148,11 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	ctx := context.Background()
 	var eng engine.Engine
-	if len(as) > 0 && (s.VOV != nil || s.Queues != nil) {
+	if o.output == "html" && s.Queues == nil {
+		errorf(stderr, "-o html: %s has no YuniKorn queue configuration (the page shows a queue tree)", strings.Join(srcs, ", "))
+		return exitError
+	}
+	if (len(as) > 0 || o.output == "html") && (s.VOV != nil || s.Queues != nil) {
 		if eng, err = openEngine(ctx, o.engine, "", engineSource{sources: s}, o.resolver); err != nil {
 			if errors.Is(err, errUsage) {
 				return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
@@ -175,6 +180,23 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 					errorf(stderr, "note: namespace %s is not among the sources' Namespaces; its annotations are taken as absent", ns)
 				}
 			}
+		}
+		if o.output == "html" {
+			var warnings []checkDiagnostic
+			for _, d := range (&checkOptions{resolver: o.resolver}).diagnose(s, nil, strings.Join(srcs, ", "), newLocator()) {
+				if d.Severity != severityError {
+					warnings = append(warnings, d)
+				}
+			}
+			page, err := queueReportHTML(ctx, eng, s, srcs, as, placeNamespaces(o.namespaces, known), known, warnings)
+			if err == nil {
+				err = page.writeHTML(stdout)
+			}
+			if err != nil {
+				errorf(stderr, "%v", err)
+				return exitError
+			}
+			return exitOK
 		}
 		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
 		if err != nil {

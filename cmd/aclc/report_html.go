@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+// The HTML report is one self-contained file: the styles and the script
+// are inline, and its Content-Security-Policy forbids every request, so
+// the page opens the same from a CI artifact, a mail or a laptop offline.
+//
+//go:embed report.html.tmpl
+var reportHTMLTemplate string
+
+var reportHTML = template.Must(template.New("report").Parse(reportHTMLTemplate))
+
+// htmlReport is what the page shows of a YuniKorn configuration.
+type htmlReport struct {
+	Title      string
+	Sources    []string
+	Version    string
+	Engine     string
+	Partitions []htmlPartition
+	// Warnings are the findings of aclc check that belong to no queue.
+	Warnings []checkDiagnostic
+	Queues   int
+}
+
+type htmlPartition struct {
+	Name      string
+	Root      *htmlQueue
+	Rules     []string
+	Placement []htmlPlacement
+	// Subject names who the placement rows are for.
+	Subject string
+}
+
+// htmlQueue is one queue of the tree, with who may use it and the
+// warnings located in its definition.
+type htmlQueue struct {
+	Name, Path    string
+	Leaf          bool
+	Added         bool
+	MaySubmit     []string
+	MayAdminister []string
+	Warnings      []checkDiagnostic
+	Children      []*htmlQueue
+}
+
+type htmlPlacement struct {
+	Namespace string
+	User      string
+	Allow     bool
+	Queue     string
+	Rule      string
+	Message   string
+}
+
+// queueReportHTML builds the page: the tree with the grants of every
+// queue, check's warnings at the queue they concern, the placement rules
+// in order and where a pod of each namespace that names no queue lands.
+func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, warnings []checkDiagnostic) (*htmlReport, error) {
+	tree := s.Queues
+	r := &htmlReport{Title: "YuniKorn queues: " + strings.Join(srcs, ", "), Sources: srcs, Version: aclcVersion(), Engine: eng.Name()}
+	byLine := map[*yunikorn.Partition][]*htmlQueue{}
+	attached := make([]bool, len(warnings))
+	for _, p := range tree.Partitions {
+		hp := htmlPartition{Name: p.Name}
+		var build func(q *yunikorn.Queue) *htmlQueue
+		build = func(q *yunikorn.Queue) *htmlQueue {
+			h := &htmlQueue{Name: q.Name, Path: q.Path, Leaf: q.Leaf, Added: q.Added, MaySubmit: whoMay(q, true), MayAdminister: whoMay(q, false)}
+			r.Queues++
+			if q.Config != nil {
+				for i, w := range warnings {
+					if !attached[i] && w.File == tree.File && w.Line > 0 && w.Line == q.Config.Line {
+						h.Warnings = append(h.Warnings, w)
+						attached[i] = true
+					}
+				}
+			}
+			for _, c := range q.Children {
+				h.Children = append(h.Children, build(c))
+			}
+			byLine[p] = append(byLine[p], h)
+			return h
+		}
+		hp.Root = build(p.Root)
+		for _, rule := range p.PlacementConfig {
+			hp.Rules = append(hp.Rules, describeRule(rule))
+		}
+		if p.Name == "default" {
+			subjects := as
+			hp.Subject = "the users given with --as"
+			if len(subjects) == 0 {
+				subjects = []principal{{User: "nobody", Groups: []string{}}}
+				hp.Subject = "a user named in no ACL (nobody, no groups)"
+			}
+			rows, err := reportPlacement(ctx, eng, tree, subjects, namespaces, known, []string{""})
+			if err != nil {
+				return nil, err
+			}
+			for _, row := range rows {
+				hp.Placement = append(hp.Placement, htmlPlacement{Namespace: row.Namespace, User: row.User, Allow: row.Allow, Queue: row.Queue, Rule: row.Rule, Message: row.Message})
+			}
+		}
+		r.Partitions = append(r.Partitions, hp)
+	}
+	// A warning inside a queue's definition (an ACL line, a property)
+	// belongs to the queue whose definition starts last before it.
+	for i, w := range warnings {
+		if attached[i] {
+			continue
+		}
+		var best *htmlQueue
+		bestLine := 0
+		if w.File == tree.File && w.Line > 0 {
+			for _, p := range tree.Partitions {
+				for _, q := range p.Queues() {
+					if q.Config != nil && q.Config.Line <= w.Line && q.Config.Line > bestLine {
+						bestLine = q.Config.Line
+						for _, h := range byLine[p] {
+							if h.Path == q.Path {
+								best = h
+							}
+						}
+					}
+				}
+			}
+		}
+		if best != nil {
+			best.Warnings = append(best.Warnings, w)
+		} else {
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
+	return r, nil
+}
+
+// describeRule renders a placement rule as one line: its name and value,
+// whether it creates the queue, its filter and its parent rule.
+func describeRule(r yunikorn.PlacementRule) string {
+	var b strings.Builder
+	b.WriteString(r.Name)
+	if r.Value != "" {
+		fmt.Fprintf(&b, " %s", r.Value)
+	}
+	if r.Create {
+		b.WriteString(" (creates the queue)")
+	}
+	if len(r.Filter.Users) > 0 || len(r.Filter.Groups) > 0 {
+		typ := r.Filter.Type
+		if typ == "" {
+			typ = "allow"
+		}
+		var parts []string
+		if len(r.Filter.Users) > 0 {
+			parts = append(parts, "users "+strings.Join(r.Filter.Users, ", "))
+		}
+		if len(r.Filter.Groups) > 0 {
+			parts = append(parts, "groups "+strings.Join(r.Filter.Groups, ", "))
+		}
+		fmt.Fprintf(&b, ", filter %s %s", typ, strings.Join(parts, "; "))
+	}
+	if r.Parent != nil {
+		fmt.Fprintf(&b, ", under the queue of: %s", describeRule(*r.Parent))
+	}
+	return b.String()
+}
+
+// writeHTML renders the page into w.
+func (r *htmlReport) writeHTML(w io.Writer) error {
+	for _, p := range r.Partitions {
+		sort.SliceStable(p.Placement, func(i, j int) bool { return p.Placement[i].Namespace < p.Placement[j].Namespace })
+	}
+	var buf bytes.Buffer
+	if err := reportHTML.Execute(&buf, r); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
