@@ -206,7 +206,9 @@ func (b *browser) visit(t *testing.T, url string) *pageVisit {
 					v.Problems = append(v.Problems, "console."+p.Type+": "+string(m.Params))
 				}
 			case "Log.entryAdded":
-				var p struct{ Entry struct{ Level, Text, URL string } }
+				var p struct {
+					Entry struct{ Level, Text, URL string }
+				}
 				json.Unmarshal(m.Params, &p)
 				if p.Entry.Level == "error" || p.Entry.Level == "warning" {
 					v.Problems = append(v.Problems, fmt.Sprintf("log %s: %s %s", p.Entry.Level, p.Entry.Text, p.Entry.URL))
