@@ -175,7 +175,8 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	// up; the write timeout is the API server's wait.
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
-		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second)
+		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second).
+		WithConfigReviewer(newConfigReviewer(feed.Load))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -322,11 +323,15 @@ instead, for clusters where nothing adds user.info and only who may set it is
 enforced. Never both: a validating webhook sees the object after the mutating
 one, so the user.info just added looks pre-set and is refused for every
 requester who may not set it. --type queue registers /validate-queue, YuniKorn's
-placement at admission; it goes with either of the others.
+placement at admission; it goes with either of the others. --type config
+registers /validate-config for YuniKorn's ConfigMaps in --config-namespace: a
+change YuniKorn's validator refuses is refused with its message, and one it
+accepts is admitted with warnings, which kubectl prints, saying what it changes.
 
 --failure-policy defaults to Fail for mutating and validating (a user.info
 webhook that is skipped lets anyone claim any identity) and to Ignore for
-queue (YuniKorn still refuses the application itself). Start 'aclc webhook'
+queue (YuniKorn still refuses the application itself) and config (YuniKorn's
+own validation webhook, when installed, still runs). Start 'aclc webhook'
 with the same --timeout-seconds.
 `
 
@@ -341,6 +346,9 @@ type manifestsOptions struct {
 	caFile, typ string
 }
 
+// configWebhookType is the --type that registers /validate-config.
+const configWebhookType = "config"
+
 func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.m.Service, "service-name", "aclc-webhook", "name of the Service in front of 'aclc webhook'")
 	fs.StringVarP(&o.m.Namespace, "namespace", "n", defaultWebhookNamespace, "namespace of that Service: aclc's own, as the chart installs it, never YuniKorn's (the webhook leaves its own namespace out)")
@@ -348,12 +356,13 @@ func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
 	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")
 	fs.IntVar(&o.m.TimeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "how long the API server waits for the webhook (1 to 30); start 'aclc webhook' with the same value")
-	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added) or queue (/validate-queue: refuse pods YuniKorn would reject)")
+	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added), queue (/validate-queue: refuse pods YuniKorn would reject) or config (/validate-config: YuniKorn's ConfigMaps, refused as YuniKorn's validator refuses them, admitted with warnings saying what changes)")
+	fs.StringVar(&o.m.ConfigNamespace, "config-namespace", defaultConfigNamespace, "with --type config: the namespace of YuniKorn's ConfigMaps")
 }
 
 func newWebhookManifestsCommand() *cobra.Command {
 	o := &manifestsOptions{}
-	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue]",
+	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue|config] [--config-namespace NS]",
 		"print the webhook configuration that registers 'aclc webhook' with the API server", manifestsExamples, o.run)
 	manifestsFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -366,7 +375,7 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 	if len(rest) > 0 {
 		return usageErr(cmd, "unexpected arguments %q", rest)
 	}
-	for _, v := range []struct{ flag, value string }{{"--service-name", m.Service}, {"--namespace", m.Namespace}} {
+	for _, v := range []struct{ flag, value string }{{"--service-name", m.Service}, {"--namespace", m.Namespace}, {"--config-namespace", m.ConfigNamespace}} {
 		if errs := validation.IsDNS1123Label(v.value); len(errs) > 0 {
 			return usageErr(cmd, "%s %q: %s", v.flag, v.value, strings.Join(errs, "; "))
 		}
@@ -376,7 +385,7 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 	}
 	if m.FailurePolicy == "" {
 		m.FailurePolicy = "Fail"
-		if o.typ == "queue" {
+		if o.typ == "queue" || o.typ == configWebhookType {
 			m.FailurePolicy = "Ignore"
 		}
 	}
@@ -393,8 +402,10 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate", "validate"
 	case "queue":
 		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-queue", "validate-queue"
+	case configWebhookType:
+		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-config", "validate-config"
 	default:
-		return usageErr(cmd, "--type %q: want mutating, validating or queue", o.typ)
+		return usageErr(cmd, "--type %q: want mutating, validating, queue or config", o.typ)
 	}
 	if o.caFile != "" {
 		pemBytes, err := os.ReadFile(o.caFile)
@@ -446,10 +457,17 @@ type manifest struct {
 	FailurePolicy      string
 	TimeoutSeconds     int
 	Kind, Path, Prefix string
+	ConfigNamespace    string
 }
 
 var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}} for 'aclc webhook' behind Service {{.Namespace}}/{{.Service}}:
-{{- if eq .Prefix "validate-queue"}}
+{{- if eq .Prefix "validate-config"}}
+# YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults) in namespace
+# {{.ConfigNamespace}}: a change YuniKorn's own validator refuses is refused with
+# its message; one it accepts is admitted with warnings that kubectl prints:
+# who gains or loses access to which queue, which pods land elsewhere, and
+# what YuniKorn accepts but its scheduler will not run.
+{{- else if eq .Prefix "validate-queue"}}
 # YuniKorn's placement at admission (yunikorn/admission/queue): a pod, or a
 # workload whose pods, YuniKorn would reject is refused with the reason; one it
 # would place elsewhere than the queue it names is admitted with a warning.
@@ -458,7 +476,7 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 # YuniKorn's admission rules for the yunikorn.apache.org/user.info annotation
 # (who may set it, its validity, no change on pod UPDATE{{if eq .Prefix "mutate"}}, and adding it on CREATE{{end}}).
 {{- end}}
-{{- if eq .Prefix "validate-queue"}}
+{{- if or (eq .Prefix "validate-queue") (eq .Prefix "validate-config")}}
 {{- else if eq .Prefix "mutate"}}
 # Registered as YuniKorn registers its own webhook (path /mutate, same rules).
 # Do not also register 'aclc webhook manifests --type validating': a validating
@@ -472,6 +490,12 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 # refused for every requester who may not set it.
 {{- end}}
 #
+{{- if eq .Prefix "validate-config"}}
+# failurePolicy Ignore: while the webhook is down, ConfigMap changes are
+# admitted unchecked and without warnings, as YuniKorn's own validation webhook
+# admits them when its scheduler does not answer. Fail: no change to YuniKorn's
+# ConfigMaps is admitted while the webhook is down.
+{{- else}}
 # failurePolicy is the trade-off between availability and enforcement:
 #   Ignore (YuniKorn's default): while the webhook is down or slower than
 #     timeoutSeconds, objects are admitted without it: no user.info is added,
@@ -484,11 +508,12 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 #     (namespaceSelector below) so that its pods can always be recreated; keep
 #     untrusted workloads out of that namespace, and consider leaving
 #     kube-system out as well.
+{{- end}}
 # This file: failurePolicy {{.FailurePolicy}}.
 apiVersion: admissionregistration.k8s.io/v1
 kind: {{.Kind}}
 metadata:
-  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else}}user-info{{end}}
+  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else if eq .Prefix "validate-config"}}config{{else}}user-info{{end}}
 webhooks:
   - name: {{.Prefix}}.{{.Service}}.{{.Namespace}}.svc
     admissionReviewVersions: ["v1"]
@@ -509,6 +534,18 @@ webhooks:
       # caBundle: base64 of the PEM CA that signed the webhook's certificate;
       # give --ca-file, or let cert-manager's CA injector fill it in.
 {{- end}}
+{{- if eq .Prefix "validate-config"}}
+    namespaceSelector:
+      matchExpressions:
+        - key: kubernetes.io/metadata.name
+          operator: In
+          values: ["{{.ConfigNamespace}}"]
+    rules:
+      - operations: ["CREATE", "UPDATE"]
+        apiGroups: [""]
+        apiVersions: ["v1"]
+        resources: ["configmaps"]
+{{- else}}
 {{- if eq .FailurePolicy "Fail"}}
     namespaceSelector:
       matchExpressions:
@@ -521,4 +558,5 @@ webhooks:
         apiGroups: ["", "apps", "batch"]
         apiVersions: ["v1"]
         resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"]
+{{- end}}
 `))

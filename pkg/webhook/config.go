@@ -60,6 +60,7 @@ type Config struct {
 	log               *slog.Logger
 	decisionLogs      bool
 	sourceHealth      func() opsmetrics.SourceHealth
+	configReviewer    ConfigReviewer
 }
 
 // NewConfig returns the defaults: address 127.0.0.1:8443, a body limit of

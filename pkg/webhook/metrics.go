@@ -31,7 +31,7 @@ func newMetrics() *metrics {
 // is "other", so scanners cannot grow the series without bound.
 func pathLabel(p string) string {
 	switch {
-	case entrypoints[p] != "", p == pathHealthz, p == pathReadyz, p == pathMetrics:
+	case entrypoints[p] != "", p == pathHealthz, p == pathReadyz, p == pathMetrics, p == pathValidateConfig:
 		return p
 	}
 	return "other"

@@ -222,6 +222,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case pathHealthz, pathReadyz, pathMetrics:
 		s.serveOps(sw, r)
+	case pathValidateConfig:
+		if s.cfg.configReviewer == nil {
+			http.Error(sw, msgUnknownPath, http.StatusNotFound)
+			return
+		}
+		s.serveConfigReview(sw, r)
 	default:
 		s.serveReview(sw, r)
 	}

@@ -22,6 +22,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -496,6 +497,59 @@ func TestCluster(t *testing.T) {
 		if code != 0 || !strings.Contains(out, `"allow": true`) {
 			t.Errorf("eval --from-cluster: exit %d:\n%s", code, out)
 		}
+	})
+
+	t.Run("a ConfigMap change is refused with YuniKorn's message, or admitted with what it changes", func(t *testing.T) {
+		registerConfigWebhook(t, ctx, adm, whURL, caPEM)
+		defer func() {
+			if err := adm.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, configWebhookConfigName, metav1.DeleteOptions{}); err != nil {
+				t.Error(err)
+			}
+		}()
+		warnedAdm, warned := s.warned(t, admin)
+		api := warnedAdm.CoreV1().ConfigMaps(yunikornNS)
+		update := func(queues string) error {
+			cm, err := api.Get(ctx, "yunikorn-configs", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm.Data["queues.yaml"] = queues
+			_, err = api.Update(ctx, cm, metav1.UpdateOptions{})
+			return err
+		}
+		// The API server calls the webhook once it has seen the
+		// configuration: retry a refused change until it is refused.
+		refused := fmt.Sprintf("admission webhook %q denied the request: duplicate child name found with name 'Test', level 1", configWebhookName)
+		eventually(t, 30*time.Second, "the config webhook refuses a duplicate queue", func() error {
+			err := update(queuesV1 + "          - name: Test\n")
+			if err == nil {
+				update(queuesV1)
+				return errors.New("admitted")
+			}
+			if !strings.Contains(err.Error(), refused) {
+				t.Fatalf("error %v, want %q", err, refused)
+			}
+			return nil
+		})
+		warned.take()
+		dropAlice := strings.Replace(queuesV1, "submitacl: alice", "submitacl: carol", 1)
+		if err := update(dropAlice); err != nil {
+			t.Fatalf("a valid change: %v", err)
+		}
+		got := strings.Join(warned.take(), "\n")
+		for _, want := range configChangeWarnings {
+			if !strings.Contains(got, want) {
+				t.Errorf("kubectl's warnings lack %q:\n%s", want, got)
+			}
+		}
+		unbuildable := strings.Replace(queuesV1, "      - name: provided\n", "      - name: nosuch\n", 1)
+		if err := update(unbuildable); err != nil {
+			t.Fatalf("a change YuniKorn's validator accepts: %v", err)
+		}
+		if got := strings.Join(warned.take(), "\n"); !strings.Contains(got, "YuniKorn's admission controller accepts this ConfigMap, but: partition default: placement rules do not build") {
+			t.Errorf("no warning that the scheduler will not build the rules:\n%s", got)
+		}
+		setConfigs(t, ctx, adm, map[string]string{"queues.yaml": queuesV1})
 	})
 
 	t.Run("a Namespace annotation reaches the decision", func(t *testing.T) {
@@ -1002,6 +1056,45 @@ func createPod(t *testing.T, ctx context.Context, c kubernetes.Interface, name s
 		p.Annotations = map[string]string{}
 	}
 	return p
+}
+
+// The config webhook's names.
+const (
+	configWebhookName       = "validate-config.aclc.e2e"
+	configWebhookConfigName = "aclc-e2e-config"
+)
+
+// configChangeWarnings are what kubectl prints when alice loses root.test.
+var configChangeWarnings = []string{"alice"}
+
+// registerConfigWebhook registers /validate-config for the ConfigMaps of
+// YuniKorn's namespace, as 'aclc webhook manifests --type config' does.
+func registerConfigWebhook(t *testing.T, ctx context.Context, c kubernetes.Interface, base string, caPEM []byte) {
+	t.Helper()
+	none := admissionregistrationv1.SideEffectClassNone
+	ignore := admissionregistrationv1.Ignore
+	timeout := int32(10)
+	url := base + "/validate-config"
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: configWebhookConfigName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    configWebhookName,
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             &none,
+			FailurePolicy:           &ignore,
+			TimeoutSeconds:          &timeout,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{yunikornNS}}}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+			}},
+		}},
+	}
+	if _, err := c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, vwc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // setConfigs replaces yunikorn-configs' data.

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+func configMapRequest(t *testing.T, ns, name string, data map[string]string) *admissionv1.AdmissionRequest {
+	t.Helper()
+	raw, err := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &admissionv1.AdmissionRequest{UID: "u", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+		Name: name, Namespace: ns, Operation: admissionv1.Update, Object: runtime.RawExtension{Raw: raw}}
+}
+
+const reviewedQueues = `partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: a
+            submitacl: alice
+`
+
+// /validate-config refuses what YuniKorn's validator refuses, with its
+// message; admits what it accepts, with a warning for what the scheduler
+// then refuses; and leaves every other object alone.
+func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
+	served := func() (*translate.Sources, error) {
+		return translate.LoadSources([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto)
+	}
+	s, err := served()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := s.Layout.Namespace
+	r := newConfigReviewer(served)
+	for _, tt := range []struct {
+		name    string
+		req     *admissionv1.AdmissionRequest
+		allowed bool
+		message string
+		warning string
+	}{
+		{"another ConfigMap", configMapRequest(t, ns, "other", map[string]string{"queues.yaml": "bad: ["}), true, "", ""},
+		{"another namespace", configMapRequest(t, "elsewhere", "yunikorn-configs", map[string]string{"queues.yaml": "bad: ["}), true, "", ""},
+		{"a valid change", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}), true, "", ""},
+		{"two children of one name", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues + "          - name: A\n"}),
+			false, "duplicate child name found with name 'A', level 1", ""},
+		{"rules YuniKorn's validator lets through", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": strings.Replace(reviewedQueues, "    queues:\n", "    placementrules: [{name: nosuch}]\n    queues:\n", 1)}),
+			true, "", "accepts this ConfigMap, but: partition default: placement rules do not build"},
+	} {
+		resp := r.ReviewConfig(context.Background(), tt.req)
+		if resp.Allowed != tt.allowed {
+			t.Errorf("%s: allowed %v, want %v (%+v)", tt.name, resp.Allowed, tt.allowed, resp.Result)
+			continue
+		}
+		if tt.message != "" && (resp.Result == nil || resp.Result.Message != tt.message) {
+			t.Errorf("%s: message %+v, want %q", tt.name, resp.Result, tt.message)
+		}
+		got := strings.Join(resp.Warnings, "\n")
+		if (tt.warning == "") != (got == "") || !strings.Contains(got, tt.warning) {
+			t.Errorf("%s: warnings %q, want %q", tt.name, got, tt.warning)
+		}
+	}
+}
+
+func TestCapWarnings(t *testing.T) {
+	var lines []string
+	for i := 0; i < 50; i++ {
+		lines = append(lines, "x")
+	}
+	got := capWarnings(lines)
+	if len(got) != maxConfigWarnings || got[len(got)-1] != "aclc: and 31 more changes (aclc diff lists them all)" {
+		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
+	}
+	if len(capWarnings(lines[:maxConfigWarnings])) != maxConfigWarnings {
+		t.Errorf("a full list is kept whole")
+	}
+}
