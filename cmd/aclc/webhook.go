@@ -68,7 +68,7 @@ var webhookContext = func() (context.Context, context.CancelFunc) {
 // webhookOptions are webhook's flags.
 type webhookOptions struct {
 	addr, certFile, keyFile, sans, caOut, engine, kind string
-	metricsAddr                                        string
+	metricsAddr, configNamespace                       string
 	selfSigned, decisionLogs                           bool
 	interval                                           time.Duration
 	timeoutSeconds                                     int
@@ -88,6 +88,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
 	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
 	o.cluster = registerClusterFlags(fs)
@@ -176,7 +177,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
 		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second).
-		WithConfigReviewer(newConfigReviewer(feed.Load))
+		WithConfigReviewer(newConfigReviewer(feed.Load, o.configNamespace))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {

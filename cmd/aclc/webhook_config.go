@@ -36,14 +36,18 @@ const maxConfigWarnings = 20
 type configReviewer struct {
 	// served loads the configuration in service.
 	served func() (*translate.Sources, error)
+	// namespace is where YuniKorn's ConfigMaps are; "" takes the
+	// namespace of those in service, else defaultConfigNamespace.
+	namespace string
 	// changes summarises what going from old to new changes, one line per
 	// change; nil reports none.
 	changes func(ctx context.Context, old, new *translate.Sources) ([]string, error)
 }
 
-// newConfigReviewer reviews changes against the configuration load returns.
-func newConfigReviewer(load func() (*translate.Sources, error)) *configReviewer {
-	return &configReviewer{served: load}
+// newConfigReviewer reviews changes to the ConfigMaps of namespace against
+// the configuration load returns.
+func newConfigReviewer(load func() (*translate.Sources, error), namespace string) *configReviewer {
+	return &configReviewer{served: load, namespace: namespace}
 }
 
 func allowConfig(warnings ...string) *admissionv1.AdmissionResponse {
@@ -64,9 +68,13 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 	if err != nil {
 		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "aclc: the configuration in service does not load: " + err.Error()}}
 	}
-	ns := defaultConfigNamespace
-	if old.Layout != nil && old.Layout.Namespace != "" {
+	ns := c.namespace
+	switch {
+	case ns != "":
+	case old.Layout != nil && old.Layout.Namespace != "":
 		ns = old.Layout.Namespace
+	default:
+		ns = defaultConfigNamespace
 	}
 	reqNS := req.Namespace
 	if reqNS == "" {

@@ -46,7 +46,7 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := s.Layout.Namespace
-	r := newConfigReviewer(served)
+	r := newConfigReviewer(served, "")
 	for _, tt := range []struct {
 		name    string
 		req     *admissionv1.AdmissionRequest
