@@ -38,10 +38,12 @@ Subjects are every user and group some ACL of either side names, each
 decided as YuniKorn's default resolver sees them (a user's only group is the
 user name; a group stands for a user named nowhere in that group alone), and
 "anyone else", a user named nowhere; --as adds users of your own, their
-groups resolved by --resolver unless --as-group gives them. On each queue the
-subjects its ACLs (or its ancestors') name are listed; "anyone else" stands
-for every other one there. A queue placement creates is decided at its
-parent.
+groups resolved by --resolver unless --as-group gives them. A change is
+listed on the highest queue where it happens, with the number of queues
+below that inherit it; "anyone else" stands for every subject not named
+there. A queue placement creates is decided at its parent. Placement is
+compared for applications naming no queue, and naming each leaf for the
+subjects that leaf's own ACLs name, anyone else and the --as users.
 `
 
 // diffFormats are the output formats of aclc diff.

@@ -74,6 +74,10 @@ type accessChange struct {
 	New       bool        `json:"new"`
 	OldReason string      `json:"oldReason"`
 	NewReason string      `json:"newReason"`
+	// InheritedBy counts the queues below that inherit this change from
+	// this queue, and have no row of their own.
+	InheritedBy int `json:"inheritedBy,omitempty"`
+	subject     int // in the subject set
 }
 
 type placementChange struct {
@@ -159,9 +163,9 @@ func newSubjectSet(trees []*yunikorn.QueueTree, as []principal) *subjectSet {
 }
 
 // named returns, in output order, the subjects the ACLs of the queues
-// given (and their ancestors) name, then anyone else and the --as users:
-// the only subjects whose decisions there can differ from anyone else's.
-func (s *subjectSet) named(queues ...*yunikorn.Queue) []int {
+// given name (with their ancestors' when chain is set), then anyone else
+// and the --as users.
+func (s *subjectSet) named(chain bool, queues ...*yunikorn.Queue) []int {
 	seen := map[int]bool{}
 	for _, q := range queues {
 		for n := q; n != nil; n = n.Parent {
@@ -175,6 +179,9 @@ func (s *subjectSet) named(queues ...*yunikorn.Queue) []int {
 						seen[i] = true
 					}
 				}
+			}
+			if !chain {
+				break
 			}
 		}
 	}
@@ -211,49 +218,190 @@ func (o *diffOptions) compare(ctx context.Context, oldSide, newSide *diffSide) (
 	return r, nil
 }
 
+// accessNode is a queue path of either side in one partition: the queue
+// each side configures there (or, where it configures none, the queue
+// YuniKorn would create it under) and its place in the union tree.
+type accessNode struct {
+	path           string
+	qo, qn         *yunikorn.Queue
+	co, cn         bool // configured on the old, the new side
+	parent         int  // -1 for root
+	children       []int
+	sameChain      bool
+	wildcard       bool // an ACL of the queue admits everybody, on either side
+	recoveryQueues bool
+}
+
+func accessNodes(po, pn *yunikorn.Partition) []accessNode {
+	paths := configuredPaths(po, pn, false)
+	index := make(map[string]int, len(paths))
+	nodes := make([]accessNode, len(paths))
+	for i, path := range paths {
+		n := accessNode{path: path, parent: -1}
+		n.qo, n.co = nearestQueue(po, path)
+		n.qn, n.cn = nearestQueue(pn, path)
+		n.sameChain = n.co == n.cn && sameChain(n.qo, n.qn)
+		for _, q := range []*yunikorn.Queue{n.qo, n.qn} {
+			if q != nil {
+				n.wildcard = n.wildcard || q.Submit.AllowAll || q.Admin.AllowAll
+				n.recoveryQueues = n.recoveryQueues || q.Recovery
+			}
+		}
+		if dot := strings.LastIndexByte(path, '.'); dot > 0 {
+			if p, ok := index[path[:dot]]; ok {
+				n.parent = p
+				nodes[p].children = append(nodes[p].children, i)
+			}
+		}
+		index[path] = i
+		nodes[i] = n
+	}
+	return nodes
+}
+
+// grants reports whether the queue's own submit or admin ACL names the
+// subject: its user, or one of its groups.
+func grants(q *yunikorn.Queue, s diffSubject) bool {
+	if q == nil {
+		return false
+	}
+	for _, a := range []yunikorn.ACL{q.Submit, q.Admin} {
+		if _, ok := a.Users[s.user]; ok {
+			return true
+		}
+		for _, g := range s.groups {
+			if _, ok := a.Groups[g]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inherits reports whether the subject's submit and admin decisions on
+// node i are those on its parent, on both sides: the queue and its parent
+// are configured on both, and its own ACLs admit the subject on neither
+// (no wildcard, no name of the subject's). YuniKorn checks a queue's own
+// ACLs, then its parent's. An --as user whose groups are resolved may be
+// in any group, so never inherits.
+func inherits(nodes []accessNode, i int, s diffSubject) bool {
+	n := nodes[i]
+	if n.parent < 0 || !n.co || !n.cn || !nodes[n.parent].co || !nodes[n.parent].cn || n.wildcard || n.recoveryQueues {
+		return false
+	}
+	if s.as && len(s.groups) == 0 {
+		return false
+	}
+	return !grants(n.qo, s) && !grants(n.qn, s)
+}
+
 // compareAccess decides submit and admin on every configured queue of
-// either side, for the subjects its ACL chain names on either side. A
-// queue whose chain is the same on both sides (the same queues, leaves
-// and ACLs from it up to root) decides alike for everybody, and is
-// skipped: the work follows the size of the change.
+// either side, for the subjects its ACL chain names on either side, anyone
+// else and the --as users. Two rules keep the work to the size of the
+// change:
+//   - a queue whose chain is the same on both sides (the same queues,
+//     leaves and ACLs from it up to root) decides alike for everybody, and
+//     is skipped;
+//   - a subject that inherits its decisions on a queue from the parent
+//     (see inherits) changes there exactly as on the parent: the change is
+//     reported once, on the highest queue, with the number of queues below
+//     that inherit it, so that an admin added to root is one row, not one
+//     per queue.
 func (o *diffOptions) compareAccess(ctx context.Context, oldSide, newSide *diffSide, subjects *subjectSet, resolverChanged bool) ([]accessChange, error) {
 	oldTree, newTree := oldSide.sources.Queues, newSide.sources.Queues
 	out := []accessChange{}
 	for _, part := range partitionNames(oldTree, newTree) {
-		po, pn := oldTree.Partition(part), newTree.Partition(part)
-		for _, path := range configuredPaths(po, pn, false) {
-			qo, co := nearestQueue(po, path)
-			qn, cn := nearestQueue(pn, path)
-			same := !o.everyQueue && co == cn && sameChain(qo, qn)
-			for _, i := range subjects.named(qo, qn) {
-				s := subjects.list[i]
-				if same && !(s.as && len(s.groups) == 0 && resolverChanged) {
+		nodes := accessNodes(oldTree.Partition(part), newTree.Partition(part))
+		var rows []accessChange
+		var at []int // the node of each row
+		for i, n := range nodes {
+			for _, si := range subjects.named(true, n.qo, n.qn) {
+				s := subjects.list[si]
+				resolved := s.as && len(s.groups) == 0
+				if !o.everyQueue && ((n.sameChain && !(resolved && resolverChanged)) || inherits(nodes, i, s)) {
 					continue
 				}
 				for _, action := range []string{yunikorn.ActionSubmit, yunikorn.ActionAdmin} {
-					do, err := decideOn(ctx, oldSide.eng, part, path, action, s.user, s.groups)
+					do, err := decideOn(ctx, oldSide.eng, part, n.path, action, s.user, s.groups)
 					if err != nil {
 						return nil, err
 					}
-					dn, err := decideOn(ctx, newSide.eng, part, path, action, s.user, s.groups)
+					dn, err := decideOn(ctx, newSide.eng, part, n.path, action, s.user, s.groups)
 					if err != nil {
 						return nil, err
 					}
 					if do.Allow != dn.Allow {
-						out = append(out, accessChange{Partition: part, Queue: path, Action: action, Subject: s,
-							Old: do.Allow, New: dn.Allow, OldReason: do.Reason, NewReason: dn.Reason})
+						rows = append(rows, accessChange{Partition: part, Queue: n.path, Action: action, Subject: s,
+							Old: do.Allow, New: dn.Allow, OldReason: do.Reason, NewReason: dn.Reason, subject: si})
+						at = append(at, i)
 					}
 				}
 			}
 		}
+		if o.everyQueue {
+			rows = foldInherited(nodes, subjects, rows, at)
+		} else {
+			for r := range rows {
+				rows[r].InheritedBy = countInheriting(nodes, at[r], subjects.list[rows[r].subject])
+			}
+		}
+		out = append(out, rows...)
 	}
 	return out, nil
 }
 
+// countInheriting counts the queues below node i that inherit the
+// subject's decisions from it, through queues that inherit them too.
+func countInheriting(nodes []accessNode, i int, s diffSubject) int {
+	n := 0
+	for _, c := range nodes[i].children {
+		if inherits(nodes, c, s) {
+			n += 1 + countInheriting(nodes, c, s)
+		}
+	}
+	return n
+}
+
+// foldInherited turns the rows of every queue into the rows compareAccess
+// reports: a row on a queue that inherits the subject's decisions from
+// its parent, where the parent changed alike, is counted on the highest
+// such row instead. Deciding every queue and folding must give what the
+// skipping gives; a test holds them to it.
+func foldInherited(nodes []accessNode, subjects *subjectSet, rows []accessChange, at []int) []accessChange {
+	type key struct {
+		node, subject int
+		action        string
+	}
+	head := map[key]int{}
+	dropped := make([]bool, len(rows))
+	for r, row := range rows {
+		i := at[r]
+		if inherits(nodes, i, subjects.list[row.subject]) {
+			if h, ok := head[key{nodes[i].parent, row.subject, row.Action}]; ok && rows[h].Old == row.Old && rows[h].New == row.New {
+				rows[h].InheritedBy++
+				dropped[r] = true
+				head[key{i, row.subject, row.Action}] = h
+				continue
+			}
+		}
+		head[key{i, row.subject, row.Action}] = r
+	}
+	var out []accessChange
+	for r, row := range rows {
+		if !dropped[r] {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
 // comparePlacement places, in the default partition (the only one the
 // Kubernetes shim submits to), an application of every subject from every
-// namespace, naming no queue, and naming each configured leaf whose ACL
-// chain names the subject (anyone else and the --as users: every leaf).
+// namespace, naming no queue, and naming each configured leaf whose own
+// ACLs name the subject (anyone else and the --as users: every leaf). A
+// subject named only higher up is left out of the leaves below: an admin
+// of root would otherwise be placed once per leaf, and what changes for
+// them there is their access, which compareAccess reports once.
 func (o *diffOptions) comparePlacement(ctx context.Context, oldSide, newSide *diffSide, subjects *subjectSet) ([]placementChange, error) {
 	oldTree, newTree := oldSide.sources.Queues, newSide.sources.Queues
 	po, pn := oldTree.Partition("default"), newTree.Partition("default")
@@ -262,9 +410,14 @@ func (o *diffOptions) comparePlacement(ctx context.Context, oldSide, newSide *di
 		requested[i] = []string{""}
 	}
 	for _, path := range configuredPaths(po, pn, true) {
-		qo, _ := nearestQueue(po, path)
-		qn, _ := nearestQueue(pn, path)
-		for _, i := range subjects.named(qo, qn) {
+		var qo, qn *yunikorn.Queue
+		if po != nil {
+			qo = po.Queue(path)
+		}
+		if pn != nil {
+			qn = pn.Queue(path)
+		}
+		for _, i := range subjects.named(false, qo, qn) {
 			requested[i] = append(requested[i], path)
 		}
 	}

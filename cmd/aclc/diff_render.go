@@ -53,11 +53,21 @@ func (r *diffResult) writeText(w io.Writer) {
 		if c.New {
 			sign, why = "+", "now: "+c.NewReason
 		}
-		fmt.Fprintf(w, "%s %s: %s on %s (%s)\n", sign, c.Subject, c.Action, qualified(c.Partition, c.Queue), why)
+		fmt.Fprintf(w, "%s %s: %s on %s (%s)\n", sign, c.Subject, c.Action, c.where(), why)
 	}
 	for _, c := range r.Placement {
 		fmt.Fprintf(w, "%s namespace %s: %s, %s: %s -> %s\n", c.sign(), c.Namespace, c.subject, requestedShown(c.Requested), c.Old, c.New)
 	}
+}
+
+// where names the queue of an access change, and the queues below that
+// inherit it.
+func (c accessChange) where() string {
+	q := qualified(c.Partition, c.Queue)
+	if c.InheritedBy > 0 {
+		q += " and " + count(c.InheritedBy, "queue") + " below it"
+	}
+	return q
 }
 
 // sign is + for an application that is now placed, - for one now
@@ -137,7 +147,11 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 			if c.New {
 				change = "gained"
 			}
-			fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", change, qualified(c.Partition, c.Queue), c.Action, mdCell(c.Subject.String()),
+			where := "`" + qualified(c.Partition, c.Queue) + "`"
+			if c.InheritedBy > 0 {
+				where += " and " + count(c.InheritedBy, "queue") + " below it"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", change, where, c.Action, mdCell(c.Subject.String()),
 				mdCell(verdict(c.Old)+": "+c.OldReason), mdCell(verdict(c.New)+": "+c.NewReason))
 		}
 	}
