@@ -303,3 +303,64 @@ func TestDiffSkipsOnlyUnchangedQueues(t *testing.T) {
 		t.Error("no change was inherited by a queue below: the cases test no folding")
 	}
 }
+
+// TestDiffCompletion: the shell completes diff's formats and in-process
+// engines, and offers no format diff does not write.
+func TestDiffCompletion(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+		not  []string
+	}{
+		{"formats", []string{"diff", "-o", ""}, []string{"text", "json", "markdown"}, []string{"html", "table"}},
+		{"engines", []string{"diff", "--engine", ""}, []string{"native", "rego", "wasm", "opa-wasm"}, []string{"http"}},
+		{"flags", []string{"diff", "--"}, []string{"--from-cluster", "--as", "--as-group", "--app-namespace", "--resolver"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append([]string{"__complete"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			offered := map[string]bool{}
+			for _, l := range strings.Split(stdout, "\n") {
+				name, _, _ := strings.Cut(l, "\t")
+				offered[name] = true
+			}
+			for _, w := range tt.want {
+				if !offered[w] {
+					t.Errorf("lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.not {
+				if offered[w] {
+					t.Errorf("offers %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestDiffEnginesAgree: every in-process engine gives the native engine's
+// diff, reasons and placements included.
+func TestDiffEnginesAgree(t *testing.T) {
+	helm := "../../examples/yunikorn/helm/"
+	cases := map[string][]string{
+		"a dropped user": {"--as", "erin", diffData + "old.yaml", diffData + "drop-alice.yaml"},
+		"an added rule":  {diffData + "old.yaml", diffData + "add-rule.yaml"},
+		"ConfigMaps and Namespaces": {helm + "yunikorn-defaults.yaml", helm + "yunikorn-configs.yaml", helm + "namespaces.yaml", "--",
+			helm + "yunikorn-defaults.yaml", diffData + "helm-configs-new.yaml", helm + "namespaces.yaml"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, want, _ := runCLI(t, "", append([]string{"diff", "-o", "json", "--engine", "native"}, args...)...)
+			for _, e := range []string{"rego", "wasm", "opa-wasm"} {
+				code, got, stderr := runCLI(t, "", append([]string{"diff", "-o", "json", "--engine", e}, args...)...)
+				if code != exitError || got != want {
+					t.Errorf("%s: exit %d: %s\n--- got\n%s--- native\n%s", e, code, stderr, got, want)
+				}
+			}
+		})
+	}
+}
