@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -362,5 +364,69 @@ func TestDiffEnginesAgree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fakeAPIServer answers the reads of --from-cluster: the yunikorn-configs
+// ConfigMap of namespace yunikorn with queues, no yunikorn-defaults, and
+// the Namespace default. It returns a kubeconfig naming it.
+func fakeAPIServer(t *testing.T, queues string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/v1/namespaces/yunikorn/configmaps":
+			var items []any
+			if r.URL.Query().Get("fieldSelector") == "metadata.name=yunikorn-configs" {
+				items = append(items, map[string]any{
+					"metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn", "resourceVersion": "1"},
+					"data":     map[string]string{"queues.yaml": queues},
+				})
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "ConfigMapList", "apiVersion": "v1", "metadata": map[string]any{}, "items": items})
+		case r.URL.Path == "/api/v1/namespaces":
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "NamespaceList", "apiVersion": "v1", "metadata": map[string]any{},
+				"items": []any{map[string]any{"metadata": map[string]any{"name": "default"}}}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"" + srv.URL + "\"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\n"
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDiffFromClusterComparesTheLiveConfiguration: with --from-cluster,
+// OLD is what the API server holds, read as aclc check --from-cluster
+// reads it, and the SOURCE is NEW.
+func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
+	old, err := os.ReadFile(diffData + "old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := fakeAPIServer(t, string(old))
+	code, stdout, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"drop-alice.yaml")
+	want := `- alice: submit on root.prod (was: submitacl of root.prod allows user "alice")
+~ namespace default: alice, naming root.prod: root.prod (rule provided) -> root.sandbox (rule fixed)
+`
+	if code != exitError || stdout != want {
+		t.Errorf("exit %d\n--- got\n%s--- want\n%s--- stderr\n%s", code, stdout, want, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"reordered.yaml"); code != exitOK || stdout != "" {
+		t.Errorf("the live configuration restyled: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A live configuration YuniKorn refuses is located in its ConfigMap.
+	refused, err := os.ReadFile(diffData + "refused.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc = fakeAPIServer(t, string(refused))
+	code, stdout, _ = runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"old.yaml")
+	if code != exitError || !strings.HasPrefix(stdout, "OLD is refused by YuniKorn: ") || !strings.Contains(stdout, "yunikorn-configs") {
+		t.Errorf("a refused live configuration: exit %d\n%s", code, stdout)
 	}
 }
