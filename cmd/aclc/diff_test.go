@@ -430,3 +430,24 @@ func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
 		t.Errorf("a refused live configuration: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestDiffStandardInput: - reads one side from standard input, named
+// <stdin> in what YuniKorn refuses.
+func TestDiffStandardInput(t *testing.T) {
+	old, err := os.ReadFile(diffData + "old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, string(old), "diff", "-", diffData+"drop-alice.yaml")
+	if code != exitError || !strings.HasPrefix(stdout, "- alice: submit on root.prod") {
+		t.Errorf("OLD from standard input: exit %d\n%s%s", code, stdout, stderr)
+	}
+	refused, err := os.ReadFile(diffData + "refused.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, string(refused), "diff", diffData+"old.yaml", "-")
+	if code != exitError || !strings.HasPrefix(stdout, "NEW is refused by YuniKorn: <stdin>:9:24: ") {
+		t.Errorf("NEW from standard input: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
