@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/internal/inputfile"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
@@ -205,10 +206,26 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 		return side, nil
 	}
 	side.sources = s
-	if side.eng, err = engineOn(ctx, o.engine, s, o.resolver); err != nil {
+	if side.eng, err = engineOn(ctx, o.engine, s, o.engineResolver()); err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return side, nil
+}
+
+// engineResolver is the group resolver the engines are opened with.
+// Every subject but an --as user without --as-group is decided with its
+// groups, so that nothing is resolved: then no resolver is set up, and a
+// configuration that selects ldap is diffed away from its directory.
+func (o *diffOptions) engineResolver() string {
+	if o.resolver != "" {
+		return o.resolver
+	}
+	for _, p := range o.as.resolved() {
+		if len(p.Groups) == 0 {
+			return ""
+		}
+	}
+	return builtins.ResolverNone
 }
 
 // unreadable reports whether a load failed before any content was read: a

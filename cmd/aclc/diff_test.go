@@ -451,3 +451,24 @@ func TestDiffStandardInput(t *testing.T) {
 		t.Errorf("NEW from standard input: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestDiffResolvesGroupsOnlyForAsUsers: the subjects the ACLs name are
+// decided with their groups, so a configuration that selects the ldap
+// resolver is diffed where its secret is not; an --as user without
+// --as-group needs the resolver, and says how to give it.
+func TestDiffResolvesGroupsOnlyForAsUsers(t *testing.T) {
+	ldap := "../../examples/yunikorn/ldap/queues.yaml"
+	if _, err := os.Stat("/run/secrets/ldap"); err == nil {
+		t.Fatal("/run/secrets/ldap exists here: the test needs a machine without YuniKorn's LDAP secret")
+	}
+	if code, stdout, stderr := runCLI(t, "", "diff", ldap, ldap); code != exitOK || stdout != "" {
+		t.Errorf("without --as: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr := runCLI(t, "", "diff", "--as", "bob", ldap, ldap)
+	if code != exitUsage || !strings.Contains(stderr, "--resolver ldap=DIR") {
+		t.Errorf("--as without --as-group: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "", "diff", "--as", "bob", "--as-group", "dev", ldap, ldap); code != exitOK || stdout != "" {
+		t.Errorf("--as with --as-group: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
