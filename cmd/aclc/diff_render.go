@@ -101,6 +101,11 @@ func (p placementOutcome) String() string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// markdownRows bounds each Markdown table: a pull-request comment holds
+// at most 65,536 characters on GitHub, and a reviewer reads the first
+// rows; the heading counts them all.
+const markdownRows = 50
+
 // writeMarkdown writes a pull-request comment: a heading that counts the
 // changes, the refusals, then a table of access changes and one of
 // placement changes.
@@ -142,7 +147,11 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| change | queue | action | subject | before | after |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
-		for _, c := range r.Access {
+		for i, c := range r.Access {
+			if i == markdownRows {
+				fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(r.Access)-i, "more access change"))
+				break
+			}
 			change := "lost"
 			if c.New {
 				change = "gained"
@@ -161,7 +170,11 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| change | namespace | subject | queue named | before | after |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
-		for _, c := range r.Placement {
+		for i, c := range r.Placement {
+			if i == markdownRows {
+				fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(r.Placement)-i, "more placement change"))
+				break
+			}
 			change := map[string]string{"+": "placed", "-": "rejected", "~": "moved"}[c.sign()]
 			named := "(none)"
 			if c.Requested != "" {

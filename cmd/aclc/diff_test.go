@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -470,5 +471,40 @@ func TestDiffResolvesGroupsOnlyForAsUsers(t *testing.T) {
 	}
 	if code, stdout, stderr := runCLI(t, "", "diff", "--as", "bob", "--as-group", "dev", ldap, ldap); code != exitOK || stdout != "" {
 		t.Errorf("--as with --as-group: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestDiffMarkdownIsBounded: a Markdown table stops after markdownRows
+// rows and says how many more there are; the heading counts them all.
+func TestDiffMarkdownIsBounded(t *testing.T) {
+	queues := func(user string) string {
+		var b strings.Builder
+		b.WriteString("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n")
+		for i := range markdownRows + 10 {
+			fmt.Fprintf(&b, "          - name: q%d\n            submitacl: %s%d\n", i, user, i)
+		}
+		return b.String()
+	}
+	dir := t.TempDir()
+	oldPath, newPath := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	if err := os.WriteFile(oldPath, []byte(queues("alice")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(newPath, []byte(queues("bob")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, text, _ := runCLI(t, "", "diff", oldPath, newPath)
+	access := strings.Count(text, " on root.q")
+	code, md, stderr := runCLI(t, "", "diff", "-o", "markdown", oldPath, newPath)
+	if code != exitError {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if access <= markdownRows {
+		t.Fatalf("only %d access changes: the case tests no bound", access)
+	}
+	rows := strings.Count(md, "\n| lost |") + strings.Count(md, "\n| gained |")
+	if rows != markdownRows || !strings.Contains(md, fmt.Sprintf("…and %d more access changes;", access-markdownRows)) ||
+		!strings.Contains(md, fmt.Sprintf("### aclc diff: %d access changes", access)) {
+		t.Errorf("%d access changes, %d rows shown:\n%s", access, rows, md)
 	}
 }
