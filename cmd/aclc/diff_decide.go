@@ -35,10 +35,6 @@ type diffError struct {
 	Message string `json:"message"`
 }
 
-func (e diffError) String() string {
-	return checkDiagnostic{File: e.File, Line: e.Line, Column: e.Column, Code: e.Code, Severity: severityError, Message: e.Message}.String()
-}
-
 // diffSubject is who a decision is asked for.
 type diffSubject struct {
 	User   string   `json:"user,omitempty"`
@@ -222,14 +218,14 @@ func (o *diffOptions) compare(ctx context.Context, oldSide, newSide *diffSide) (
 // each side configures there (or, where it configures none, the queue
 // YuniKorn would create it under) and its place in the union tree.
 type accessNode struct {
-	path           string
-	qo, qn         *yunikorn.Queue
-	co, cn         bool // configured on the old, the new side
-	parent         int  // -1 for root
-	children       []int
-	sameChain      bool
-	wildcard       bool // an ACL of the queue admits everybody, on either side
-	recoveryQueues bool
+	path      string
+	qo, qn    *yunikorn.Queue
+	co, cn    bool // configured on the old, the new side
+	parent    int  // -1 for root
+	children  []int
+	sameChain bool
+	wildcard  bool // an ACL of the queue admits everybody, on either side
+	recovery  bool // the recovery queue, on either side
 }
 
 func accessNodes(po, pn *yunikorn.Partition) []accessNode {
@@ -244,7 +240,7 @@ func accessNodes(po, pn *yunikorn.Partition) []accessNode {
 		for _, q := range []*yunikorn.Queue{n.qo, n.qn} {
 			if q != nil {
 				n.wildcard = n.wildcard || q.Submit.AllowAll || q.Admin.AllowAll
-				n.recoveryQueues = n.recoveryQueues || q.Recovery
+				n.recovery = n.recovery || q.Recovery
 			}
 		}
 		if dot := strings.LastIndexByte(path, '.'); dot > 0 {
@@ -286,7 +282,7 @@ func grants(q *yunikorn.Queue, s diffSubject) bool {
 // in any group, so never inherits.
 func inherits(nodes []accessNode, i int, s diffSubject) bool {
 	n := nodes[i]
-	if n.parent < 0 || !n.co || !n.cn || !nodes[n.parent].co || !nodes[n.parent].cn || n.wildcard || n.recoveryQueues {
+	if n.parent < 0 || !n.co || !n.cn || !nodes[n.parent].co || !nodes[n.parent].cn || n.wildcard || n.recovery {
 		return false
 	}
 	if s.as && len(s.groups) == 0 {
