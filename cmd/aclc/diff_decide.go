@@ -224,8 +224,6 @@ type accessNode struct {
 	parent    int  // -1 for root
 	children  []int
 	sameChain bool
-	wildcard  bool // an ACL of the queue admits everybody, on either side
-	recovery  bool // the recovery queue, on either side
 }
 
 func accessNodes(po, pn *yunikorn.Partition) []accessNode {
@@ -237,12 +235,6 @@ func accessNodes(po, pn *yunikorn.Partition) []accessNode {
 		n.qo, n.co = nearestQueue(po, path)
 		n.qn, n.cn = nearestQueue(pn, path)
 		n.sameChain = n.co == n.cn && sameChain(n.qo, n.qn)
-		for _, q := range []*yunikorn.Queue{n.qo, n.qn} {
-			if q != nil {
-				n.wildcard = n.wildcard || q.Submit.AllowAll || q.Admin.AllowAll
-				n.recovery = n.recovery || q.Recovery
-			}
-		}
 		if dot := strings.LastIndexByte(path, '.'); dot > 0 {
 			if p, ok := index[path[:dot]]; ok {
 				n.parent = p
@@ -258,9 +250,6 @@ func accessNodes(po, pn *yunikorn.Partition) []accessNode {
 // grants reports whether the queue's own submit or admin ACL names the
 // subject: its user, or one of its groups.
 func grants(q *yunikorn.Queue, s diffSubject) bool {
-	if q == nil {
-		return false
-	}
 	for _, a := range []yunikorn.ACL{q.Submit, q.Admin} {
 		if _, ok := a.Users[s.user]; ok {
 			return true
@@ -275,20 +264,31 @@ func grants(q *yunikorn.Queue, s diffSubject) bool {
 }
 
 // inherits reports whether the subject's submit and admin decisions on
-// node i are those on its parent, on both sides: the queue and its parent
-// are configured on both, and its own ACLs admit the subject on neither
-// (no wildcard, no name of the subject's). YuniKorn checks a queue's own
-// ACLs, then its parent's. An --as user whose groups are resolved may be
-// in any group, so never inherits.
+// node i are those on its parent, on both sides. On each side, either
+//   - the queue and its parent are configured, and the queue's own ACLs do
+//     not admit the subject (no wildcard, none of its names): YuniKorn
+//     checks a queue's own ACLs, then its parent's; or
+//   - neither is configured: both are decided where YuniKorn would create
+//     them, at the same deepest configured ancestor.
+//
+// An --as user whose groups are resolved may be in any group, so never
+// inherits.
 func inherits(nodes []accessNode, i int, s diffSubject) bool {
 	n := nodes[i]
-	if n.parent < 0 || !n.co || !n.cn || !nodes[n.parent].co || !nodes[n.parent].cn || n.wildcard || n.recovery {
+	if n.parent < 0 || (s.as && len(s.groups) == 0) {
 		return false
 	}
-	if s.as && len(s.groups) == 0 {
-		return false
+	p := nodes[n.parent]
+	return sideInherits(n.qo, n.co, p.co, s) && sideInherits(n.qn, n.cn, p.cn, s)
+}
+
+// sideInherits is inherits on one side: q is the queue, or its deepest
+// configured ancestor when it is not configured.
+func sideInherits(q *yunikorn.Queue, configured, parentConfigured bool, s diffSubject) bool {
+	if !configured {
+		return !parentConfigured
 	}
-	return !grants(n.qo, s) && !grants(n.qn, s)
+	return parentConfigured && !q.Recovery && !q.Submit.AllowAll && !q.Admin.AllowAll && !grants(q, s)
 }
 
 // compareAccess decides submit and admin on every configured queue of

@@ -260,6 +260,7 @@ func TestDiffSkipsOnlyUnchangedQueues(t *testing.T) {
 		"a leaf becomes a parent":      strings.Replace(base, "              - name: x\n", "              - name: x\n                queues:\n                  - name: z\n", 1),
 		"a partition goes":             base[:strings.Index(base, "  - name: gpu")],
 		"a wildcard goes":              strings.Replace(base, `submitacl: "*"`, `submitacl: dave`, 1),
+		"a subtree is added":           strings.Replace(base, "          - name: b\n", "          - name: c\n            adminacl: carol\n            queues:\n              - name: p\n              - name: q\n                submitacl: \" devs\"\n                queues:\n                  - name: r\n          - name: b\n", 1),
 	}
 	oldPath := filepath.Join(dir, "old.yaml")
 	if err := os.WriteFile(oldPath, []byte(base), 0o644); err != nil {
