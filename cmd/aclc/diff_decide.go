@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -427,30 +430,50 @@ func (o *diffOptions) comparePlacement(ctx context.Context, oldSide, newSide *di
 	}
 	out := []placementChange{}
 	for _, ns := range namespaces {
+		oldTags, newTags := admission.NamespaceTags(ns, oldKnown), admission.NamespaceTags(ns, newKnown)
 		for i, s := range subjects.list {
-			p := []principal{{User: s.user, Groups: s.groups}}
-			before, err := reportPlacement(ctx, oldSide.eng, oldTree, p, []string{ns}, oldKnown, requested[i])
-			if err != nil {
-				return nil, err
-			}
-			after, err := reportPlacement(ctx, newSide.eng, newTree, p, []string{ns}, newKnown, requested[i])
-			if err != nil {
-				return nil, err
-			}
-			for j := range before {
-				b, a := outcome(before[j].Placement), outcome(after[j].Placement)
+			for _, q := range requested[i] {
+				b, err := place(ctx, oldSide.eng, s, q, oldTags)
+				if err != nil {
+					return nil, err
+				}
+				a, err := place(ctx, newSide.eng, s, q, newTags)
+				if err != nil {
+					return nil, err
+				}
 				if b != a {
 					groups := s.groups
 					if groups == nil {
 						groups = []string{}
 					}
 					out = append(out, placementChange{Partition: "default", Namespace: ns, User: s.user, Groups: groups,
-						Requested: requested[i][j], Old: b, New: a, subject: s})
+						Requested: q, Old: b, New: a, subject: s})
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// diffAppID is the application placed: YuniKorn's rejection messages name
+// it.
+const diffAppID = "app-1"
+
+// place asks the engine where YuniKorn places the subject's application
+// naming queue (none for ""), with its namespace's tags.
+func place(ctx context.Context, eng engine.Engine, s diffSubject, queue string, tags map[string]string) (placementOutcome, error) {
+	in, err := json.Marshal(yunikorn.PlacementInput{Application: yunikorn.Application{
+		ID: diffAppID, Queue: queue, User: s.user, Groups: s.groups, Tags: tags,
+	}})
+	if err != nil {
+		return placementOutcome{}, err
+	}
+	raw, err := eng.Eval(ctx, translate.EntrypointYuniKornPlacement, in)
+	var p yunikorn.Placement
+	if err == nil {
+		err = json.Unmarshal(raw, &p)
+	}
+	return outcome(p), err
 }
 
 func outcome(p yunikorn.Placement) placementOutcome {
