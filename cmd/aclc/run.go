@@ -85,6 +85,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newEvalCommand(),
 		newCheckCommand(),
 		newReportCommand(),
+		newDiffCommand(),
 		newCapabilitiesCommand(),
 		newServeCommand(),
 		newWebhookCommand(),

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/translate"
+)
+
+const diffExamples = `  aclc diff old/queues.yaml new/queues.yaml
+  aclc diff -o markdown old/queues.yaml new/queues.yaml > comment.md
+  aclc diff old-defaults.yaml old-configs.yaml -- new-defaults.yaml new-configs.yaml
+  aclc diff /etc/yunikorn/config -- yunikorn-configs.yaml     # a mounted ConfigMap, then the edit
+  aclc diff --from-cluster yunikorn-configs.yaml                # the live configuration, then the edit
+  aclc diff --as carol --as-group ml --app-namespace team-a old.yaml new.yaml
+
+OLD and NEW are each one configuration: a file, several files (YuniKorn's two
+ConfigMaps are flattened as YuniKorn does) or a ConfigMap mounted as a
+directory. With one of each, give them in order; with more, put -- between
+the OLD sources and the NEW ones. --from-cluster reads OLD from the cluster,
+and every SOURCE is NEW.
+
+The exit status is diff's: 0 no change, 1 changes (a NEW that YuniKorn
+refuses is one), 2 trouble (a file that cannot be read, a usage error).
+
+Subjects are every user and group some ACL of either side names, each
+decided as YuniKorn's default resolver sees them (a user's only group is the
+user name; a group stands for a user named nowhere in that group alone), and
+"anyone else", a user named nowhere; --as adds users of your own, their
+groups resolved by --resolver unless --as-group gives them. A change is
+listed on the highest queue where it happens, with the number of queues
+below that inherit it; "anyone else" stands for every subject not named
+there. A queue placement creates is decided at its parent. Placement is
+compared for applications naming no queue, and naming each leaf for the
+subjects that leaf's own ACLs name, anyone else and the --as users.
+`
+
+// diffFormats are the output formats of aclc diff.
+var diffFormats = []string{"text", "json", "markdown"}
+
+// diffOptions are diff's flags.
+type diffOptions struct {
+	engine, resolver, kind, output string
+	as                             principals
+	namespaces                     []string
+	cluster                        *clusterFlags
+	// everyQueue turns off the skipping of queues whose ACL chain is the
+	// same on both sides; tests compare both ways.
+	everyQueue bool
+}
+
+func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (one line per change), json or markdown (a pull-request comment)")
+	fs.StringVar(&o.engine, "engine", engine.Native, "engine that decides: native, rego, wasm or opa-wasm")
+	fs.StringVar(&o.resolver, "resolver", "", "group resolver for the --as users given without --as-group, on both sides: "+strings.TrimPrefix(resolverUsage, "group resolver for requests without groups: "))
+	fs.Var(asFlag{&o.as}, "as", "also decide for this user on every queue, taken verbatim; repeatable")
+	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (before any --as: of every --as); repeatable")
+	fs.StringArrayVar(&o.namespaces, "app-namespace", nil, "the namespace of the applications whose placement is compared, its annotations taken from each side's Namespaces (default: every Namespace of either side, else default); repeatable")
+	kindFlag(fs, &o.kind)
+	o.cluster = registerClusterFlags(fs)
+}
+
+func newDiffCommand() *cobra.Command {
+	o := &diffOptions{}
+	cmd := newCommand("diff [-o text|json|markdown] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
+		"show who gains or loses submit or admin on which queue, and where applications land, when a YuniKorn configuration changes", diffExamples, o.run)
+	diffFlags(cmd.Flags(), o)
+	registerCompletions(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(diffFormats...))
+	_ = cmd.RegisterFlagCompletionFunc("engine", fixedCompletion(engine.InProcess()...))
+	return cmd
+}
+
+// diffSide is one side of a diff: the configuration it loads, or what
+// YuniKorn refuses in it.
+type diffSide struct {
+	label   string // OLD or NEW
+	sources *translate.Sources
+	refused []checkDiagnostic // errors only
+	eng     engine.Engine
+}
+
+// sides splits the command line into the OLD and NEW sources.
+func (o *diffOptions) sides(cmd *cobra.Command, args []string) (oldSrcs, newSrcs []string, err error) {
+	dash := cmd.ArgsLenAtDash()
+	switch {
+	case o.cluster.enabled && dash > 0:
+		return nil, nil, errors.New("with --from-cluster OLD is the cluster: every SOURCE is NEW, and -- has nothing before it")
+	case o.cluster.enabled:
+		newSrcs = args
+	case dash >= 0:
+		oldSrcs, newSrcs = args[:dash], args[dash:]
+	case len(args) == 2:
+		oldSrcs, newSrcs = args[:1], args[1:]
+	case len(args) < 2:
+		return nil, nil, errors.New("want OLD and NEW (or --from-cluster and NEW)")
+	default:
+		return nil, nil, fmt.Errorf("%d sources and no --: put -- between the OLD sources and the NEW ones", len(args))
+	}
+	switch {
+	case !o.cluster.enabled && len(oldSrcs) == 0:
+		return nil, nil, errors.New("no OLD source before --")
+	case len(newSrcs) == 0:
+		return nil, nil, errors.New("no NEW source")
+	case slices.Contains(oldSrcs, "-") && slices.Contains(newSrcs, "-"):
+		return nil, nil, errors.New("standard input (-) can be one side only")
+	}
+	return oldSrcs, newSrcs, nil
+}
+
+func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := o.cluster.check(cmd.Flags(), "", o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	if !slices.Contains(diffFormats, o.output) {
+		return usageErr(cmd, "unknown --output %q (want text, json or markdown)", o.output)
+	}
+	if !slices.Contains(engine.InProcess(), o.engine) {
+		return usageErr(cmd, "unknown --engine %q (want native, rego, wasm or opa-wasm)", o.engine)
+	}
+	oldSrcs, newSrcs, err := o.sides(cmd, args)
+	if err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	ctx := context.Background()
+	oldSide, err := o.load(ctx, "OLD", oldSrcs, o.cluster.enabled)
+	if err != nil {
+		return diffTrouble(cmd, stderr, err)
+	}
+	defer oldSide.close(ctx)
+	newSide, err := o.load(ctx, "NEW", newSrcs, false)
+	if err != nil {
+		return diffTrouble(cmd, stderr, err)
+	}
+	defer newSide.close(ctx)
+	res, err := o.compare(ctx, oldSide, newSide)
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitUsage
+	}
+	if err := res.write(stdout, o.output); err != nil {
+		errorf(stderr, "%v", err)
+		return exitUsage
+	}
+	if res.changed() {
+		return exitError
+	}
+	return exitOK
+}
+
+// diffTrouble reports what stopped the diff; its exit status is diff's 2.
+func diffTrouble(cmd *cobra.Command, stderr io.Writer, err error) int {
+	if errors.Is(err, errUsage) {
+		return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	}
+	errorf(stderr, "%v", err)
+	return exitUsage
+}
+
+// load reads one side as aclc check reads its sources, and opens the
+// engine on it when YuniKorn would run it. An error is trouble: a source
+// that cannot be read at all, or no YuniKorn configuration in it; what
+// YuniKorn refuses is the side's refusal, not an error.
+func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fromCluster bool) (*diffSide, error) {
+	side := &diffSide{label: label}
+	var s *translate.Sources
+	var err error
+	shown := slices.Clone(srcs)
+	for i := range shown {
+		if shown[i] == "-" {
+			shown[i] = stdinName
+		}
+	}
+	names := strings.Join(shown, ", ")
+	if fromCluster {
+		s, names, err = o.cluster.loadOnce(nil, translate.Kind(o.kind))
+	} else {
+		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
+	}
+	if err != nil && unreadable(err) {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	if err == nil && s.Queues == nil {
+		return nil, fmt.Errorf("%s: %s has no YuniKorn queue configuration", label, names)
+	}
+	check := &checkOptions{resolver: o.resolver}
+	for _, d := range check.diagnose(s, err, names, newLocator()) {
+		if d.Severity == severityError {
+			side.refused = append(side.refused, d)
+		}
+	}
+	if len(side.refused) > 0 {
+		return side, nil
+	}
+	side.sources = s
+	if side.eng, err = engineOn(ctx, o.engine, s, o.engineResolver()); err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	return side, nil
+}
+
+// engineResolver is the group resolver the engines are opened with.
+// Every subject but an --as user without --as-group is decided with its
+// groups, so that nothing is resolved: then no resolver is set up, and a
+// configuration that selects ldap is diffed away from its directory.
+func (o *diffOptions) engineResolver() string {
+	if o.resolver != "" {
+		return o.resolver
+	}
+	for _, p := range o.as.resolved() {
+		if len(p.Groups) == 0 {
+			return ""
+		}
+	}
+	return builtins.ResolverNone
+}
+
+// unreadable reports whether a load failed before any content was read: a
+// missing or unreadable file, a device, the cluster out of reach.
+func unreadable(err error) bool {
+	var pe *fs.PathError
+	var ie *inputfile.Error
+	return errors.As(err, &pe) || errors.As(err, &ie) || errors.Is(err, kube.ErrCluster)
+}
+
+func (s *diffSide) close(ctx context.Context) {
+	if s.eng != nil {
+		s.eng.Close(ctx)
+	}
+}
