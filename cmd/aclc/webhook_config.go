@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,9 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -45,9 +48,38 @@ type configReviewer struct {
 }
 
 // newConfigReviewer reviews changes to the ConfigMaps of namespace against
-// the configuration load returns.
+// the configuration load returns, the changes told as aclc diff tells them.
 func newConfigReviewer(load func() (*translate.Sources, error), namespace string) *configReviewer {
-	return &configReviewer{served: load, namespace: namespace}
+	return &configReviewer{served: load, namespace: namespace, changes: diffLines}
+}
+
+// diffLines is aclc diff's text between two configurations that load,
+// decided by the native engine, for the subjects their ACLs name and the
+// applications of their Namespaces: one line per change.
+func diffLines(ctx context.Context, old, new *translate.Sources) ([]string, error) {
+	o := &diffOptions{engine: engine.Native}
+	var sides [2]*diffSide
+	for i, s := range []*translate.Sources{old, new} {
+		eng, err := engineOn(ctx, engine.Native, s, builtins.ResolverNone)
+		if err != nil {
+			return nil, err
+		}
+		defer eng.Close(ctx)
+		sides[i] = &diffSide{label: [2]string{"OLD", "NEW"}[i], sources: s, eng: eng}
+	}
+	r, err := o.compare(ctx, sides[0], sides[1])
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	r.writeText(&buf)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
 }
 
 func allowConfig(warnings ...string) *admissionv1.AdmissionResponse {
@@ -176,5 +208,11 @@ func candidate(old *translate.Sources, cm *corev1.ConfigMap) (*translate.Sources
 	if err := write(cm); err != nil {
 		return nil, err
 	}
-	return translate.LoadSources(files, translate.KindAuto)
+	next, err := translate.LoadSources(files, translate.KindAuto)
+	if err != nil {
+		return nil, err
+	}
+	// The Namespaces in service place the applications on both sides.
+	next.Kubernetes = old.Kubernetes
+	return next, nil
 }

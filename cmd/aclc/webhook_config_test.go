@@ -56,7 +56,9 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 	}{
 		{"another ConfigMap", configMapRequest(t, ns, "other", map[string]string{"queues.yaml": "bad: ["}), true, "", ""},
 		{"another namespace", configMapRequest(t, "elsewhere", "yunikorn-configs", map[string]string{"queues.yaml": "bad: ["}), true, "", ""},
-		{"a valid change", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}), true, "", ""},
+		{"a change that changes no decision", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": servedQueues(t, s)}), true, "", ""},
+		{"a valid change says what it changes", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}), true, "",
+			"+ alice: submit on root.a (now: submitacl of root.a allows user \"alice\")"},
 		{"two children of one name", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues + "          - name: A\n"}),
 			false, "duplicate child name found with name 'A', level 1", ""},
 		{"rules YuniKorn's validator lets through", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": strings.Replace(reviewedQueues, "    queues:\n", "    placementrules: [{name: nosuch}]\n    queues:\n", 1)}),
@@ -75,6 +77,17 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 			t.Errorf("%s: warnings %q, want %q", tt.name, got, tt.warning)
 		}
 	}
+}
+
+// servedQueues is the queues.yaml of the configuration in service,
+// re-indented: a change of layout only.
+func servedQueues(t *testing.T, s *translate.Sources) string {
+	t.Helper()
+	v, ok := s.Layout.QueueConfig()
+	if !ok {
+		t.Fatal("no queues.yaml in service")
+	}
+	return "# reformatted\n" + v.Text
 }
 
 func TestCapWarnings(t *testing.T) {

@@ -1065,7 +1065,7 @@ const (
 )
 
 // configChangeWarnings are what kubectl prints when alice loses root.test.
-var configChangeWarnings = []string{"alice"}
+var configChangeWarnings = []string{`- alice: submit on root.test (was: submitacl of root.test allows user "alice")`, `+ carol: submit on root.test`}
 
 // registerConfigWebhook registers /validate-config for the ConfigMaps of
 // YuniKorn's namespace, as 'aclc webhook manifests --type config' does.
