@@ -48,7 +48,7 @@ subjects that leaf's own ACLs name, anyone else and the --as users.
 `
 
 // diffFormats are the output formats of aclc diff.
-var diffFormats = []string{"text", "json", "markdown"}
+var diffFormats = []string{"text", "json", "markdown", "html"}
 
 // diffOptions are diff's flags.
 type diffOptions struct {
@@ -126,7 +126,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 		return usageErr(cmd, "%v", err)
 	}
 	if !slices.Contains(diffFormats, o.output) {
-		return usageErr(cmd, "unknown --output %q (want text, json or markdown)", o.output)
+		return usageErr(cmd, "unknown --output %q (want text, json, markdown or html)", o.output)
 	}
 	if !slices.Contains(engine.InProcess(), o.engine) {
 		return usageErr(cmd, "unknown --engine %q (want native, rego, wasm or opa-wasm)", o.engine)
@@ -151,7 +151,12 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
-	if err := res.write(stdout, o.output); err != nil {
+	if o.output == "html" {
+		err = o.writeHTML(ctx, stdout, res, oldSide, newSide, oldSrcs, newSrcs)
+	} else {
+		err = res.write(stdout, o.output)
+	}
+	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
@@ -159,6 +164,38 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// writeHTML writes the diff as report's page: NEW's tree (OLD's when
+// YuniKorn refuses NEW) with each change marked at its queue.
+func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diffResult, oldSide, newSide *diffSide, oldSrcs, newSrcs []string) error {
+	oldNames := strings.Join(oldSrcs, ", ")
+	if o.cluster.enabled {
+		oldNames = "the cluster"
+	}
+	newNames := strings.Join(newSrcs, ", ")
+	page := &htmlReport{Version: aclcVersion(), Engine: o.engine}
+	for _, side := range []*diffSide{newSide, oldSide} {
+		if side.sources == nil {
+			continue
+		}
+		s := side.sources
+		known := translate.ReplicatedNamespaces(s.Kubernetes)
+		var warnings []checkDiagnostic
+		for _, d := range (&checkOptions{resolver: o.resolver}).diagnose(s, nil, newNames, newLocator()) {
+			if d.Severity != severityError {
+				warnings = append(warnings, d)
+			}
+		}
+		p, err := queueReportHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), placeNamespaces(o.namespaces, known), known, warnings)
+		if err != nil {
+			return err
+		}
+		page = p
+		break
+	}
+	diffHTML(page, res, oldNames, newNames)
+	return page.writeHTML(w)
 }
 
 // diffTrouble reports what stopped the diff; its exit status is diff's 2.

@@ -35,6 +35,37 @@ type htmlReport struct {
 	// Warnings are the findings of aclc check that belong to no queue.
 	Warnings []checkDiagnostic
 	Queues   int
+	// Diff is set on aclc diff's page: the tree is NEW's, with the
+	// changes marked at their queues.
+	Diff *htmlDiff
+}
+
+// htmlDiff is what aclc diff's page shows beside NEW's tree.
+type htmlDiff struct {
+	Old, New string
+	// Refusals are the lines saying which side YuniKorn refuses.
+	Refusals []string
+	// Gone are the access changes on queues NEW does not have.
+	Gone      []htmlChange
+	Placement []htmlChange
+	Changes   int
+}
+
+// htmlChange is one line of aclc diff, with its sign: + gained, - lost,
+// ~ moved.
+type htmlChange struct {
+	Sign, Text string
+}
+
+// Class is the change's CSS class.
+func (c htmlChange) Class() string {
+	switch c.Sign {
+	case "+":
+		return "gained"
+	case "-":
+		return "lost"
+	}
+	return "moved"
 }
 
 type htmlPartition struct {
@@ -55,7 +86,24 @@ type htmlQueue struct {
 	MaySubmit     []string
 	MayAdminister []string
 	Warnings      []checkDiagnostic
+	Changes       []htmlChange
 	Children      []*htmlQueue
+}
+
+// find returns the queue of the tree at path, or nil.
+func (q *htmlQueue) find(path string) *htmlQueue {
+	if q == nil {
+		return nil
+	}
+	if q.Path == path {
+		return q
+	}
+	for _, c := range q.Children {
+		if f := c.find(path); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 type htmlPlacement struct {
@@ -189,4 +237,35 @@ func (r *htmlReport) writeHTML(w io.Writer) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// diffHTML marks the changes of r on NEW's tree, page: access changes at
+// their queue (or among the gone ones), placements in a table of their own.
+func diffHTML(page *htmlReport, r *diffResult, oldNames, newNames string) {
+	d := &htmlDiff{Old: oldNames, New: newNames, Refusals: r.refusalLines()}
+	page.Title = "aclc diff: " + oldNames + " → " + newNames
+	for _, c := range r.Access {
+		sign, why := "-", "was: "+c.OldReason
+		if c.New {
+			sign, why = "+", "now: "+c.NewReason
+		}
+		ch := htmlChange{Sign: sign, Text: fmt.Sprintf("%s: %s on %s (%s)", c.Subject, c.Action, c.where(), why)}
+		d.Changes++
+		var q *htmlQueue
+		for _, p := range page.Partitions {
+			if p.Name == c.Partition {
+				q = p.Root.find(c.Queue)
+			}
+		}
+		if q == nil {
+			d.Gone = append(d.Gone, ch)
+			continue
+		}
+		q.Changes = append(q.Changes, ch)
+	}
+	for _, c := range r.Placement {
+		d.Changes++
+		d.Placement = append(d.Placement, htmlChange{Sign: c.sign(), Text: fmt.Sprintf("namespace %s: %s, %s: %s → %s", c.Namespace, c.subject, requestedShown(c.Requested), c.Old, c.New)})
+	}
+	page.Diff = d
 }
