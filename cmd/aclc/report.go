@@ -138,7 +138,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if s.VOV != nil {
+	if s.VOV() != nil {
 		for _, a := range as {
 			if _, err := parseVOVPrincipal(a); err != nil {
 				return usageErr(cmd, "%v", err)
@@ -147,7 +147,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	ctx := context.Background()
 	var eng engine.Engine
-	if len(as) > 0 && (s.VOV != nil || s.Queues != nil) {
+	if len(as) > 0 && (s.VOV() != nil || s.Queues() != nil) {
 		if eng, err = openEngine(ctx, o.engine, "", engineSource{sources: s}, o.resolver); err != nil {
 			if errors.Is(err, errUsage) {
 				return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
@@ -160,15 +160,15 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	var rep any
 	var tables []*table
 	switch {
-	case s.VOV != nil:
-		r, err := reportVOV(ctx, eng, s.VOV, as)
+	case s.VOV() != nil:
+		r, err := reportVOV(ctx, eng, s.VOV(), as)
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
 		rep, tables = r, r.tables(o.output == "wide")
-	case s.Queues != nil:
-		known := translate.ReplicatedNamespaces(s.Kubernetes)
+	case s.Queues() != nil:
+		known := translate.ReplicatedNamespaces(s.Kubernetes())
 		if o.place && len(known) > 0 {
 			for _, ns := range o.namespaces {
 				if _, ok := known[ns]; !ok {
@@ -176,7 +176,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 				}
 			}
 		}
-		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
+		r, err := reportQueues(ctx, eng, s.Queues(), as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError

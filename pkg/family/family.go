@@ -52,3 +52,22 @@ type Compiled interface {
 	// that a bundle of these sources carries.
 	Policies() []string
 }
+
+// Resolving is a Compiled whose sources choose how the groups of a user
+// whose request carries none are resolved, when the build does not say.
+type Resolving interface {
+	Compiled
+	// Resolver returns the sources' choice; false when they make none
+	// (a family that reads a resolver from a file that does not set one).
+	Resolver() (ResolverChoice, bool)
+}
+
+// ResolverChoice is the group resolver a family's sources choose.
+type ResolverChoice struct {
+	// Spec is the resolver, as --resolver takes it: "none", "os",
+	// "test", "file=PATH", "ldap".
+	Spec string
+	// Hint is added to an error opening the resolver: where the choice
+	// comes from and how to make another, "" for nothing to add.
+	Hint string
+}

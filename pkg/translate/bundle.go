@@ -64,7 +64,7 @@ func moduleSources(s *Sources) map[string]string {
 		delete(src, staticVOVGroups)
 		src["host/"+hostVOVGroups] = host[hostVOVGroups]
 	}
-	if s.Admission != nil && !s.Portable {
+	if s.admission != nil && !s.portable {
 		delete(src, staticDecodeModule)
 		src["host/"+hostDecodeModule] = host[hostDecodeModule]
 	}

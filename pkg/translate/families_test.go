@@ -48,11 +48,11 @@ func TestFamiliesReadWhatTheyClaim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (s.VOV != nil) != tc.vov || (s.Queues != nil) != tc.queues {
-				t.Errorf("VOV %t, queues %t; want %t, %t", s.VOV != nil, s.Queues != nil, tc.vov, tc.queues)
+			if (s.VOV() != nil) != tc.vov || (s.Queues() != nil) != tc.queues {
+				t.Errorf("VOV %t, queues %t; want %t, %t", s.VOV() != nil, s.Queues() != nil, tc.vov, tc.queues)
 			}
-			if len(s.Files) != len(tc.inputs) {
-				t.Errorf("files %v, want one per input", s.Files)
+			if len(s.Files()) != len(tc.inputs) {
+				t.Errorf("files %v, want one per input", s.Files())
 			}
 		})
 	}

@@ -31,7 +31,7 @@ var gatekeeperQueueModules = []string{
 // gatekeeperHasQueue: the queue template is written when there is a queue
 // configuration whose groups Gatekeeper can resolve without aclc's builtins.
 func gatekeeperHasQueue(s *Sources) bool {
-	return s.Queues != nil && !s.Groups().NeedsHostBuiltin()
+	return s.queues != nil && !s.Groups().NeedsHostBuiltin()
 }
 
 // GatekeeperSummary names the objects GatekeeperManifests writes for s.
@@ -64,7 +64,7 @@ var gatekeeperQueueParams = []struct{ param, key string }{
 // gatekeeperQueueManifests returns the queue ConstraintTemplate and its two
 // Constraints as YAML documents, or a comment saying why there are none.
 func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
-	if s.Queues == nil {
+	if s.queues == nil {
 		return nil
 	}
 	if !gatekeeperHasQueue(s) {
@@ -75,7 +75,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 	if err != nil {
 		return err
 	}
-	compiled := YuniKornData(s.Queues)
+	compiled := YuniKornData(s.queues)
 	for k, v := range s.Groups().data() {
 		compiled[k] = v
 	}
@@ -121,7 +121,7 @@ func gatekeeperQueueManifests(s *Sources, buf *bytes.Buffer) error {
 		{GatekeeperQueueConstraint, "deny", "rejections"},
 		{GatekeeperQueueWarnConstraint, "warn", "warnings"},
 	} {
-		cons := gatekeeperConstraint(s.Admission)
+		cons := gatekeeperConstraint(s.admission)
 		cons[1] = kv{"kind", GatekeeperQueueKind}
 		cons[2] = kv{"metadata", ordered{{"name", c.name}}}
 		cspec := cons[3].v.(ordered)

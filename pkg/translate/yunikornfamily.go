@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
@@ -176,4 +177,22 @@ func queueReviewFlags(c *layout.Config) (uniqueAppID, disableGangScheduling bool
 		return b
 	}
 	return flag(admission.KeyGenerateUniqueAppID), flag(admission.KeyDisableGangScheduling)
+}
+
+// Resolver implements family.Resolving: the first partition's
+// usergroupresolver.type, as YuniKorn's scheduler reads it; none for a
+// configuration without partitions. Without a queue configuration the
+// sources choose nothing.
+func (c *yunikornCompiled) Resolver() (family.ResolverChoice, bool) {
+	if c.tree == nil {
+		return family.ResolverChoice{}, false
+	}
+	if len(c.tree.Partitions) == 0 {
+		return family.ResolverChoice{Spec: builtins.ResolverNone}, true
+	}
+	choice := family.ResolverChoice{Spec: builtins.ResolverForConfigType(c.tree.Resolver)}
+	if choice.Spec == builtins.ResolverLDAP {
+		choice.Hint = fmt.Sprintf("the queue configuration selects usergroupresolver type ldap, whose secret YuniKorn reads from %s: pass --resolver ldap=DIR to read it from DIR", builtins.LDAPSecretsDir)
+	}
+	return choice, true
 }

@@ -68,3 +68,8 @@ func (c *Compiled) Data(groups map[string]any) map[string]any {
 
 // Policies implements family.Compiled.
 func (c *Compiled) Policies() []string { return []string{"vov"} }
+
+// Resolver implements family.Resolving: the source's resolver.
+func (c *Compiled) Resolver() (family.ResolverChoice, bool) {
+	return family.ResolverChoice{Spec: c.Spec.ResolverSpec}, true
+}
