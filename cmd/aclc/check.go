@@ -73,11 +73,12 @@ const (
 )
 
 // Codes of the errors the sources' own errors do not name: a source that
-// cannot be read or holds no located error, and an LDAP secret YuniKorn
-// refuses.
+// cannot be read or holds no located error, an LDAP secret YuniKorn
+// refuses, and a configuration the cluster does not give (--from-cluster).
 const (
-	codeInvalidSource = "invalid-source"
-	codeLDAPInvalid   = "ldap-invalid"
+	codeInvalidSource     = "invalid-source"
+	codeLDAPInvalid       = "ldap-invalid"
+	codeClusterUnreadable = "cluster-unreadable"
 )
 
 // codeLDAPUnchecked warns that the LDAP secret a configuration selects is
@@ -213,7 +214,7 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	if errors.Is(err, kube.ErrCluster) {
 		// A read that failed, located at the cluster: its message may
 		// hold a host:port, which is no file:line.
-		return []checkDiagnostic{{File: names, Code: codeInvalidSource, Severity: severityError, Message: err.Error()}}
+		return []checkDiagnostic{{File: names, Code: codeClusterUnreadable, Severity: severityError, Message: err.Error()}}
 	}
 	if err != nil {
 		return loc.errorDiagnostics(names, err, translate.Consequence(err))

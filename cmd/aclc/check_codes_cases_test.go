@@ -4,6 +4,9 @@ package main
 var codeCases = []codeCase{
 	// Any YAML source.
 	{rule: "a source that does not exist", files: map[string]string{"absent.yaml": "<absent>"}, code: "invalid-source"},
+	{rule: "a VOV source forced to YuniKorn", flags: []string{"--kind", "yunikorn-queues"}, files: vovSource("vov: {owner: a}\n"), code: "kind-mismatch"},
+	{rule: "a cluster aclc cannot read", flags: []string{"--from-cluster", "--kubeconfig", "$DIR/_absent-kubeconfig"}, files: map[string]string{"_absent-kubeconfig": "<absent>"}, code: "cluster-unreadable",
+		at: "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn"},
 	{rule: "YAML that does not parse", files: queues("partitions: [\n"), code: "yaml-syntax", file: "q.yaml", line: 1, col: 1},
 	{rule: "an anchor that contains itself", files: queues("partitions: &p [*p]\n"), code: "yaml-aliasing", file: "q.yaml", line: 1, col: 17},
 	{rule: "a key given twice", files: queues("partitions: []\npartitions: []\n"), code: "duplicate-key", file: "q.yaml", line: 2, col: 1},

@@ -7,6 +7,35 @@
 // docs/ARCHITECTURE.md.
 package family
 
+import (
+	"errors"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
+)
+
+// CodeKindMismatch is the code of a source forced with --kind to a
+// family other than the one that claims it by its content.
+const CodeKindMismatch = "kind-mismatch"
+
+// Codes lists the codes of this package's errors.
+func Codes() []source.CodeInfo {
+	return []source.CodeInfo{
+		source.ErrorCode(CodeKindMismatch, "a source of one family forced to another with --kind (a VOV ACL source read as YuniKorn's configuration)"),
+	}
+}
+
+// ErrKindMismatch is matched by a KindError.
+var ErrKindMismatch = errors.New("source of another kind")
+
+type kindMismatch struct{}
+
+func (kindMismatch) Sentinel() error { return ErrKindMismatch }
+
+// KindError is a source forced with --kind to a family other than the one
+// that claims it (CodeKindMismatch), located at the source; it matches
+// ErrKindMismatch.
+type KindError = source.Error[kindMismatch]
+
 // Input is one source: a file's content, or a directory read as a mounted
 // ConfigMap.
 type Input struct {

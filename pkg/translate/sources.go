@@ -273,7 +273,8 @@ func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 		i := claimed
 		if forced >= 0 {
 			if in.Dir == "" && claimed != 0 && claimed != forced {
-				return sourceError{err: fmt.Errorf("%s: this is %s, not %s", in.Name, families[claimed].Describe(), families[forced].Describe())}
+				return sourceError{err: &family.KindError{Code: family.CodeKindMismatch, File: in.Name,
+					Msg: fmt.Sprintf("this is %s, not %s", families[claimed].Describe(), families[forced].Describe())}}
 			}
 			i = forced
 		}
