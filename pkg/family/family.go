@@ -59,6 +59,9 @@ type Family interface {
 	// Policies are the directories of policy/rego that hold the family's
 	// decisions; a bundle carries those its compiled sources name.
 	Policies() []string
+	// HostModules are the modules of the family's policy that a build
+	// calling aclc's builtins swaps for their twins in policy/host.
+	HostModules() []HostModule
 	// Compile loads, validates and compiles in together with the family's
 	// sources compiled before (prev, nil for none), since some sources
 	// only make sense together (YuniKorn's two ConfigMaps). On an error
@@ -66,6 +69,31 @@ type Family interface {
 	// the line.
 	Compile(prev Compiled, in []Input) (Compiled, error)
 }
+
+// HostModule is a module of policy/rego and its twin in policy/host,
+// which calls one of aclc's builtins where the module answers in plain
+// Rego.
+type HostModule struct {
+	// Portable and Host are the modules' paths in their directories:
+	// "yunikorn/groups_static.rego", "yunikorn/groups_host.rego".
+	Portable, Host string
+	// Use says what the twin calls a builtin for, and so which builds
+	// swap it in.
+	Use BuiltinUse
+}
+
+// BuiltinUse is what a policy calls aclc's builtins for.
+type BuiltinUse int
+
+// What policies call aclc's builtins for.
+const (
+	// ResolveGroups: the groups of a user whose request carries none, in a
+	// build whose resolver is not compiled into the data.
+	ResolveGroups BuiltinUse = iota + 1
+	// DecodeAdmission: Kubernetes objects of an admission review, decoded
+	// as the API server does, in a build that is not portable.
+	DecodeAdmission
+)
 
 // Compiled is one family's validated, normalised sources. It is not
 // changed once returned.

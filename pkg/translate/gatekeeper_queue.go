@@ -25,7 +25,7 @@ const (
 var gatekeeperQueueModules = []string{
 	"admission/queue.rego", "admission/queue_config.rego",
 	"yunikorn/placement.rego",
-	"yunikorn/queues.rego", "yunikorn/config.rego", staticGroupsModule,
+	"yunikorn/queues.rego", "yunikorn/config.rego", "yunikorn/groups_static.rego",
 }
 
 // gatekeeperHasQueue: the queue template is written when there is a queue

@@ -35,6 +35,16 @@ func (yunikornFamily) Claims(in family.Input) bool { return in.Dir != "" }
 // admission decisions'.
 func (yunikornFamily) Policies() []string { return []string{"yunikorn", "admission"} }
 
+// HostModules implements family.Family: groups resolved through
+// aclc.user_groups, and admission objects decoded by aclc's decoding
+// builtins.
+func (yunikornFamily) HostModules() []family.HostModule {
+	return []family.HostModule{
+		{Portable: "yunikorn/groups_static.rego", Host: "yunikorn/groups_host.rego", Use: family.ResolveGroups},
+		{Portable: "admission/decode_static.rego", Host: "admission/decode_host.rego", Use: family.DecodeAdmission},
+	}
+}
+
 func (yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	var files []*layout.File
 	for _, i := range in {

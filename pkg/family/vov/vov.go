@@ -28,6 +28,12 @@ func (Family) Claims(in family.Input) bool {
 // Policies implements family.Family.
 func (Family) Policies() []string { return []string{"vov"} }
 
+// HostModules implements family.Family: groups resolved through
+// aclc.user_groups.
+func (Family) HostModules() []family.HostModule {
+	return []family.HostModule{{Portable: "vov/groups_static.rego", Host: "vov/groups_host.rego", Use: family.ResolveGroups}}
+}
+
 // Compile implements family.Family.
 func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	c, _ := prev.(*Compiled)
