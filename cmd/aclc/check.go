@@ -223,7 +223,7 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	if s.Queues() != nil {
 		if refusals := yunikorn.Refusals(s.Queues()); len(refusals) > 0 {
 			for _, r := range refusals {
-				out = append(out, loc.locate(checkDiagnostic{File: r.File, Line: r.Line, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence}))
+				out = append(out, checkDiagnostic{File: r.File, Line: r.Line, Column: r.Column, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence})
 			}
 			return out
 		}
@@ -260,7 +260,7 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 		// runs: YuniKorn's validator accepts the configuration, and so
 		// does check, saying how to check the secret too.
 		p := s.Queues().Partitions[0]
-		out = append(out, loc.warning(source.Diagnostic{File: s.Queues().File, Line: p.Line, Code: codeLDAPUnchecked,
+		out = append(out, loc.warning(source.Diagnostic{File: s.Queues().File, Line: p.Line, Column: p.Column, Code: codeLDAPUnchecked,
 			Msg: fmt.Sprintf("partition %s: usergroupresolver type ldap: there is no LDAP secret at %s here, so it was not checked (YuniKorn reads it in the scheduler's pod); pass --resolver ldap=DIR, DIR holding the secret's keys one file each, to check it", p.Name, dir)}))
 	} else if ok {
 		ds, err := diagnoseLDAP(names, dir)

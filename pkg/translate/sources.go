@@ -435,17 +435,17 @@ func configDiagnostics(c *layout.Config, conf *yunikorn.SchedulerConfig) []sourc
 		if present {
 			why, file = fmt.Sprintf("%s is empty", key), v.Entry.File
 		}
-		out = append(out, source.Diagnostic{File: file, Line: v.Entry.KeyLine, Code: CodeDefaultConfig, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: file, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeDefaultConfig, Msg: fmt.Sprintf(
 			"%s (policy group %q): YuniKorn runs its default configuration: everybody may submit, and every pod lands in root.<namespace>, created on demand", why, c.PolicyGroup())})
 		return out
 	}
 	v, _ := c.Get(key)
 	switch {
 	case len(conf.Partitions) == 0:
-		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoPartitions, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeNoPartitions, Msg: fmt.Sprintf(
 			"%s has no partitions: YuniKorn accepts it and then rejects every application (partition doesn't exist)", key)})
 	case !slices.ContainsFunc(conf.Partitions, func(p yunikorn.PartitionConfig) bool { return p.Name == "default" }):
-		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoDefaultPartition, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeNoDefaultPartition, Msg: fmt.Sprintf(
 			"%s has no partition named default: the k8shim submits every application to default, so YuniKorn rejects them all", key)})
 	}
 	return out

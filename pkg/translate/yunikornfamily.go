@@ -94,7 +94,7 @@ func settleYuniKorn(prev *yunikornCompiled, added []*layout.File) (*yunikornComp
 		diags = append(diags, file.Diagnostics...)
 		for _, ns := range file.Namespaces {
 			if prev, dup := nsFile[ns.Name]; dup {
-				return nil, sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
+				return nil, sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Column: ns.Column, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
 			}
 			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
 			namespaces[ns.Name] = namespaceObject(ns)
