@@ -243,7 +243,7 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		shift := b.inlineShift(n)
 		rules, err := ParseSecurityTcl(b.file, []byte(inline))
 		if err != nil {
-			b.external = specError{shiftErrors(err, b.file, shift)}
+			b.external = specError{shiftErrors(err, b.file, b.data, shift)}
 			return
 		}
 		for i := range rules {
@@ -326,17 +326,12 @@ func (b *builder) inlineShift(n *yaml.Node) lineShift {
 }
 
 // shiftErrors moves the security.tcl parser's positions from the inline
-// text to the YAML file.
-func shiftErrors(err error, file string, l lineShift) error {
+// text to the YAML file, whose content is data.
+func shiftErrors(err error, file string, data []byte, l lineShift) error {
 	move := func(e *SecurityTclError) {
 		e.File = file
 		if e.Line > 0 {
-			if l.fixed > 0 {
-				e.Column = 0
-			} else if e.Column > 0 {
-				e.Column += l.columns
-			}
-			e.Line = l.line(e.Line)
+			e.Line, e.Column = l.line(e.Line), l.column(e.Column, data)
 		}
 	}
 	var list source.Errors[securityTclKind]
