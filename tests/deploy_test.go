@@ -176,10 +176,10 @@ func TestDeployExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Portable = true
-	if err := s.SetGroupResolution("", true); err != nil {
+	if s, err = s.WithGroupResolution("", true); err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithPlainDecoding()
 	b, err := translate.RegoBundle(s)
 	if err != nil {
 		t.Fatal(err)

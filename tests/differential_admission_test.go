@@ -324,12 +324,16 @@ func TestDifferentialAdmissionReview(t *testing.T) {
 		src := randomReviewSettings(r)
 		nss := randomAdmissionNamespaces(r)
 		portable := r.IntN(2) == 0
-		s := &translate.Sources{Portable: portable, Kubernetes: (&Case{Namespaces: nss}).Kubernetes()}
-		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Admission == nil {
+		s := &translate.Sources{}
+		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Admission() == nil {
 			t.Fatalf("seed %d: settings refused (%v)\n%s", seed, err, src)
 		}
-		if err := s.SetGroupResolution("", true); err != nil {
+		s, err := s.WithKubernetes((&Case{Namespaces: nss}).Kubernetes()).WithGroupResolution("", true)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if portable {
+			s = s.WithPlainDecoding()
 		}
 		pair, ok := pairs[portable]
 		if !ok {

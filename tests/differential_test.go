@@ -233,9 +233,10 @@ func randomQueueDecisionInput(r *rand.Rand, paths, partitions []string) []byte {
 // (static), or the host's lookup.
 type pairsByResolution map[bool]policyPair
 
-// loadRandom gives s a group resolution picked at random, compiles the pair for it the
-// first time, and loads s's data (passed through edit, when set) into it; it returns
-// the loaded pair and the resolver picked.
+// loadRandom builds s with a group resolution picked at random, compiled in, and the
+// admission decoding in plain Rego; compiles the pair for it the first time, and loads
+// that build's data (passed through edit, when set) into it; it returns the loaded pair
+// and the resolver picked.
 func (ps pairsByResolution) loadRandom(ctx context.Context, t testing.TB, r *rand.Rand, s *translate.Sources, edit func(map[string]any)) (differential, string) {
 	t.Helper()
 	static := r.IntN(2) == 0
@@ -243,9 +244,11 @@ func (ps pairsByResolution) loadRandom(ctx context.Context, t testing.TB, r *ran
 	if static {
 		resolver = "test"
 	}
-	if err := s.SetGroupResolution(resolver, true); err != nil {
+	s, err := s.WithGroupResolution(resolver, true)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithPlainDecoding()
 	pair, ok := ps[static]
 	if !ok {
 		pair = compilePolicyPair(ctx, t, s)
@@ -284,14 +287,14 @@ func TestDifferentialQueueDecision(t *testing.T) {
 	decisions, configs := 0, 0
 	for decisions < want {
 		src, partitions := randomConfig(r)
-		s := &translate.Sources{Portable: true}
+		s := &translate.Sources{}
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
 			continue // e.g. a double space the runtime refuses
 		}
 		d, resolver := pairs.loadRandom(ctx, t, r, s, addSyntheticLookups)
 		configs++
 		var paths []string
-		for _, p := range s.Queues.Partitions {
+		for _, p := range s.Queues().Partitions {
 			for _, q := range p.Queues() {
 				paths = append(paths, q.Path)
 			}
@@ -475,14 +478,14 @@ func TestDifferentialPlacement(t *testing.T) {
 		if r.IntN(3) == 0 {
 			src = withParentRule(r, src)
 		}
-		s := &translate.Sources{Portable: true}
+		s := &translate.Sources{}
 		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil {
 			continue // the validator refuses many random rule lists
 		}
 		d, resolver := pairs.loadRandom(ctx, t, r, s, addSyntheticLookups)
 		configs++
 		var paths []string
-		for _, q := range s.Queues.Partitions[0].Queues() {
+		for _, q := range s.Queues().Partitions[0].Queues() {
 			paths = append(paths, q.Path)
 		}
 		for i := 0; i < 500 && decisions < want; i++ {
@@ -513,13 +516,15 @@ func TestDifferentialAdmissionQueue(t *testing.T) {
 			src = withParentTagRule(r, src)
 		}
 		nss := randomAdmissionNamespaces(r)
-		s := &translate.Sources{Portable: true, Kubernetes: (&Case{Namespaces: nss}).Kubernetes()}
-		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Queues == nil || s.Admission == nil {
+		s := &translate.Sources{}
+		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.Queues() == nil || s.Admission() == nil {
 			continue
 		}
-		if err := s.SetGroupResolution("", true); err != nil {
+		s, err := s.WithKubernetes((&Case{Namespaces: nss}).Kubernetes()).WithGroupResolution("", true)
+		if err != nil {
 			t.Fatal(err)
 		}
+		s = s.WithPlainDecoding()
 		if pair == nil {
 			p := compilePolicyPair(ctx, t, s)
 			pair = &p

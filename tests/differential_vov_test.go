@@ -161,8 +161,8 @@ func TestDifferentialVOV(t *testing.T) {
 	decisions, configs, rejected := 0, 0, 0
 	for decisions < want {
 		src, objects := randomVOVProject(r)
-		s := &translate.Sources{Portable: true}
-		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.VOV == nil {
+		s := &translate.Sources{}
+		if err := AddTo(s, Single("random.yaml", []byte(src))); err != nil || s.VOV() == nil {
 			if rejected++; rejected > 1000 && configs == 0 {
 				t.Fatalf("the generator produces only invalid projects: %v\n%s", err, src)
 			}

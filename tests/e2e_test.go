@@ -216,11 +216,15 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 		g := groups[key]
 		c0 := g.first
 		load := func(static, portable bool) (*translate.Sources, error) {
-			s := &translate.Sources{Kubernetes: c0.Kubernetes(), Portable: portable}
+			s := &translate.Sources{}
 			if err := AddTo(s, c0.Inputs); err != nil {
 				return nil, err
 			}
-			return s, s.SetGroupResolution(c0.Resolver, static)
+			s, err := s.WithKubernetes(c0.Kubernetes()).WithGroupResolution(c0.Resolver, static)
+			if err == nil && portable {
+				s = s.WithPlainDecoding()
+			}
+			return s, err
 		}
 
 		// Stock opa: no aclc builtin at all.
@@ -330,10 +334,10 @@ func TestE2ESignedBundles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Portable = true
-	if err := s.SetGroupResolution("", true); err != nil {
+	if s, err = s.WithGroupResolution("", true); err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithPlainDecoding()
 	const in = `{"queue":"root.spark","action":"submit","user":"ann","groups":["spark-submitters"]}`
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {

@@ -43,12 +43,16 @@ func NewPortableEngineSet(ctx context.Context, inputs []Input, resolver string, 
 }
 
 func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool) (*EngineSet, error) {
-	s := &translate.Sources{Kubernetes: kubernetes, Portable: portable}
+	s := &translate.Sources{}
 	if err := AddTo(s, inputs); err != nil {
 		return nil, err
 	}
-	if err := s.SetGroupResolution(resolver, portable); err != nil {
+	s, err := s.WithKubernetes(kubernetes).WithGroupResolution(resolver, portable)
+	if err != nil {
 		return nil, err
+	}
+	if portable {
+		s = s.WithPlainDecoding()
 	}
 	rb, err := translate.RegoBundle(s)
 	if err != nil {
@@ -73,11 +77,11 @@ func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 		set.Engines = append(set.Engines, e)
 	}
 	if !portable && s.Groups().NeedsHostBuiltin() {
-		st := &translate.Sources{Kubernetes: kubernetes}
+		st := &translate.Sources{}
 		if err := AddTo(st, inputs); err != nil {
 			return nil, err
 		}
-		if err := st.SetGroupResolution(resolver, true); err == nil {
+		if st, err := st.WithKubernetes(kubernetes).WithGroupResolution(resolver, true); err == nil {
 			e, err := engine.Open(ctx, engine.Rego, engine.Target{Sources: st})
 			if err != nil {
 				set.Close(ctx)

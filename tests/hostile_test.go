@@ -83,13 +83,15 @@ func checkEscapingPatch(t *testing.T, review []byte, note string) {
 func portableEngines(t *testing.T, source string) []engine.Engine {
 	t.Helper()
 	ctx := context.Background()
-	s := &translate.Sources{Portable: true}
+	s := &translate.Sources{}
 	if err := s.Add("hostile.yaml", []byte(source), translate.KindAuto); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", true); err != nil {
+	s, err := s.WithGroupResolution("", true)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s = s.WithPlainDecoding()
 	rb, err := translate.RegoBundle(s)
 	if err != nil {
 		t.Fatal(err)

@@ -224,7 +224,7 @@ func TestPropertyLayoutsFlatten(t *testing.T) {
 		}
 		n++
 		var paths []string
-		for _, p := range ref.Sources.Queues.Partitions {
+		for _, p := range ref.Sources.Queues().Partitions {
 			for _, q := range p.Queues() {
 				paths = append(paths, q.Path)
 			}

@@ -113,7 +113,8 @@ func silentWebhook(t *testing.T, ctx context.Context, spec string, cfg webhook.C
 	if err := AddTo(s, Single("queues.yaml", []byte(ldapQueues))); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution(spec, false); err != nil {
+	s, err := s.WithGroupResolution(spec, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := translate.WasmBundle(ctx, s)

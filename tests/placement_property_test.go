@@ -172,7 +172,7 @@ func TestPropertyPlacementEnginesAgree(t *testing.T) {
 		}
 		configs++
 		var paths []string
-		for _, q := range set.Sources.Queues.Partitions[0].Queues() {
+		for _, q := range set.Sources.Queues().Partitions[0].Queues() {
 			paths = append(paths, q.Path)
 		}
 		for i := 0; i < 100; i++ {

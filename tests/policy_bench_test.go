@@ -58,7 +58,8 @@ func loadBenchDifferential(ctx context.Context, b *testing.B, name string, src [
 	if err := AddTo(s, Single(name, src)); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", false); err != nil {
+	s, err := s.WithGroupResolution("", false)
+	if err != nil {
 		b.Fatal(err)
 	}
 	d := compilePolicyPair(ctx, b, s).load(ctx, b, s.Data())

@@ -160,7 +160,7 @@ func TestPropertyEnginesAgree(t *testing.T) {
 		}
 		configs++
 		var paths []string
-		for _, p := range set.Sources.Queues.Partitions {
+		for _, p := range set.Sources.Queues().Partitions {
 			for _, q := range p.Queues() {
 				paths = append(paths, q.Path)
 			}

@@ -35,13 +35,15 @@ func buildBundle(t *testing.T, srcPath, resolver string, static bool) (string, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution(resolver, static); err != nil {
+	if s, err = s.WithGroupResolution(resolver, static); err != nil {
 		t.Fatal(err)
 	}
 	// As aclc build --static-groups does: stock OPA has no aclc builtin,
 	// so the admission part that every YuniKorn configuration carries is
 	// decoded in plain Rego too.
-	s.Portable = static
+	if static {
+		s = s.WithPlainDecoding()
+	}
 	return writeBundle(t, s), s
 }
 

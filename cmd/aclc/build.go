@@ -108,10 +108,11 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		// Gatekeeper has no aclc builtins: the portable decoding module,
 		// and the groups compiled in where the resolver allows; an os or
 		// ldap resolver leaves the queue template out, with a note.
-		if err := s.MakePortable(); err != nil {
-			s.Portable = true
+		gk, err := s.WithPortable()
+		if err != nil {
+			gk = s.WithPlainDecoding()
 		}
-		return o.writeGatekeeper(cmd, s)
+		return o.writeGatekeeper(cmd, gk)
 	}
 	if o.decisions != nil {
 		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; a bundle holds every decision of its sources")
@@ -120,7 +121,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	// configuration only aclc's builtins decide is refused here, in one
 	// line that names the flag, rather than written and refused at load.
 	if !o.hostBuiltins {
-		if err := s.MakePortable(); err != nil {
+		if s, err = s.WithPortable(); err != nil {
 			errorf(stderr, "build: %v: stock OPA cannot run it; --host-builtins builds it for aclc serve, aclc eval and Go programs that register aclc's builtins", err)
 			return exitError
 		}

@@ -73,11 +73,12 @@ const (
 )
 
 // Codes of the errors the sources' own errors do not name: a source that
-// cannot be read or holds no located error, and an LDAP secret YuniKorn
-// refuses.
+// cannot be read or holds no located error, an LDAP secret YuniKorn
+// refuses, and a configuration the cluster does not give (--from-cluster).
 const (
-	codeInvalidSource = "invalid-source"
-	codeLDAPInvalid   = "ldap-invalid"
+	codeInvalidSource     = "invalid-source"
+	codeLDAPInvalid       = "ldap-invalid"
+	codeClusterUnreadable = "cluster-unreadable"
 )
 
 // codeLDAPUnchecked warns that the LDAP secret a configuration selects is
@@ -213,42 +214,42 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	if errors.Is(err, kube.ErrCluster) {
 		// A read that failed, located at the cluster: its message may
 		// hold a host:port, which is no file:line.
-		return []checkDiagnostic{{File: names, Code: codeInvalidSource, Severity: severityError, Message: err.Error()}}
+		return []checkDiagnostic{{File: names, Code: codeClusterUnreadable, Severity: severityError, Message: err.Error()}}
 	}
 	if err != nil {
 		return loc.errorDiagnostics(names, err, translate.Consequence(err))
 	}
 	var out []checkDiagnostic
-	if s.Queues != nil {
-		if refusals := yunikorn.Refusals(s.Queues); len(refusals) > 0 {
+	if s.Queues() != nil {
+		if refusals := yunikorn.Refusals(s.Queues()); len(refusals) > 0 {
 			for _, r := range refusals {
-				out = append(out, loc.locate(checkDiagnostic{File: r.File, Line: r.Line, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence}))
+				out = append(out, checkDiagnostic{File: r.File, Line: r.Line, Column: r.Column, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence})
 			}
 			return out
 		}
 	}
 	var warnings []source.Diagnostic
-	warnings = append(warnings, s.Diagnostics...)
-	if s.Queues != nil {
-		warnings = append(warnings, yunikorn.Diagnose(s.Queues)...)
+	warnings = append(warnings, s.Diagnostics()...)
+	if s.Queues() != nil {
+		warnings = append(warnings, yunikorn.Diagnose(s.Queues())...)
 	}
 	for _, d := range warnings {
 		out = append(out, loc.warning(d))
 	}
 	// YuniKorn's default admission settings are no author's mistake: warn
 	// about them only when the configuration sets some.
-	if s.Admission != nil && s.Layout != nil && slices.ContainsFunc(s.Layout.Keys(), func(k string) bool {
+	if s.Admission() != nil && s.Layout() != nil && slices.ContainsFunc(s.Layout().Keys(), func(k string) bool {
 		return strings.HasPrefix(k, "admissionController.")
 	}) {
-		for _, d := range s.Admission.Diagnose() {
+		for _, d := range s.Admission().Diagnose() {
 			if d.File == "" {
-				d.File = s.AdmissionFile
+				d.File = s.AdmissionFile()
 			}
 			out = append(out, loc.warning(d))
 		}
 	}
-	if s.VOV != nil {
-		for _, d := range vov.Diagnose(s.VOV) {
+	if s.VOV() != nil {
+		for _, d := range vov.Diagnose(s.VOV()) {
 			out = append(out, loc.warning(d))
 		}
 	}
@@ -258,8 +259,8 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 		// The secret is mounted in the scheduler's pod, not where check
 		// runs: YuniKorn's validator accepts the configuration, and so
 		// does check, saying how to check the secret too.
-		p := s.Queues.Partitions[0]
-		out = append(out, loc.warning(source.Diagnostic{File: s.Queues.File, Line: p.Line, Code: codeLDAPUnchecked,
+		p := s.Queues().Partitions[0]
+		out = append(out, loc.warning(source.Diagnostic{File: s.Queues().File, Line: p.Line, Column: p.Column, Code: codeLDAPUnchecked,
 			Msg: fmt.Sprintf("partition %s: usergroupresolver type ldap: there is no LDAP secret at %s here, so it was not checked (YuniKorn reads it in the scheduler's pod); pass --resolver ldap=DIR, DIR holding the secret's keys one file each, to check it", p.Name, dir)}))
 	} else if ok {
 		ds, err := diagnoseLDAP(names, dir)
@@ -281,8 +282,8 @@ func ldapDir(s *translate.Sources, resolver string) (string, bool, error) {
 	if ls, ok, err := builtins.ParseLDAPSpec(resolver); ok {
 		return ls.Dir, err == nil, err // "ldap" alone is YuniKorn's directory
 	}
-	if resolver == "" && s.Queues != nil && len(s.Queues.Partitions) > 0 &&
-		builtins.ResolverForConfigType(s.Queues.Resolver) == builtins.ResolverLDAP {
+	if resolver == "" && s.Queues() != nil && len(s.Queues().Partitions) > 0 &&
+		builtins.ResolverForConfigType(s.Queues().Resolver) == builtins.ResolverLDAP {
 		return builtins.LDAPSecretsDir, true, nil
 	}
 	return "", false, nil

@@ -4,6 +4,9 @@ package main
 var codeCases = []codeCase{
 	// Any YAML source.
 	{rule: "a source that does not exist", files: map[string]string{"absent.yaml": "<absent>"}, code: "invalid-source"},
+	{rule: "a VOV source forced to YuniKorn", flags: []string{"--kind", "yunikorn-queues"}, files: vovSource("vov: {owner: a}\n"), code: "kind-mismatch"},
+	{rule: "a cluster aclc cannot read", flags: []string{"--from-cluster", "--kubeconfig", "$DIR/_absent-kubeconfig"}, files: map[string]string{"_absent-kubeconfig": "<absent>"}, code: "cluster-unreadable",
+		at: "ConfigMaps yunikorn-defaults and yunikorn-configs in namespace yunikorn"},
 	{rule: "YAML that does not parse", files: queues("partitions: [\n"), code: "yaml-syntax", file: "q.yaml", line: 1, col: 1},
 	{rule: "an anchor that contains itself", files: queues("partitions: &p [*p]\n"), code: "yaml-aliasing", file: "q.yaml", line: 1, col: 17},
 	{rule: "a key given twice", files: queues("partitions: []\npartitions: []\n"), code: "duplicate-key", file: "q.yaml", line: 2, col: 1},
@@ -32,7 +35,7 @@ var codeCases = []codeCase{
 	{rule: "two binaryData keys set one key", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\nbinaryData:\n  queues.yaml: \"\"\n  queues.gz: \"\"\n"}, code: "binarydata-conflict", file: "cm.yaml", line: 6, col: 3},
 	{rule: "a Namespace given twice", files: map[string]string{"o.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"}, code: "namespace-twice", file: "o.yaml", line: 5, col: 1},
 	{rule: "a ConfigMap YuniKorn does not read", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\ndata: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\n"}, code: "skipped-configmap", file: "cm.yaml", line: 1, col: 1},
-	{rule: "an object aclc does not read", files: map[string]string{"o.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\n"}, code: "skipped-object", file: "o.yaml", line: 2, col: 1},
+	{rule: "an object aclc does not read", files: map[string]string{"o.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\n"}, code: "skipped-object", file: "o.yaml", line: 2, col: 7},
 	{rule: "binaryData without .gz is blanked", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\nbinaryData:\n  log.level: \"\"\n"}, code: "binarydata-blanked", file: "cm.yaml", line: 5, col: 3},
 	{rule: "binaryData that does not gunzip is dropped", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\nbinaryData:\n  log.level.gz: aGVsbG8=\n"}, code: "binarydata-dropped", file: "cm.yaml", line: 5, col: 3},
 
@@ -168,12 +171,12 @@ var codeCases = []codeCase{
 	{rule: "an agent the table marks n", files: vovDiagnosed, code: "agent-not-honoured", file: "s.yaml", line: 12, col: 9},
 	{rule: "LEADER marked n/a", files: vovDiagnosed, code: "leader-not-applicable", file: "s.yaml", line: 13, col: 9},
 	{rule: "a capability marked n/a", files: vovDiagnosed, code: "capability-not-applicable", file: "s.yaml", line: 20, col: 9},
-	{rule: "an entry that grants nothing", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: \"\"}]\n"), code: "no-capabilities", file: "s.yaml", line: 6, col: 5},
+	{rule: "an entry that grants nothing", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: \"\"}]\n"), code: "no-capabilities", file: "s.yaml", line: 6, col: 11},
 	{rule: "a group nobody defined", files: vovDiagnosed, code: "unknown-group", file: "s.yaml", line: 6, col: 7},
 	{rule: "a rule for the user -", files: vovDiagnosed, code: "rule-never-matches", file: "s.yaml", line: 4, col: 7},
 	{rule: "everybody ADMIN everywhere", files: vovDiagnosed, code: "security-off", file: "s.yaml", line: 5, col: 7},
 	{rule: "no role rules", files: vovSource("vov:\n  owner: a\n"), code: "no-rules", file: "s.yaml", line: 2, col: 3},
-	{rule: "an entry for SERVER", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: SERVER, actions: VIEW}]\n"), code: "agent-never-matches", file: "s.yaml", line: 6, col: 5},
+	{rule: "an entry for SERVER", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: SERVER, actions: VIEW}]\n"), code: "agent-never-matches", file: "s.yaml", line: 6, col: 11},
 	{rule: "OWNER is the project owner", files: vovDiagnosed, code: "owner-is-project-owner", file: "s.yaml", line: 21, col: 9},
 }
 

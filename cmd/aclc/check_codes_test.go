@@ -24,6 +24,9 @@ type codeCase struct {
 	file  string
 	line  int
 	col   int
+	// at is where the diagnostic is when that is no file of the case (the
+	// cluster's ConfigMaps).
+	at string
 }
 
 // queues is a bare queues.yaml.
@@ -82,6 +85,9 @@ func TestCheckCodeLocations(t *testing.T) {
 			wantFile := strings.Join(args, ", ")
 			if tt.file != "" {
 				wantFile = filepath.Join(dir, tt.file)
+			}
+			if tt.at != "" {
+				wantFile = tt.at
 			}
 			for _, d := range res.Diagnostics {
 				if !listed[d.Code] {

@@ -162,7 +162,7 @@ func (f *sourceFeed) Load() (*translate.Sources, error) {
 		if s, err = readSourceFiles(f.files, f.kind); err != nil {
 			return nil, err
 		}
-		if s.Layout != nil || s.Kubernetes != nil {
+		if s.Layout() != nil || s.Kubernetes() != nil {
 			return nil, fmt.Errorf("%w: %s: YuniKorn configuration beside --from-cluster; the cluster's ConfigMaps and Namespaces are the configuration (only VOV sources may be given with it)", errUsage, strings.Join(f.files, ", "))
 		}
 	}
@@ -215,12 +215,14 @@ func (f *sourceFeed) Run(ctx context.Context, interval time.Duration, changed fu
 }
 
 // engineOn opens an in-process engine on loaded sources, with their group
-// resolution settled.
-func engineOn(ctx context.Context, name string, s *translate.Sources, resolver string) (engine.Engine, error) {
-	if err := s.SetGroupResolution(resolver, false); err != nil {
-		return nil, err
+// resolution settled; it returns the sources with that resolution too.
+func engineOn(ctx context.Context, name string, s *translate.Sources, resolver string) (engine.Engine, *translate.Sources, error) {
+	s, err := s.WithGroupResolution(resolver, false)
+	if err != nil {
+		return nil, nil, err
 	}
-	return openEngine(ctx, name, "", engineSource{sources: s}, resolver)
+	eng, err := openEngine(ctx, name, "", engineSource{sources: s}, resolver)
+	return eng, s, err
 }
 
 // openFeedEngine loads the feed's sources and opens an engine on them.
@@ -229,7 +231,8 @@ func openFeedEngine(ctx context.Context, f *sourceFeed, name, resolver string) (
 	if err != nil {
 		return nil, err
 	}
-	return engineOn(ctx, name, s, resolver)
+	eng, _, err := engineOn(ctx, name, s, resolver)
+	return eng, err
 }
 
 // openEngine opens the engine eval asks for: on the SOURCE files or the

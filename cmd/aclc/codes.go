@@ -10,6 +10,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/family"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -27,7 +28,10 @@ func checkCodes() []codeGroup {
 	return []codeGroup{
 		{"any source", append([]source.CodeInfo{
 			source.ErrorCode(codeInvalidSource, "a source that cannot be read, or an error that names no rule"),
-		}, source.Codes()...)},
+		}, append(source.Codes(), family.Codes()...)...)},
+		{"the cluster (--from-cluster)", []source.CodeInfo{
+			source.ErrorCode(codeClusterUnreadable, "the API server cannot be reached, or does not give YuniKorn's ConfigMaps and the Namespaces (no kubeconfig, a refusal, the timeout)"),
+		}},
 		{"configuration layout", layout.Codes()},
 		{"YuniKorn configuration", []source.CodeInfo{
 			source.WarningCode(translate.CodeDefaultConfig, "no queue configuration: YuniKorn runs its default one"),

@@ -180,7 +180,7 @@ func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diffResul
 			continue
 		}
 		s := side.sources
-		known := translate.ReplicatedNamespaces(s.Kubernetes)
+		known := translate.ReplicatedNamespaces(s.Kubernetes())
 		var warnings []checkDiagnostic
 		for _, d := range (&checkOptions{resolver: o.resolver}).diagnose(s, nil, newNames, newLocator()) {
 			if d.Severity != severityError {
@@ -230,7 +230,7 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 	if err != nil && unreadable(err) {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-	if err == nil && s.Queues == nil {
+	if err == nil && s.Queues() == nil {
 		return nil, fmt.Errorf("%s: %s has no YuniKorn queue configuration", label, names)
 	}
 	check := &checkOptions{resolver: o.resolver}
@@ -242,8 +242,7 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 	if len(side.refused) > 0 {
 		return side, nil
 	}
-	side.sources = s
-	if side.eng, err = engineOn(ctx, o.engine, s, o.engineResolver()); err != nil {
+	if side.eng, side.sources, err = engineOn(ctx, o.engine, s, o.engineResolver()); err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return side, nil

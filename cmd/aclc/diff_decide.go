@@ -202,7 +202,7 @@ func (o *diffOptions) compare(ctx context.Context, oldSide, newSide *diffSide) (
 	if !r.Valid.Old || !r.Valid.New {
 		return r, nil
 	}
-	oldTree, newTree := oldSide.sources.Queues, newSide.sources.Queues
+	oldTree, newTree := oldSide.sources.Queues(), newSide.sources.Queues()
 	subjects := newSubjectSet([]*yunikorn.QueueTree{oldTree, newTree}, o.as.resolved())
 	// An --as user's groups are resolved on each side by that side's
 	// resolver: when the resolver changes, every queue may change for them.
@@ -307,7 +307,7 @@ func sideInherits(q *yunikorn.Queue, configured, parentConfigured bool, s diffSu
 //     that inherit it, so that an admin added to root is one row, not one
 //     per queue.
 func (o *diffOptions) compareAccess(ctx context.Context, oldSide, newSide *diffSide, subjects *subjectSet, resolverChanged bool) ([]accessChange, error) {
-	oldTree, newTree := oldSide.sources.Queues, newSide.sources.Queues
+	oldTree, newTree := oldSide.sources.Queues(), newSide.sources.Queues()
 	out := []accessChange{}
 	for _, part := range partitionNames(oldTree, newTree) {
 		nodes := accessNodes(oldTree.Partition(part), newTree.Partition(part))
@@ -402,7 +402,7 @@ func foldInherited(nodes []accessNode, subjects *subjectSet, rows []accessChange
 // of root would otherwise be placed once per leaf, and what changes for
 // them there is their access, which compareAccess reports once.
 func (o *diffOptions) comparePlacement(ctx context.Context, oldSide, newSide *diffSide, subjects *subjectSet) ([]placementChange, error) {
-	oldTree, newTree := oldSide.sources.Queues, newSide.sources.Queues
+	oldTree, newTree := oldSide.sources.Queues(), newSide.sources.Queues()
 	po, pn := oldTree.Partition("default"), newTree.Partition("default")
 	requested := make([][]string, len(subjects.list))
 	for i := range requested {
@@ -420,8 +420,8 @@ func (o *diffOptions) comparePlacement(ctx context.Context, oldSide, newSide *di
 			requested[i] = append(requested[i], path)
 		}
 	}
-	oldKnown := translate.ReplicatedNamespaces(oldSide.sources.Kubernetes)
-	newKnown := translate.ReplicatedNamespaces(newSide.sources.Kubernetes)
+	oldKnown := translate.ReplicatedNamespaces(oldSide.sources.Kubernetes())
+	newKnown := translate.ReplicatedNamespaces(newSide.sources.Kubernetes())
 	namespaces := o.namespaces
 	if len(namespaces) == 0 {
 		all := maps.Clone(oldKnown)

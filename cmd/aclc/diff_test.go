@@ -198,7 +198,7 @@ func TestDiffTrouble(t *testing.T) {
 		{"nothing before --", []string{"--", old, next}, "no OLD source before --"},
 		{"nothing after --", []string{old, next, "--"}, "no NEW source"},
 		{"standard input is one side only", []string{"-", "--", "-"}, "standard input (-) can be one side only"},
-		{"html is not a format of diff", []string{"-o", "html", old, next}, `unknown --output "html" (want text, json or markdown)`},
+		{"yaml is not a format of diff", []string{"-o", "yaml", old, next}, `unknown --output "yaml" (want text, json, markdown or html)`},
 		{"an engine that is not in-process", []string{"--engine", "http", old, next}, `unknown --engine "http"`},
 		{"a missing file", []string{old, "testdata/diff/missing.yaml"}, "NEW: open testdata/diff/missing.yaml"},
 		{"no YuniKorn configuration", []string{old, "../../examples/vov/acls.yaml"}, "has no YuniKorn queue configuration"},
@@ -317,7 +317,7 @@ func TestDiffCompletion(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{"formats", []string{"diff", "-o", ""}, []string{"text", "json", "markdown"}, []string{"html", "table"}},
+		{"formats", []string{"diff", "-o", ""}, []string{"text", "json", "markdown", "html"}, []string{"yaml", "table"}},
 		{"engines", []string{"diff", "--engine", ""}, []string{"native", "rego", "wasm", "opa-wasm"}, []string{"http"}},
 		{"flags", []string{"diff", "--"}, []string{"--from-cluster", "--as", "--as-group", "--app-namespace", "--resolver"}, nil},
 	}

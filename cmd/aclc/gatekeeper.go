@@ -28,6 +28,9 @@ func (o *buildOptions) writeGatekeeper(cmd *cobra.Command, s *translate.Sources)
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
+	if why := translate.GatekeeperQueueLeftOut(s); why != "" && o.decisions == nil {
+		errorf(stderr, "build: note: %s", why)
+	}
 	if isOutputDir(o.out) {
 		files := make([]outFile, len(objs))
 		for i, obj := range objs {

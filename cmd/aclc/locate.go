@@ -8,8 +8,9 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// locator completes the position a diagnostic carries, and finds whether
-// an aclc:ignore comment silences it. Files are read once.
+// locator finds whether an aclc:ignore comment silences a diagnostic.
+// Files are read once. Positions are the diagnostics' own: every error and
+// warning carries its line and column from where it was produced.
 type locator struct {
 	files map[string][]string
 }
@@ -46,23 +47,8 @@ func (l *locator) line(file string, n int) (string, bool) {
 	return ls[n-1], true
 }
 
-// locate fills in the column of a diagnostic that carries a line only:
-// where the line's text starts, past the indentation and a list dash. The
-// errors and warnings that know their column carry it; the others say a
-// line only, as their messages (file:line: ...) always have.
-func (l *locator) locate(d checkDiagnostic) checkDiagnostic {
-	if d.Line > 0 && d.Column == 0 {
-		if text, ok := l.line(d.File, d.Line); ok {
-			trimmed := strings.TrimLeft(text, " \t")
-			trimmed = strings.TrimLeft(strings.TrimPrefix(trimmed, "- "), " ")
-			d.Column = len(text) - len(trimmed) + 1
-		}
-	}
-	return d
-}
-
 func (l *locator) warning(d source.Diagnostic) checkDiagnostic {
-	return l.locate(checkDiagnostic{File: d.File, Line: d.Line, Column: d.Column, Code: d.Code, Severity: severityWarning, Message: d.Msg})
+	return checkDiagnostic{File: d.File, Line: d.Line, Column: d.Column, Code: d.Code, Severity: severityWarning, Message: d.Msg}
 }
 
 // errorDiagnostics turns a load error into diagnostics: one for each
@@ -84,7 +70,7 @@ func (l *locator) errorDiagnostics(names string, err error, consequence string) 
 			// the file, as the error itself reads.
 			d.File, d.Column, d.Message = names, 0, e.String()
 		}
-		out = append(out, l.locate(d))
+		out = append(out, d)
 	}
 	return out
 }

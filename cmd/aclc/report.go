@@ -139,7 +139,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if s.VOV != nil {
+	if s.VOV() != nil {
 		for _, a := range as {
 			if _, err := parseVOVPrincipal(a); err != nil {
 				return usageErr(cmd, "%v", err)
@@ -148,11 +148,11 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	ctx := context.Background()
 	var eng engine.Engine
-	if o.output == "html" && s.Queues == nil {
+	if o.output == "html" && s.Queues() == nil {
 		errorf(stderr, "-o html: %s has no YuniKorn queue configuration (the page shows a queue tree)", strings.Join(srcs, ", "))
 		return exitError
 	}
-	if (len(as) > 0 || o.output == "html") && (s.VOV != nil || s.Queues != nil) {
+	if (len(as) > 0 || o.output == "html") && (s.VOV() != nil || s.Queues() != nil) {
 		if eng, err = openEngine(ctx, o.engine, "", engineSource{sources: s}, o.resolver); err != nil {
 			if errors.Is(err, errUsage) {
 				return usageErr(cmd, "%v", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
@@ -165,15 +165,15 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	var rep any
 	var tables []*table
 	switch {
-	case s.VOV != nil:
-		r, err := reportVOV(ctx, eng, s.VOV, as)
+	case s.VOV() != nil:
+		r, err := reportVOV(ctx, eng, s.VOV(), as)
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
 		rep, tables = r, r.tables(o.output == "wide")
-	case s.Queues != nil:
-		known := translate.ReplicatedNamespaces(s.Kubernetes)
+	case s.Queues() != nil:
+		known := translate.ReplicatedNamespaces(s.Kubernetes())
 		if o.place && len(known) > 0 {
 			for _, ns := range o.namespaces {
 				if _, ok := known[ns]; !ok {
@@ -198,7 +198,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 			}
 			return exitOK
 		}
-		r, err := reportQueues(ctx, eng, s.Queues, as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
+		r, err := reportQueues(ctx, eng, s.Queues(), as, o.place, placeNamespaces(o.namespaces, known), known, o.queues)
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError

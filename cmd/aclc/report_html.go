@@ -119,7 +119,7 @@ type htmlPlacement struct {
 // queue, check's warnings at the queue they concern, the placement rules
 // in order and where a pod of each namespace that names no queue lands.
 func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, warnings []checkDiagnostic) (*htmlReport, error) {
-	tree := s.Queues
+	tree := s.Queues()
 	r := &htmlReport{Title: "YuniKorn queues: " + strings.Join(srcs, ", "), Sources: srcs, Version: aclcVersion(), Engine: eng.Name()}
 	byLine := map[*yunikorn.Partition][]*htmlQueue{}
 	attached := make([]bool, len(warnings))

@@ -25,7 +25,7 @@ func TestReportHTMLHoldsTheTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := 0
-		for _, p := range s.Queues.Partitions {
+		for _, p := range s.Queues().Partitions {
 			for _, q := range p.Queues() {
 				want++
 				if n := strings.Count(page, `data-queue="`+q.Path+`"`); n != 1 {
@@ -66,5 +66,25 @@ func TestReportHTMLHoldsTheTree(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "report", "-o", "html", "../../examples/vov/acls.yaml"); code != exitError || !strings.Contains(stderr, "no YuniKorn queue configuration") {
 		t.Errorf("a VOV source: exit %d, %s", code, stderr)
+	}
+}
+
+// aclc diff -o html marks each access change at its queue of NEW's tree,
+// lists the placement changes, and exits as the text diff does.
+func TestDiffHTMLMarksChangesOnTheTree(t *testing.T) {
+	code, page, stderr := runCLI(t, "", "diff", "-o", "html", "testdata/diff/old.yaml", "testdata/diff/drop-alice.yaml")
+	if code != exitError {
+		t.Fatalf("exit %d, want 1 (changes): %s", code, stderr)
+	}
+	prod := regexp.MustCompile(`(?s)data-queue="root\.prod".*?</details>`).FindString(page)
+	if !strings.Contains(prod, `<span class="tag changed">1 change</span>`) ||
+		!strings.Contains(prod, `<div class="change lost">- alice: submit on root.prod (was: submitacl of root.prod allows user &#34;alice&#34;)</div>`) {
+		t.Errorf("root.prod does not carry alice's lost submit:\n%s", prod)
+	}
+	if !strings.Contains(page, `<div class="change moved">~ namespace default: alice, naming root.prod: root.prod (rule provided) → root.sandbox (rule fixed)</div>`) {
+		t.Errorf("the moved placement is missing")
+	}
+	if code, page, _ := runCLI(t, "", "diff", "-o", "html", "testdata/diff/old.yaml", "testdata/diff/reordered.yaml"); code != exitOK || !strings.Contains(page, "No decision changes.") {
+		t.Errorf("a reformatted file: exit %d", code)
 	}
 }

@@ -74,7 +74,7 @@ objects:
 	for _, want := range []string{
 		`acls.yaml:3:5: warning: owner-is-project-owner: set "Theirs": ACL 1 OWNER (the default ACL) matches the project owner cadmin only, no longer the object's owner joe`,
 		`acls.yaml:8:9: warning: owner-is-project-owner: job "7": ACL 1 OWNER matches the project owner cadmin only, no longer the object's owner joe`,
-		`acls.yaml:14:5: warning: agent-never-matches: file "/p/x.v": ACL 1 UNDEF never matches`,
+		`acls.yaml:14:11: warning: agent-never-matches: file "/p/x.v": ACL 1 UNDEF never matches`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check lacks %q:\n%s", want, out)

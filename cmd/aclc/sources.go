@@ -87,10 +87,7 @@ func loadSources(paths []string, kind translate.Kind, resolver string, static bo
 	if err != nil {
 		return nil, err
 	}
-	if err := s.SetGroupResolution(resolver, static); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s.WithGroupResolution(resolver, static)
 }
 
 // readBundleFile reads a bundle file, or standard input for "-".

@@ -167,7 +167,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if s.Admission == nil {
+	if s.Admission() == nil {
 		errorf(stderr, "no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
 		return exitError
 	}
@@ -200,7 +200,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		cfg = cfg.WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
 	}
 
-	eng, err := engineOn(ctx, o.engine, s, "")
+	eng, s, err := engineOn(ctx, o.engine, s, "")
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
@@ -225,7 +225,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 			return exitError
 		}
 	}
-	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s, decision deadline %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile, webhook.DecisionTimeout(o.timeoutSeconds))
+	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s, decision deadline %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile(), webhook.DecisionTimeout(o.timeoutSeconds))
 	if metricsLn != nil {
 		fmt.Fprintf(stdout, "aclc webhook: metrics on http://%s/metrics\n", metricsLn.Addr())
 	}
@@ -269,10 +269,10 @@ func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engi
 	if err != nil {
 		return nil, err
 	}
-	if s.Admission == nil {
+	if s.Admission() == nil {
 		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
-	eng, err := engineOn(ctx, name, s, "")
+	eng, s, err := engineOn(ctx, name, s, "")
 	if err == nil {
 		// The LDAP secret directory, when the configuration chooses it.
 		feed.Watch(s.Groups().Files()...)

@@ -60,7 +60,7 @@ func diffLines(ctx context.Context, old, new *translate.Sources) ([]string, erro
 	o := &diffOptions{engine: engine.Native}
 	var sides [2]*diffSide
 	for i, s := range []*translate.Sources{old, new} {
-		eng, err := engineOn(ctx, engine.Native, s, builtins.ResolverNone)
+		eng, s, err := engineOn(ctx, engine.Native, s, builtins.ResolverNone)
 		if err != nil {
 			return nil, err
 		}
@@ -103,8 +103,8 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 	ns := c.namespace
 	switch {
 	case ns != "":
-	case old.Layout != nil && old.Layout.Namespace != "":
-		ns = old.Layout.Namespace
+	case old.Layout() != nil && old.Layout().Namespace != "":
+		ns = old.Layout().Namespace
 	default:
 		ns = defaultConfigNamespace
 	}
@@ -140,8 +140,8 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		return allowConfig(capWarnings([]string{"aclc: YuniKorn's admission controller accepts this ConfigMap, but the scheduler will not run it: " + msg + " (" + translate.Consequence(err) + ")"})...)
 	}
 	var lines []string
-	if next.Queues != nil {
-		for _, r := range yunikorn.Refusals(next.Queues) {
+	if next.Queues() != nil {
+		for _, r := range yunikorn.Refusals(next.Queues()) {
 			lines = append(lines, "aclc: YuniKorn's admission controller accepts this ConfigMap, but: "+r.Msg+" ("+r.Consequence+")")
 		}
 	}
@@ -184,8 +184,8 @@ func candidate(old *translate.Sources, cm *corev1.ConfigMap) (*translate.Sources
 		files = append(files, path)
 		return os.WriteFile(path, raw, 0o600)
 	}
-	if old.Layout != nil {
-		for _, other := range old.Layout.ConfigMaps {
+	if old.Layout() != nil {
+		for _, other := range old.Layout().ConfigMaps {
 			name := other.Name
 			if other.Implicit || name == "" {
 				name = layout.ConfigsName
@@ -213,6 +213,5 @@ func candidate(old *translate.Sources, cm *corev1.ConfigMap) (*translate.Sources
 		return nil, err
 	}
 	// The Namespaces in service place the applications on both sides.
-	next.Kubernetes = old.Kubernetes
-	return next, nil
+	return next.WithKubernetes(old.Kubernetes()), nil
 }

@@ -45,7 +45,7 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := s.Layout.Namespace
+	ns := s.Layout().Namespace
 	r := newConfigReviewer(served, "")
 	for _, tt := range []struct {
 		name    string
@@ -83,7 +83,7 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 // re-indented: a change of layout only.
 func servedQueues(t *testing.T, s *translate.Sources) string {
 	t.Helper()
-	v, ok := s.Layout.QueueConfig()
+	v, ok := s.Layout().QueueConfig()
 	if !ok {
 		t.Fatal("no queues.yaml in service")
 	}

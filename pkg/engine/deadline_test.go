@@ -22,7 +22,7 @@ func admissionEngines(t *testing.T) []engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", false); err != nil {
+	if s, err = s.WithGroupResolution("", false); err != nil {
 		t.Fatal(err)
 	}
 	rb, err := translate.RegoBundle(s)

@@ -36,7 +36,8 @@ func openAll(t *testing.T, group string) []Engine {
 	if err := s.Add("queues.yaml", []byte(twoResolversConfig), translate.KindAuto); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("file="+f, false); err != nil {
+	s, err := s.WithGroupResolution("file="+f, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	wb, err := translate.WasmBundle(ctx, s)

@@ -17,7 +17,7 @@ func TestOpenOpensEveryInProcessEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", false); err != nil {
+	if s, err = s.WithGroupResolution("", false); err != nil {
 		t.Fatal(err)
 	}
 	in := []byte(`{"queue":"root.test","action":"submit","user":"sue"}`)

@@ -370,7 +370,7 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if err != nil {
 		return nil, "", none, err
 	}
-	if err := src.SetGroupResolution(s.cfg.resolver, s.cfg.static); err != nil {
+	if src, err = src.WithGroupResolution(s.cfg.resolver, s.cfg.static); err != nil {
 		return nil, "", none, err
 	}
 	b, err := translate.RegoBundle(src)

@@ -70,7 +70,7 @@ func exactNames(patterns []string) map[string]bool {
 // QueueReviewFlags are the two scheduler settings the pod → application
 // rules read (see queueReviewFlags).
 func (s *Sources) QueueReviewFlags() (uniqueAppID, disableGangScheduling bool) {
-	return queueReviewFlags(s.Layout)
+	return queueReviewFlags(s.layout)
 }
 
 // admissionQueueData is data.aclc.admission_queue: the scheduler settings

@@ -19,6 +19,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/family"
 	hostpolicy "github.com/aclc-dev/aclc/policy/host"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 	"github.com/aclc-dev/aclc/schemas"
@@ -42,37 +43,29 @@ func SchemaSet() (*ast.SchemaSet, error) {
 	return ss, nil
 }
 
-// Modules that a build swaps for their host-builtin twins in policy/host.
-const (
-	staticGroupsModule = "yunikorn/groups_static.rego"
-	hostGroupsModule   = "yunikorn/groups_host.rego"
-	staticDecodeModule = "admission/decode_static.rego"
-	hostDecodeModule   = "admission/decode_host.rego"
-	staticVOVGroups    = "vov/groups_static.rego"
-	hostVOVGroups      = "vov/groups_host.rego"
-)
-
 // moduleSources returns the Rego sources of a bundle: the portable library,
-// with its host-builtin twins where the build calls aclc's builtins, and
-// the admission policy only when there are admission settings.
+// with the host-builtin twins the families name where the build calls
+// aclc's builtins, and only the policy directories the bundle carries.
 func moduleSources(s *Sources) map[string]string {
 	src := policy.Modules()
 	host := hostpolicy.Modules()
-	if s.Groups().NeedsHostBuiltin() {
-		delete(src, staticGroupsModule)
-		src["host/"+hostGroupsModule] = host[hostGroupsModule]
-		delete(src, staticVOVGroups)
-		src["host/"+hostVOVGroups] = host[hostVOVGroups]
+	swap := map[family.BuiltinUse]bool{
+		family.ResolveGroups:   s.Groups().NeedsHostBuiltin(),
+		family.DecodeAdmission: !s.portable,
 	}
-	if s.Admission != nil && !s.Portable {
-		delete(src, staticDecodeModule)
-		src["host/"+hostDecodeModule] = host[hostDecodeModule]
+	for _, f := range families {
+		for _, m := range f.HostModules() {
+			if swap[m.Use] {
+				delete(src, m.Portable)
+				src["host/"+m.Host] = host[m.Host]
+			}
+		}
 	}
 	// Only the families the sources hold: a queue bundle carries no VOV
 	// policy, and the reverse.
 	for k := range src {
-		family, _, _ := strings.Cut(strings.TrimPrefix(k, "host/"), "/")
-		if !s.hasFamily(family) {
+		dir, _, _ := strings.Cut(strings.TrimPrefix(k, "host/"), "/")
+		if !s.hasFamily(dir) {
 			delete(src, k)
 		}
 	}

@@ -99,21 +99,21 @@ var decisions = [...]Decision{
 		Input:      "yunikorn/queues/input.json",
 		Output:     "yunikorn/queues/decision.json",
 		Native:     nativeQueues,
-		provided:   func(s *Sources) bool { return s.Queues != nil },
+		provided:   func(s *Sources) bool { return s.queues != nil },
 	},
 	{
 		Entrypoint: EntrypointYuniKornPlacement,
 		Input:      "yunikorn/placement/input.json",
 		Output:     "yunikorn/placement/decision.json",
 		Native:     nativePlacement,
-		provided:   func(s *Sources) bool { return s.Queues != nil },
+		provided:   func(s *Sources) bool { return s.queues != nil },
 	},
 	{
 		Entrypoint:   EntrypointAdmissionReview,
 		Admission:    true,
 		WebhookPaths: []string{"/mutate", "/validate"},
 		Native:       nativeAdmissionReview,
-		provided:     func(s *Sources) bool { return s.Admission != nil },
+		provided:     func(s *Sources) bool { return s.admission != nil },
 	},
 	{
 		Entrypoint:   EntrypointAdmissionQueue,
@@ -122,14 +122,14 @@ var decisions = [...]Decision{
 		Admission:    true,
 		WebhookPaths: []string{"/validate-queue"},
 		Native:       nativeAdmissionQueue,
-		provided:     func(s *Sources) bool { return s.Admission != nil && s.Queues != nil },
+		provided:     func(s *Sources) bool { return s.admission != nil && s.queues != nil },
 	},
 	{
 		Entrypoint: EntrypointVOV,
 		Input:      "vov/input.json",
 		Output:     "vov/decision.json",
 		Native:     nativeVOV,
-		provided:   func(s *Sources) bool { return s.VOV != nil },
+		provided:   func(s *Sources) bool { return s.vov != nil },
 	},
 }
 
@@ -158,7 +158,7 @@ func notProvided(ep string) error { return fmt.Errorf("%s: %w", ep, ErrNotProvid
 // nativeQueues decides on an empty queue tree when the sources hold none:
 // no queue exists.
 func nativeQueues(c NativeCall, input []byte) (json.RawMessage, error) {
-	tree := c.Sources.Queues
+	tree := c.Sources.queues
 	if tree == nil {
 		tree = &yunikorn.QueueTree{}
 	}
@@ -166,7 +166,7 @@ func nativeQueues(c NativeCall, input []byte) (json.RawMessage, error) {
 }
 
 func nativePlacement(c NativeCall, input []byte) (json.RawMessage, error) {
-	tree := c.Sources.Queues
+	tree := c.Sources.queues
 	if tree == nil {
 		tree = &yunikorn.QueueTree{}
 	}
@@ -176,33 +176,33 @@ func nativePlacement(c NativeCall, input []byte) (json.RawMessage, error) {
 // nativeAdmissionReview decides with YuniKorn's default settings when the
 // sources set none, as YuniKorn's admission controller does.
 func nativeAdmissionReview(c NativeCall, input []byte) (json.RawMessage, error) {
-	st := c.Sources.Admission
+	st := c.Sources.admission
 	if st == nil {
 		st = admission.DefaultSettings()
 	}
-	return st.Review(input, ReplicatedNamespaces(c.Sources.Kubernetes)), nil
+	return st.Review(input, ReplicatedNamespaces(c.Sources.kubernetes)), nil
 }
 
 func nativeAdmissionQueue(c NativeCall, input []byte) (json.RawMessage, error) {
 	s := c.Sources
-	if s.Queues == nil || s.Admission == nil {
+	if s.queues == nil || s.admission == nil {
 		return nil, notProvided(EntrypointAdmissionQueue)
 	}
 	unique, noGang := s.QueueReviewFlags()
-	q := &admission.QueueReview{Settings: s.Admission, Tree: s.Queues, Resolver: c.Groups,
-		UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: ReplicatedNamespaces(s.Kubernetes)}
+	q := &admission.QueueReview{Settings: s.admission, Tree: s.queues, Resolver: c.Groups,
+		UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: ReplicatedNamespaces(s.kubernetes)}
 	return q.Review(input), nil
 }
 
 func nativeVOV(c NativeCall, input []byte) (json.RawMessage, error) {
-	if c.Sources.VOV == nil {
+	if c.Sources.vov == nil {
 		return nil, notProvided(EntrypointVOV)
 	}
 	var in any
 	if err := json.Unmarshal(input, &in); err != nil {
 		return nil, fmt.Errorf("parse input: %w", err)
 	}
-	return json.Marshal(c.Sources.VOV.DecideJSONWith(in, c.Groups))
+	return json.Marshal(c.Sources.vov.DecideJSONWith(in, c.Groups))
 }
 
 // ReplicatedNamespaces reads namespaces from kube-mgmt-shaped data

@@ -2,8 +2,12 @@ package translate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	hostpolicy "github.com/aclc-dev/aclc/policy/host"
+	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
 const (
@@ -48,12 +52,35 @@ func TestFamiliesReadWhatTheyClaim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (s.VOV != nil) != tc.vov || (s.Queues != nil) != tc.queues {
-				t.Errorf("VOV %t, queues %t; want %t, %t", s.VOV != nil, s.Queues != nil, tc.vov, tc.queues)
+			if (s.VOV() != nil) != tc.vov || (s.Queues() != nil) != tc.queues {
+				t.Errorf("VOV %t, queues %t; want %t, %t", s.VOV() != nil, s.Queues() != nil, tc.vov, tc.queues)
 			}
-			if len(s.Files) != len(tc.inputs) {
-				t.Errorf("files %v, want one per input", s.Files)
+			if len(s.Files()) != len(tc.inputs) {
+				t.Errorf("files %v, want one per input", s.Files())
 			}
 		})
+	}
+}
+
+// A family's host twins are modules of its own policy directories: the
+// portable module in policy/rego, its twin in policy/host, so that a build
+// that swaps one in never leaves a decision without its module.
+func TestHostModulesAreTheFamilysOwn(t *testing.T) {
+	portable, host := policy.Modules(), hostpolicy.Modules()
+	for _, f := range families {
+		for _, m := range f.HostModules() {
+			for _, path := range []string{m.Portable, m.Host} {
+				dir, _, _ := strings.Cut(path, "/")
+				if !slices.Contains(f.Policies(), dir) {
+					t.Errorf("%s: %s is not in the family's directories %v", f.Describe(), path, f.Policies())
+				}
+			}
+			if _, ok := portable[m.Portable]; !ok {
+				t.Errorf("%s: no module %s in policy/rego", f.Describe(), m.Portable)
+			}
+			if _, ok := host[m.Host]; !ok {
+				t.Errorf("%s: no module %s in policy/host", f.Describe(), m.Host)
+			}
+		}
 	}
 }

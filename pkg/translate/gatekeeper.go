@@ -41,7 +41,7 @@ var gatekeeperParams = []struct{ param, field, key string }{
 
 // gatekeeperAdmissionModules are the library modules of the user.info
 // template: the review with its portable decoding and its configuration.
-var gatekeeperAdmissionModules = []string{"admission/review.rego", staticDecodeModule, "admission/review_config.rego"}
+var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/decode_static.rego", "admission/review_config.rego"}
 
 // GatekeeperLibrary returns the admission policy as Gatekeeper library
 // modules (package lib.yunikorn.admission, Rego v1), portable: no aclc
@@ -239,7 +239,7 @@ func gatekeeperUserInfoObjects(s *Sources) ([]GatekeeperObject, error) {
 			"Namespace annotations (yunikorn.apache.org/namespace.enableYuniKorn,\n" +
 			".generateAppId) come from the review's namespaceObject, or from\n" +
 			"data.inventory when Namespaces are synced (the SyncSet beside it)."}
-	cons := GatekeeperObject{Kind: GatekeeperKind, Name: GatekeeperConstraint, body: gatekeeperConstraint(s.Admission),
+	cons := GatekeeperObject{Kind: GatekeeperKind, Name: GatekeeperConstraint, body: gatekeeperConstraint(s.admission),
 		Comment: "The Constraint carries the admissionController.* settings as parameters.\n" +
 			"acceptOwnIdentity: set it to true when YuniKorn's mutating webhook runs too: it\n" +
 			"adds the annotation before Gatekeeper validates, and the value it writes (the\n" +

@@ -25,13 +25,13 @@ const (
 var gatekeeperQueueModules = []string{
 	"admission/queue.rego", "admission/queue_config.rego",
 	"yunikorn/placement.rego",
-	"yunikorn/queues.rego", "yunikorn/config.rego", staticGroupsModule,
+	"yunikorn/queues.rego", "yunikorn/config.rego", "yunikorn/groups_static.rego",
 }
 
 // gatekeeperHasQueue: the queue template is written when there is a queue
 // configuration whose groups Gatekeeper can resolve without aclc's builtins.
 func gatekeeperHasQueue(s *Sources) bool {
-	return s.Queues != nil && !s.Groups().NeedsHostBuiltin()
+	return s.queues != nil && !s.Groups().NeedsHostBuiltin()
 }
 
 // gatekeeperQueueLibrary returns the libraries of the queue template: the
@@ -54,8 +54,8 @@ var gatekeeperQueueParams = []struct{ param, key string }{
 // gatekeeperQueueObjects returns the queue ConstraintTemplate and its two
 // Constraints.
 func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
-	if s.Queues == nil {
-		return nil, fmt.Errorf("gatekeeper target: no queue configuration in %s", strings.Join(s.Files, ", "))
+	if s.queues == nil {
+		return nil, fmt.Errorf("gatekeeper target: no queue configuration in %s", strings.Join(s.files, ", "))
 	}
 	if !gatekeeperHasQueue(s) {
 		return nil, fmt.Errorf("gatekeeper target: no %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks", GatekeeperQueueKind, s.Groups())
@@ -64,7 +64,7 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiled := YuniKornData(s.Queues)
+	compiled := YuniKornData(s.queues)
 	for k, v := range s.Groups().data() {
 		compiled[k] = v
 	}
@@ -111,7 +111,7 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 		{GatekeeperQueueConstraint, "deny", "rejections", "Refuses the pods YuniKorn's scheduler would reject."},
 		{GatekeeperQueueWarnConstraint, "warn", "warnings", "Reports, as admission warnings, pods YuniKorn would run elsewhere than they name.\nTest it apart from the deny Constraint: gator verify counts warn results as violations."},
 	} {
-		cons := gatekeeperConstraint(s.Admission)
+		cons := gatekeeperConstraint(s.admission)
 		cons[1] = kv{"kind", GatekeeperQueueKind}
 		cons[2] = kv{"metadata", ordered{{"name", c.name}}}
 		cspec := cons[3].v.(ordered)

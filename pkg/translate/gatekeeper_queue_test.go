@@ -67,11 +67,10 @@ func exampleQueueSources(t *testing.T) *Sources {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", true); err != nil {
+	if s, err = s.WithGroupResolution("", true); err != nil {
 		t.Fatal(err)
 	}
-	s.Portable = true
-	return s
+	return s.WithPlainDecoding()
 }
 
 // The queue template, like the user.info one, must compile on its own and
@@ -125,7 +124,7 @@ func TestGatekeeperQueueViolations(t *testing.T) {
 		t.Fatal(err)
 	}
 	unique, noGang := s.QueueReviewFlags()
-	ref := &admission.QueueReview{Settings: s.Admission, Tree: s.Queues, UniqueAppID: unique, DisableGangScheduling: noGang,
+	ref := &admission.QueueReview{Settings: s.Admission(), Tree: s.Queues(), UniqueAppID: unique, DisableGangScheduling: noGang,
 		Namespaces: map[string]admission.Namespace{"team-a": {Name: "team-a", Annotations: map[string]string{"yunikorn.apache.org/parentqueue": "root.teams"}}, "default": {Name: "default"}}}
 	for _, file := range []string{"pod-queue-diverted.json", "pod-queue-rejected.json"} {
 		raw, err := os.ReadFile("../../examples/admission/reviews/" + file)
@@ -218,11 +217,10 @@ func gatekeeperSources(t *testing.T, src string) *Sources {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", true); err != nil {
+	if s, err = s.WithGroupResolution("", true); err != nil {
 		t.Fatal(err)
 	}
-	s.Portable = true
-	return s
+	return s.WithPlainDecoding()
 }
 
 // A build writes the decisions its sources configure, so that builds from

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/family"
 )
 
 // GroupResolution says how a bundle resolves the groups of a request that
@@ -26,37 +27,43 @@ type GroupResolution struct {
 // ErrResolver is returned, wrapped, for a resolver that cannot be used.
 var ErrResolver = errors.New("resolver")
 
-// ErrNeedsHostBuiltin is returned, wrapped, by MakePortable when no bundle
+// ErrNeedsHostBuiltin is returned, wrapped, by WithPortable when no bundle
 // without aclc's builtins decides the sources as YuniKorn does.
 var ErrNeedsHostBuiltin = errors.New("needs aclc's host builtins")
 
-// SetGroupResolution chooses the resolver: spec "" takes YuniKorn's choice,
-// the first partition's usergroupresolver.type, else the VOV source's
-// resolver, else none. One build resolves groups one way: YuniKorn and VOV
-// decisions of a bundle share the resolver (each engine has its own cache).
+// WithGroupResolution returns a copy of the sources that resolves groups
+// with the resolver spec names; spec "" takes the sources' own choice:
+// that of the first family, in the order of families, whose compiled
+// sources make one (YuniKorn's first partition's usergroupresolver.type,
+// else the VOV source's resolver), else none. One build resolves groups
+// one way: YuniKorn and VOV decisions of a bundle share the resolver
+// (each engine has its own cache).
 //
 // A configuration whose type is ldap reads YuniKorn's fixed directory,
 // /run/secrets/ldap, as YuniKorn does; spec "ldap=DIR" reads another.
-func (s *Sources) SetGroupResolution(spec string, static bool) error {
-	fromConfig := false
+func (s *Sources) WithGroupResolution(spec string, static bool) (*Sources, error) {
+	hint := ""
 	if spec == "" {
 		spec = builtins.ResolverNone
-		if s.Queues != nil && len(s.Queues.Partitions) > 0 {
-			spec = builtins.ResolverForConfigType(s.Queues.Resolver)
-			fromConfig = spec == builtins.ResolverLDAP
-		}
-		if s.Queues == nil && s.VOV != nil {
-			spec = s.VOV.ResolverSpec
+		for _, c := range s.compiled {
+			if r, ok := c.(family.Resolving); ok {
+				if choice, ok := r.Resolver(); ok {
+					spec, hint = choice.Spec, choice.Hint
+					break
+				}
+			}
 		}
 	}
 	g, err := NewGroupResolution(spec, static)
-	if err != nil && fromConfig {
-		return fmt.Errorf("%w; the queue configuration selects usergroupresolver type ldap, whose secret YuniKorn reads from %s: pass --resolver ldap=DIR to read it from DIR", err, builtins.LDAPSecretsDir)
+	if err != nil {
+		if hint != "" {
+			return nil, fmt.Errorf("%w; %s", err, hint)
+		}
+		return nil, err
 	}
-	if err == nil {
-		s.groups = g
-	}
-	return err
+	c := s.with()
+	c.groups = g
+	return c, nil
 }
 
 // NewGroupResolution checks a --resolver value and opens the resolver.
@@ -160,21 +167,32 @@ func (g GroupResolution) AsksAtDecisionTime() bool {
 	return name == builtins.ResolverOS || name == builtins.ResolverLDAP
 }
 
-// MakePortable sets the build to the form stock OPA and OPA's Wasm SDKs
-// run, which calls no aclc builtin: the resolver's answers compiled into
-// the data, admission objects decoded in plain Rego. It returns
-// ErrNeedsHostBuiltin, wrapped, and changes nothing, when the resolver
-// asks at decision time. A Wasm build also refuses patterns OPA's Wasm
-// might match otherwise than Go (ErrNotPortablePattern).
-func (s *Sources) MakePortable() error {
+// WithPortable returns a copy of the sources in the form stock OPA and
+// OPA's Wasm SDKs run, which calls no aclc builtin: the resolver's answers
+// compiled into the data, admission objects decoded in plain Rego. It
+// returns ErrNeedsHostBuiltin, wrapped, when the resolver asks at decision
+// time. A Wasm build also refuses patterns OPA's Wasm might match
+// otherwise than Go (ErrNotPortablePattern).
+func (s *Sources) WithPortable() (*Sources, error) {
 	g := s.Groups()
 	if g.AsksAtDecisionTime() {
-		return fmt.Errorf("the %s resolver asks for groups at decision time and cannot be compiled into a bundle, which then %w (%s)", g.resolver.Name(), ErrNeedsHostBuiltin, builtins.UserGroupsName)
+		return nil, fmt.Errorf("the %s resolver asks for groups at decision time and cannot be compiled into a bundle, which then %w (%s)", g.resolver.Name(), ErrNeedsHostBuiltin, builtins.UserGroupsName)
 	}
 	g.Static = true
-	s.groups = g
-	s.Portable = true
-	return nil
+	c := s.with()
+	c.groups = g
+	c.portable = true
+	return c, nil
+}
+
+// WithPlainDecoding returns a copy of the sources whose bundle decodes
+// admission objects in plain Rego, as WithPortable does, and resolves
+// groups as s does: Gatekeeper's form of sources whose resolver asks at
+// decision time, which then leaves out what resolves groups.
+func (s *Sources) WithPlainDecoding() *Sources {
+	c := s.with()
+	c.portable = true
+	return c
 }
 
 // NeedsHostBuiltin reports whether the bundle calls aclc.user_groups: every

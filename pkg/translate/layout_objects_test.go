@@ -45,8 +45,8 @@ func TestAddLayoutLocatesClusterValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (s.Queues != nil) != tt.queues || s.Admission == nil {
-				t.Errorf("queues %v, admission %v", s.Queues != nil, s.Admission != nil)
+			if (s.Queues() != nil) != tt.queues || s.Admission() == nil {
+				t.Errorf("queues %v, admission %v", s.Queues() != nil, s.Admission() != nil)
 			}
 		})
 	}

@@ -64,7 +64,7 @@ func TestOverriddenDefaultsAreNeverLoadedAlone(t *testing.T) {
 		if err := s.AddInputs(order, KindAuto); err != nil {
 			t.Fatalf("%s first: %v", order[0].Name, err)
 		}
-		if s.Queues == nil {
+		if s.Queues() == nil {
 			t.Fatal("no queue configuration")
 		}
 	}

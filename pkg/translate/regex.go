@@ -130,29 +130,29 @@ func isASCII(s string) bool {
 // them with OPA's RE2, and a pattern RE2 refuses never matches, so a
 // namespace filter or an allow list would silently stop applying.
 func checkPortablePatterns(s *Sources) error {
-	if s.Admission == nil {
+	if s.admission == nil {
 		return nil
 	}
 	for _, k := range []struct {
 		key      string
 		patterns []string
 	}{
-		{admission.KeySystemUsers, s.Admission.SystemUsers},
-		{admission.KeyExternalUsers, s.Admission.ExternalUsers},
-		{admission.KeyExternalGroups, s.Admission.ExternalGroups},
-		{admission.KeyProcessNamespaces, s.Admission.ProcessNamespaces},
-		{admission.KeyBypassNamespaces, s.Admission.BypassNamespaces},
-		{admission.KeyLabelNamespaces, s.Admission.LabelNamespaces},
-		{admission.KeyNoLabelNamespaces, s.Admission.NoLabelNamespaces},
+		{admission.KeySystemUsers, s.admission.SystemUsers},
+		{admission.KeyExternalUsers, s.admission.ExternalUsers},
+		{admission.KeyExternalGroups, s.admission.ExternalGroups},
+		{admission.KeyProcessNamespaces, s.admission.ProcessNamespaces},
+		{admission.KeyBypassNamespaces, s.admission.BypassNamespaces},
+		{admission.KeyLabelNamespaces, s.admission.LabelNamespaces},
+		{admission.KeyNoLabelNamespaces, s.admission.NoLabelNamespaces},
 	} {
 		for _, p := range k.patterns {
 			err := portablePattern(p)
 			if err == nil {
 				continue
 			}
-			where := s.AdmissionFile
-			if s.Layout != nil {
-				if v, ok := s.Layout.Get(k.key); ok && v.Entry.File != "" {
+			where := s.admissionFile
+			if s.layout != nil {
+				if v, ok := s.layout.Get(k.key); ok && v.Entry.File != "" {
 					where = fmt.Sprintf("%s:%d", v.Entry.File, v.Entry.Line)
 				}
 			}

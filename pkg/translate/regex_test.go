@@ -73,25 +73,26 @@ metadata:
 data:
   admissionController.filtering.processNamespaces: "^(?<ns>team-a)$"
 `
-	s := &Sources{Portable: true}
-	if err := s.Add("configs.yaml", []byte(src), KindAuto); err != nil {
+	host := &Sources{}
+	if err := host.Add("configs.yaml", []byte(src), KindAuto); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", true); err != nil {
+	host, err := host.WithGroupResolution("", true)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s := host.WithPlainDecoding()
 	if _, err := RegoBundle(s); err != nil {
 		t.Fatalf("rego bundle: %v", err)
 	}
-	_, err := WasmBundle(context.Background(), s)
+	_, err = WasmBundle(context.Background(), s)
 	if !errors.Is(err, ErrNotPortablePattern) || !errors.Is(err, ErrSource) {
 		t.Fatalf("got %v, want ErrNotPortablePattern and ErrSource", err)
 	}
 	if !strings.Contains(err.Error(), "configs.yaml:6: admissionController.filtering.processNamespaces") {
 		t.Errorf("error is not located at the setting: %v", err)
 	}
-	s.Portable = false
-	if _, err := WasmBundle(context.Background(), s); err != nil {
+	if _, err := WasmBundle(context.Background(), host); err != nil {
 		t.Errorf("non-portable wasm bundle (Go's regexp through a host builtin): %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -72,49 +73,116 @@ func Consequence(err error) string {
 	return ""
 }
 
-// Sources is the parsed content of every source file of a build.
+// Sources is the compiled content of every source file of a build, and
+// the choices a bundle is built with: the group resolution, the portable
+// admission decoding, data replicated from the cluster. It is a value:
+// once loaded it is only read, so one Sources can back several engines
+// and servers at once; the With methods return a changed copy.
 type Sources struct {
-	Files []string
-	// Queues is the YuniKorn queue configuration; YuniKorn has one per
+	files []string
+	// queues is the YuniKorn queue configuration; YuniKorn has one per
 	// scheduler, so a build takes at most one.
-	Queues *yunikorn.QueueTree
-	// QueueConfig is the validated configuration behind Queues.
-	QueueConfig *yunikorn.SchedulerConfig
+	queues *yunikorn.QueueTree
+	// queueConfig is the validated configuration behind queues.
+	queueConfig *yunikorn.SchedulerConfig
 
-	// Admission is the admission controller's settings: those of the
+	// admission is the admission controller's settings: those of the
 	// YuniKorn configuration, YuniKorn's defaults for every key it does not
 	// set.
-	Admission *admission.Settings
-	// AdmissionFile names the sources the settings came from.
-	AdmissionFile string
-	// Portable keeps the bundle free of aclc's host builtins for admission
-	// decoding (Gatekeeper, stock OPA); denial texts for malformed objects
-	// are then approximate. The zero value decodes through the builtins, as
-	// aclc's own runtimes do; MakePortable sets it, with static groups, for
-	// the bundle aclc build writes by default.
-	Portable bool
+	admission *admission.Settings
+	// admissionFile names the sources the settings came from.
+	admissionFile string
+	// portable keeps the bundle free of aclc's host builtins for admission
+	// decoding (see WithPortable).
+	portable bool
 
-	// Layout is the flattened YuniKorn configuration (yunikorn-defaults and
+	// layout is the flattened YuniKorn configuration (yunikorn-defaults and
 	// yunikorn-configs, or a bare queues.yaml), nil without one.
-	Layout *layout.Config
-	// Diagnostics are warnings about how the sources are laid out: objects
-	// and ConfigMaps YuniKorn does not read, binaryData it blanks or drops.
-	Diagnostics []source.Diagnostic
+	layout *layout.Config
+	// diagnostics are warnings about how the sources are laid out.
+	diagnostics []source.Diagnostic
 
-	// Kubernetes is data replicated from the cluster, as kube-mgmt puts it
-	// under data.kubernetes (e.g. {"namespaces": {name: Namespace object}}).
-	// Normally it arrives at run time; Namespace sources and tests fill it
-	// for a build.
-	Kubernetes map[string]any
+	// kubernetes is data replicated from the cluster (see Kubernetes).
+	kubernetes map[string]any
 
-	// VOV is the VOV ACL source; a build takes at most one (one vovserver
+	// vov is the VOV ACL source; a build takes at most one (one vovserver
 	// project).
-	VOV *vov.Spec
+	vov *vov.Spec
 
 	groups GroupResolution
 	// compiled holds each family's sources, by its place in families; nil
 	// for a family without any.
 	compiled [len(families)]family.Compiled
+}
+
+// Files returns the files and directories the sources were read from, in
+// the order given.
+func (s *Sources) Files() []string { return slices.Clone(s.files) }
+
+// Queues returns the YuniKorn queue tree, nil without a queue
+// configuration.
+func (s *Sources) Queues() *yunikorn.QueueTree { return s.queues }
+
+// QueueConfig returns the validated configuration behind Queues.
+func (s *Sources) QueueConfig() *yunikorn.SchedulerConfig { return s.queueConfig }
+
+// Admission returns the admission controller's settings: those of the
+// YuniKorn configuration, YuniKorn's defaults for every key it does not
+// set; nil without a YuniKorn configuration.
+func (s *Sources) Admission() *admission.Settings { return s.admission }
+
+// AdmissionFile names the sources the admission settings came from.
+func (s *Sources) AdmissionFile() string { return s.admissionFile }
+
+// Portable reports whether the bundle decodes admission objects in plain
+// Rego rather than through aclc's host builtins (Gatekeeper, stock OPA);
+// denial texts for malformed objects are then approximate.
+func (s *Sources) Portable() bool { return s.portable }
+
+// Layout returns the flattened YuniKorn configuration (yunikorn-defaults
+// and yunikorn-configs, or a bare queues.yaml), nil without one.
+func (s *Sources) Layout() *layout.Config { return s.layout }
+
+// Diagnostics returns warnings about how the sources are laid out:
+// objects and ConfigMaps YuniKorn does not read, binaryData it blanks or
+// drops.
+func (s *Sources) Diagnostics() []source.Diagnostic { return slices.Clone(s.diagnostics) }
+
+// Kubernetes returns data replicated from the cluster, as kube-mgmt puts
+// it under data.kubernetes (e.g. {"namespaces": {name: Namespace
+// object}}), nil without any. Normally it arrives at run time; Namespace
+// sources and WithKubernetes fill it for a build. The caller must not
+// change it.
+func (s *Sources) Kubernetes() map[string]any { return s.kubernetes }
+
+// VOV returns the VOV ACL source, nil without one.
+func (s *Sources) VOV() *vov.Spec { return s.vov }
+
+// with returns a copy of s for a With method to change; the copy shares
+// what neither changes.
+func (s *Sources) with() *Sources {
+	c := *s
+	c.files = slices.Clip(c.files)
+	c.diagnostics = slices.Clip(c.diagnostics)
+	return &c
+}
+
+// WithKubernetes returns a copy of the sources whose bundle holds k under
+// data.kubernetes, as kube-mgmt replicates it; the namespaces of Namespace
+// sources stay, in place of k's.
+func (s *Sources) WithKubernetes(k map[string]any) *Sources {
+	c := s.with()
+	c.kubernetes = nil
+	if k != nil {
+		c.kubernetes = maps.Clone(k)
+	}
+	if yk, _ := s.compiled[0].(*yunikornCompiled); yk != nil && len(yk.namespaces) > 0 {
+		if c.kubernetes == nil {
+			c.kubernetes = map[string]any{}
+		}
+		c.kubernetes["namespaces"] = yk.namespaces
+	}
+	return c
 }
 
 // families are the source families aclc reads, each detected, loaded,
@@ -184,6 +252,9 @@ type Input = family.Input
 // holds together, once: a yunikorn-defaults whose queues.yaml is
 // overridden is never loaded on its own, as YuniKorn never runs it.
 // Families other than the default are settled first.
+//
+// The Add methods load: they change s, and only s, which a new Sources
+// being loaded is; on an error s is left as it was.
 func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 	forced := -1
 	if force != KindAuto {
@@ -202,18 +273,20 @@ func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 		i := claimed
 		if forced >= 0 {
 			if in.Dir == "" && claimed != 0 && claimed != forced {
-				return sourceError{err: fmt.Errorf("%s: this is %s, not %s", in.Name, families[claimed].Describe(), families[forced].Describe())}
+				return sourceError{err: &family.KindError{Code: family.CodeKindMismatch, File: in.Name,
+					Msg: fmt.Sprintf("this is %s, not %s", families[claimed].Describe(), families[forced].Describe())}}
 			}
 			i = forced
 		}
 		byFamily[i] = append(byFamily[i], in)
 	}
+	n := s.with()
 	for i := 1; i <= len(families); i++ {
 		i := i % len(families) // the default family last
 		if len(byFamily[i]) == 0 {
 			continue
 		}
-		c, err := families[i].Compile(s.compiled[i], byFamily[i])
+		c, err := families[i].Compile(n.compiled[i], byFamily[i])
 		if err != nil {
 			var se sourceError
 			if !errors.As(err, &se) {
@@ -221,11 +294,12 @@ func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 			}
 			return err
 		}
-		s.adopt(i, c)
+		n.adopt(i, c)
 		for _, in := range byFamily[i] {
-			s.Files = append(s.Files, in.Name)
+			n.files = append(n.files, in.Name)
 		}
 	}
+	*s = *n
 	return nil
 }
 
@@ -246,16 +320,19 @@ func (s *Sources) adopt(i int, c family.Compiled) {
 	s.compiled[i] = c
 	switch c := c.(type) {
 	case *yunikornCompiled:
-		s.Layout, s.Diagnostics = c.layout, c.diags
-		s.Queues, s.QueueConfig, s.Admission, s.AdmissionFile = c.tree, c.conf, c.admission, c.admissionFile
+		s.layout, s.diagnostics = c.layout, c.diags
+		s.queues, s.queueConfig, s.admission, s.admissionFile = c.tree, c.conf, c.admission, c.admissionFile
 		if len(c.namespaces) > 0 {
-			if s.Kubernetes == nil {
-				s.Kubernetes = map[string]any{}
+			// A new map: a copy made before shares the old one.
+			k := maps.Clone(s.kubernetes)
+			if k == nil {
+				k = map[string]any{}
 			}
-			s.Kubernetes["namespaces"] = c.namespaces
+			k["namespaces"] = c.namespaces
+			s.kubernetes = k
 		}
 	case *vovfamily.Compiled:
-		s.VOV = c.Spec
+		s.vov = c.Spec
 	}
 }
 
@@ -285,7 +362,7 @@ func (s *Sources) AddLayout(files ...*layout.File) error {
 	}
 	s.adopt(0, c)
 	for _, f := range files {
-		s.Files = append(s.Files, f.Name)
+		s.files = append(s.files, f.Name)
 	}
 	return nil
 }
@@ -358,17 +435,17 @@ func configDiagnostics(c *layout.Config, conf *yunikorn.SchedulerConfig) []sourc
 		if present {
 			why, file = fmt.Sprintf("%s is empty", key), v.Entry.File
 		}
-		out = append(out, source.Diagnostic{File: file, Line: v.Entry.KeyLine, Code: CodeDefaultConfig, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: file, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeDefaultConfig, Msg: fmt.Sprintf(
 			"%s (policy group %q): YuniKorn runs its default configuration: everybody may submit, and every pod lands in root.<namespace>, created on demand", why, c.PolicyGroup())})
 		return out
 	}
 	v, _ := c.Get(key)
 	switch {
 	case len(conf.Partitions) == 0:
-		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoPartitions, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeNoPartitions, Msg: fmt.Sprintf(
 			"%s has no partitions: YuniKorn accepts it and then rejects every application (partition doesn't exist)", key)})
 	case !slices.ContainsFunc(conf.Partitions, func(p yunikorn.PartitionConfig) bool { return p.Name == "default" }):
-		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Code: CodeNoDefaultPartition, Msg: fmt.Sprintf(
+		out = append(out, source.Diagnostic{File: v.Entry.File, Line: v.Entry.KeyLine, Column: v.Entry.KeyColumn, Code: CodeNoDefaultPartition, Msg: fmt.Sprintf(
 			"%s has no partition named default: the k8shim submits every application to default, so YuniKorn rejects them all", key)})
 	}
 	return out
@@ -407,8 +484,8 @@ func (s *Sources) Data() map[string]any {
 		}
 	}
 	out := map[string]any{"aclc": aclc}
-	if s.Kubernetes != nil {
-		out["kubernetes"] = s.Kubernetes
+	if s.kubernetes != nil {
+		out["kubernetes"] = s.kubernetes
 	}
 	return out
 }

@@ -18,14 +18,14 @@ import (
 // the entry-point rules from its Rego, so ship the plain Rego bundle to
 // runtimes that should evaluate Rego.
 func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
-	if s.Portable {
+	if s.portable {
 		// Patterns are matched by OPA's RE2 there, not by Go's regexp.
 		if err := checkPortablePatterns(s); err != nil {
 			return nil, err
 		}
 	}
-	if s.Queues != nil {
-		if err := PortablePlacementRegexps(s.Queues); err != nil {
+	if s.queues != nil {
+		if err := PortablePlacementRegexps(s.queues); err != nil {
 			return nil, sourceError{err: err}
 		}
 	}

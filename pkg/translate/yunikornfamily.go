@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
@@ -33,6 +34,16 @@ func (yunikornFamily) Claims(in family.Input) bool { return in.Dir != "" }
 // Policies are the queue and placement decisions' directory and the
 // admission decisions'.
 func (yunikornFamily) Policies() []string { return []string{"yunikorn", "admission"} }
+
+// HostModules implements family.Family: groups resolved through
+// aclc.user_groups, and admission objects decoded by aclc's decoding
+// builtins.
+func (yunikornFamily) HostModules() []family.HostModule {
+	return []family.HostModule{
+		{Portable: "yunikorn/groups_static.rego", Host: "yunikorn/groups_host.rego", Use: family.ResolveGroups},
+		{Portable: "admission/decode_static.rego", Host: "admission/decode_host.rego", Use: family.DecodeAdmission},
+	}
+}
 
 func (yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	var files []*layout.File
@@ -83,7 +94,7 @@ func settleYuniKorn(prev *yunikornCompiled, added []*layout.File) (*yunikornComp
 		diags = append(diags, file.Diagnostics...)
 		for _, ns := range file.Namespaces {
 			if prev, dup := nsFile[ns.Name]; dup {
-				return nil, sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
+				return nil, sourceError{err: &layout.Error{Code: layout.CodeNamespaceTwice, File: ns.File, Line: ns.Line, Column: ns.Column, Value: ns.Name, Msg: fmt.Sprintf("namespace %s is given twice (first in %s)", ns.Name, prev)}}
 			}
 			nsFile[ns.Name] = fmt.Sprintf("%s:%d", ns.File, ns.Line)
 			namespaces[ns.Name] = namespaceObject(ns)
@@ -176,4 +187,22 @@ func queueReviewFlags(c *layout.Config) (uniqueAppID, disableGangScheduling bool
 		return b
 	}
 	return flag(admission.KeyGenerateUniqueAppID), flag(admission.KeyDisableGangScheduling)
+}
+
+// Resolver implements family.Resolving: the first partition's
+// usergroupresolver.type, as YuniKorn's scheduler reads it; none for a
+// configuration without partitions. Without a queue configuration the
+// sources choose nothing.
+func (c *yunikornCompiled) Resolver() (family.ResolverChoice, bool) {
+	if c.tree == nil {
+		return family.ResolverChoice{}, false
+	}
+	if len(c.tree.Partitions) == 0 {
+		return family.ResolverChoice{Spec: builtins.ResolverNone}, true
+	}
+	choice := family.ResolverChoice{Spec: builtins.ResolverForConfigType(c.tree.Resolver)}
+	if choice.Spec == builtins.ResolverLDAP {
+		choice.Hint = fmt.Sprintf("the queue configuration selects usergroupresolver type ldap, whose secret YuniKorn reads from %s: pass --resolver ldap=DIR to read it from DIR", builtins.LDAPSecretsDir)
+	}
+	return choice, true
 }

@@ -170,11 +170,11 @@ func wasmEngine(tb testing.TB) engine.Engine {
 			wasmErr = err
 			return
 		}
-		if s.Admission == nil {
+		if s.Admission() == nil {
 			wasmErr = errors.New("test settings carry no admission settings")
 			return
 		}
-		if wasmErr = s.SetGroupResolution("", false); wasmErr != nil {
+		if s, wasmErr = s.WithGroupResolution("", false); wasmErr != nil {
 			return
 		}
 		b, err := translate.WasmBundle(ctx, s)

@@ -62,7 +62,7 @@ func queueEngine(t *testing.T) engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetGroupResolution("", false); err != nil {
+	if s, err = s.WithGroupResolution("", false); err != nil {
 		t.Fatal(err)
 	}
 	b, err := translate.WasmBundle(ctx, s)

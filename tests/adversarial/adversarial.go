@@ -545,9 +545,11 @@ func Bundles(ctx context.Context) (rows []BundleRow, md string, err error) {
 	src, err := os.ReadFile("examples/yunikorn/acl-doc.yaml")
 	check(err)
 	// Portable: the Wasm host is given no aclc builtin here.
-	s := &translate.Sources{Portable: true}
+	s := &translate.Sources{}
 	check(s.Add("acl-doc.yaml", src, translate.KindAuto))
-	check(s.SetGroupResolution("", true))
+	s, err = s.WithGroupResolution("", true)
+	check(err)
+	s = s.WithPlainDecoding()
 	rb, err := translate.RegoBundle(s)
 	check(err)
 	raw, err := translate.BundleBytes(rb)

@@ -80,7 +80,7 @@ func openCounting(file string) *countingEngine {
 		if ce.err = s.Add(file, src, translate.KindAuto); ce.err != nil {
 			return
 		}
-		if ce.err = s.SetGroupResolution("", false); ce.err != nil {
+		if s, ce.err = s.WithGroupResolution("", false); ce.err != nil {
 			return
 		}
 		wb, err := translate.WasmBundle(ctx, s)

@@ -522,7 +522,8 @@ type resolution struct {
 func resolutionRun(ctx context.Context, src []byte, samples int) resolution {
 	s := &translate.Sources{}
 	check(s.Add("seed.yaml", src, translate.KindAuto))
-	check(s.SetGroupResolution("test", false))
+	s, err := s.WithGroupResolution("test", false)
+	check(err)
 	w, err := engine.Open(ctx, engine.Wasm, engine.Target{Sources: s})
 	check(err)
 	defer w.Close(ctx)

@@ -49,10 +49,11 @@ func serveRun(ctx context.Context, aclcBin, opaBin string, n, reloads, workers i
 	check(os.WriteFile(src, seed, 0o644))
 	s, err := translate.LoadSources([]string{src}, translate.KindAuto)
 	check(err)
-	check(s.SetGroupResolution("", true))
+	s, err = s.WithGroupResolution("", true)
+	check(err)
 	// Every YuniKorn configuration carries the admission decision too; stock
 	// OPA runs it only with the admission decoding in plain Rego.
-	s.Portable = true
+	s = s.WithPlainDecoding()
 	b, err := translate.RegoBundle(s)
 	check(err)
 	raw, err := translate.BundleBytes(b)

@@ -173,7 +173,7 @@ func TestLoadSettings(t *testing.T) {
 			nil, `testdata.yaml:2:7: unsupported manifest kind "Deployment": want a ConfigMap (yunikorn-defaults, yunikorn-configs), a Namespace, or a List of them`},
 		{"a top-level list is a queues.yaml, with default settings", "- a\n", map[string]string{}, ""},
 		{"a YAML syntax error is located", "a: b\n  c: d\n",
-			nil, `testdata.yaml:2: mapping values are not allowed in this context`},
+			nil, `testdata.yaml:2:3: mapping values are not allowed in this context`},
 		{"several errors are listed in order",
 			"admissionController.accessControl.bypassAuth: true\nadmissionController.accessControl.externalUsers: {}\n",
 			nil, "2 errors occurred:\n" +

@@ -113,13 +113,13 @@ func Flatten(cms []*ConfigMap) (*Config, error) {
 	for _, cm := range cms {
 		s := slot(cm)
 		if s < 0 {
-			c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: cm.File, Line: cm.Line, Code: CodeSkippedConfigMap,
+			c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: cm.File, Line: cm.Line, Column: cm.Column, Code: CodeSkippedConfigMap,
 				Msg: fmt.Sprintf("ConfigMap %q is neither %s nor %s: YuniKorn does not read it", cm.Name, DefaultsName, ConfigsName)})
 			continue
 		}
 		if cm.Namespace != "" {
 			if c.Namespace != "" && c.Namespace != cm.Namespace {
-				errs = append(errs, &Error{Code: CodeNamespaceMismatch, File: cm.File, Line: cm.Line, Value: cm.Namespace, Msg: fmt.Sprintf(
+				errs = append(errs, &Error{Code: CodeNamespaceMismatch, File: cm.File, Line: cm.Line, Column: cm.Column, Value: cm.Namespace, Msg: fmt.Sprintf(
 					"ConfigMap %s is in namespace %q, another is in %q: YuniKorn reads the two ConfigMaps of its own namespace only",
 					cm.Name, cm.Namespace, c.Namespace)})
 				continue
@@ -128,7 +128,7 @@ func Flatten(cms []*ConfigMap) (*Config, error) {
 		}
 		for _, other := range slots[s] {
 			if !cm.Implicit && !other.Implicit {
-				errs = append(errs, &Error{Code: CodeSecondConfigMap, File: cm.File, Line: cm.Line, Value: cm.Name, Msg: fmt.Sprintf(
+				errs = append(errs, &Error{Code: CodeSecondConfigMap, File: cm.File, Line: cm.Line, Column: cm.Column, Value: cm.Name, Msg: fmt.Sprintf(
 					"a second ConfigMap %s (the first is %s): a namespace holds one", cm.Name, position(other.File, other.Line))})
 			}
 		}
@@ -183,7 +183,7 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 			binarySet[key] = e
 			if !gz {
 				c.values[key] = Value{Entry: e, Binary: true}
-				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: CodeBinaryDataBlanked,
+				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Code: CodeBinaryDataBlanked,
 					Msg: fmt.Sprintf("binaryData %s does not end in .gz: YuniKorn sets %s to an empty value and ignores the bytes", e.Key, key)})
 				continue
 			}
@@ -196,7 +196,7 @@ func (c *Config) apply(parts []*ConfigMap) Errors {
 			if err != nil {
 				// YuniKorn stores "" under the key "": the entry is lost
 				// and a data value of the same key survives.
-				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Code: CodeBinaryDataDropped,
+				c.Diagnostics = append(c.Diagnostics, source.Diagnostic{File: e.File, Line: e.KeyLine, Column: e.KeyColumn, Code: CodeBinaryDataDropped,
 					Msg: fmt.Sprintf("binaryData %s does not gunzip (%v): YuniKorn drops the entry", e.Key, err)})
 				continue
 			}

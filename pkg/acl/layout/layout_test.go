@@ -144,10 +144,10 @@ func TestFlattenRefuses(t *testing.T) {
 	}{
 		{"two ConfigMaps of one name",
 			[]string{"a.yaml", cm(ConfigsName, "data:\n  a.b: x\n"), "b.yaml", cm(ConfigsName, "data:\n  a.b: y\n")},
-			"b.yaml:1: a second ConfigMap yunikorn-configs (the first is a.yaml:1): a namespace holds one"},
+			"b.yaml:1:1: a second ConfigMap yunikorn-configs (the first is a.yaml:1): a namespace holds one"},
 		{"ConfigMaps of two namespaces",
 			[]string{"a.yaml", cm(ConfigsName, ""), "b.yaml", strings.Replace(cm(DefaultsName, ""), "namespace: yunikorn", "namespace: other", 1)},
-			`b.yaml:1: ConfigMap yunikorn-defaults is in namespace "other", another is in "yunikorn": YuniKorn reads the two ConfigMaps of its own namespace only`},
+			`b.yaml:1:1: ConfigMap yunikorn-defaults is in namespace "other", another is in "yunikorn": YuniKorn reads the two ConfigMaps of its own namespace only`},
 		{"a key given by a bare file and by yunikorn-configs",
 			[]string{"q.yaml", "partitions: []\n", "c.yaml", cm(ConfigsName, "data:\n  queues.yaml: q\n")},
 			"c.yaml:7:3: data key queues.yaml sets queues.yaml, which q.yaml already sets; keep one"},
@@ -192,9 +192,9 @@ func TestFlattenDiagnostics(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		`o.yaml:1: warning: skipped-configmap: ConfigMap "other" is neither yunikorn-defaults nor yunikorn-configs: YuniKorn does not read it`,
-		"c.yaml:7: warning: binarydata-dropped: binaryData queues.yaml.gz does not gunzip (unexpected EOF): YuniKorn drops the entry",
-		"c.yaml:8: warning: binarydata-blanked: binaryData log.level does not end in .gz: YuniKorn sets log to an empty value and ignores the bytes",
+		`o.yaml:1:1: warning: skipped-configmap: ConfigMap "other" is neither yunikorn-defaults nor yunikorn-configs: YuniKorn does not read it`,
+		"c.yaml:7:3: warning: binarydata-dropped: binaryData queues.yaml.gz does not gunzip (unexpected EOF): YuniKorn drops the entry",
+		"c.yaml:8:3: warning: binarydata-blanked: binaryData log.level does not end in .gz: YuniKorn sets log to an empty value and ignores the bytes",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics\n got %q\nwant %q", got, want)
@@ -359,8 +359,8 @@ items:
 		t.Fatal(err)
 	}
 	want := []Namespace{
-		{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"yunikorn.apache.org/parentqueue": "root.teams"}, File: "ns.yaml", Line: 4},
-		{Name: "team-b", File: "ns.yaml", Line: 11},
+		{Name: "team-a", Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"yunikorn.apache.org/parentqueue": "root.teams"}, File: "ns.yaml", Line: 4, Column: 3},
+		{Name: "team-b", File: "ns.yaml", Line: 11, Column: 3},
 	}
 	if !reflect.DeepEqual(f.Namespaces, want) {
 		t.Errorf("namespaces\n got %+v\nwant %+v", f.Namespaces, want)
@@ -549,7 +549,7 @@ func TestReadDirOfManifests(t *testing.T) {
 			err:   "its 1 objects include no ConfigMap and no Namespace"},
 		{name: "a file that is not YAML is located",
 			files: map[string]string{"configs.yaml": cm(ConfigsName, "data:\n  a: [\n")},
-			err:   "configs.yaml:7: did not find expected node content"},
+			err:   "configs.yaml:7:3: did not find expected node content"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -128,7 +128,7 @@ func readManifestFile(dir, path string, data []byte) (*File, int, error) {
 	docs, err := parse(path, data)
 	var yamlErr yamlError
 	if errors.As(err, &yamlErr) {
-		return nil, 0, syntaxError(yamlErr.err)
+		return nil, 0, syntaxError(yamlErr.err, data)
 	}
 	if err != nil {
 		return nil, 0, err

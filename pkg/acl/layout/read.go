@@ -71,7 +71,9 @@ type File struct {
 type ConfigMap struct {
 	Name, Namespace string
 	File            string
-	Line            int // of the object (0 for a directory or a bare file)
+	// Line and Column are the object's position (0 for a directory or a
+	// bare file).
+	Line, Column int
 	// Implicit is set for a bare queues.yaml or a plain map of keys, which
 	// stand for yunikorn-configs.
 	Implicit         bool
@@ -93,11 +95,11 @@ type Entry struct {
 
 // Namespace is a Kubernetes Namespace's name, labels and annotations.
 type Namespace struct {
-	Name        string
-	Labels      map[string]string
-	Annotations map[string]string
-	File        string
-	Line        int
+	Name         string
+	Labels       map[string]string
+	Annotations  map[string]string
+	File         string
+	Line, Column int
 }
 
 // Read reads one source file's content; name is used in messages.
@@ -117,7 +119,7 @@ func read(name string, data []byte) (*File, error) {
 		// Broken YAML: the queue loader reports it, with its own hints (an
 		// unquoted * in an ACL, say).
 		f.ConfigMaps = []*ConfigMap{bareQueues(name, data)}
-		f.SyntaxError = syntaxError(yamlErr.err)
+		f.SyntaxError = syntaxError(yamlErr.err, data)
 		return f, nil
 	}
 	if err != nil {
@@ -224,7 +226,7 @@ func (f *File) addObjects(name string, data []byte, docs []*yaml.Node) ([]*yaml.
 // skip warns of the objects aclc does not read.
 func (f *File) skip(name string, skipped []*yaml.Node) {
 	for _, k := range skipped {
-		f.Diagnostics = append(f.Diagnostics, source.Diagnostic{File: name, Line: k.Line, Code: CodeSkippedObject,
+		f.Diagnostics = append(f.Diagnostics, source.Diagnostic{File: name, Line: k.Line, Column: k.Column, Code: CodeSkippedObject,
 			Msg: fmt.Sprintf("a %s is not a source aclc reads; skipped", k.Value)})
 	}
 }
@@ -285,7 +287,7 @@ func (f *File) addObject(name string, data []byte, obj *yaml.Node, skipped *[]*y
 }
 
 func readConfigMap(name string, data []byte, obj *yaml.Node) (*ConfigMap, Errors) {
-	cm := &ConfigMap{File: name, Line: obj.Line}
+	cm := &ConfigMap{File: name, Line: obj.Line, Column: obj.Column}
 	meta := source.ResolveAlias(lookup(obj, "metadata"))
 	cm.Name = source.ValueText(source.ResolveAlias(lookup(meta, "name")))
 	cm.Namespace = source.ValueText(source.ResolveAlias(lookup(meta, "namespace")))
@@ -299,7 +301,7 @@ func readConfigMap(name string, data []byte, obj *yaml.Node) (*ConfigMap, Errors
 
 func readNamespace(name string, obj *yaml.Node) (Namespace, Errors) {
 	meta := source.ResolveAlias(lookup(obj, "metadata"))
-	ns := Namespace{File: name, Line: obj.Line}
+	ns := Namespace{File: name, Line: obj.Line, Column: obj.Column}
 	ns.Name = source.ValueText(source.ResolveAlias(lookup(meta, "name")))
 	var errs Errors
 	if ns.Name == "" {
@@ -603,9 +605,10 @@ var yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
 // carry no position at all.
 var readerErrorRE = regexp.MustCompile(`(?i)utf-8|octet|unicode|control characters`)
 
-// syntaxError locates a YAML syntax error. The library gives a line only,
-// none for an error on the first line, and none for a bad byte.
-func syntaxError(err error) *Error {
+// syntaxError locates a YAML syntax error in data. The library gives a
+// line only (the text of that line is where the error points), none for an
+// error on the first line, and none for a bad byte.
+func syntaxError(err error, data []byte) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{Code: source.CodeYAMLSyntax, Line: 1, Msg: msg}
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -614,5 +617,6 @@ func syntaxError(err error) *Error {
 	} else if readerErrorRE.MatchString(msg) {
 		e.Line = 0
 	}
+	e.Column = source.TextColumn(data, e.Line)
 	return e
 }

@@ -8,6 +8,7 @@
 package source
 
 import (
+	"bytes"
 	"errors"
 	"sort"
 	"strconv"
@@ -222,4 +223,29 @@ func AllLocated(err error) []Located {
 		return AllLocated(e.Unwrap())
 	}
 	return nil
+}
+
+// TextColumn returns the 1-based column where the text of line (1-based)
+// of data starts, past its indentation and a list dash: where an error or
+// a warning that its parser reports with a line only points (a YAML
+// syntax error, an entry known by its line). It is 0 when data has no
+// such line.
+func TextColumn(data []byte, line int) int {
+	if line < 1 {
+		return 0
+	}
+	for i := 1; i < line; i++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return 0
+		}
+		data = data[nl+1:]
+	}
+	if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+		data = data[:nl]
+	}
+	text := strings.TrimSuffix(string(data), "\r")
+	trimmed := strings.TrimLeft(text, " \t")
+	trimmed = strings.TrimLeft(strings.TrimPrefix(trimmed, "- "), " ")
+	return len(text) - len(trimmed) + 1
 }

@@ -68,3 +68,29 @@ func TestLocatedString(t *testing.T) {
 		})
 	}
 }
+
+// TextColumn points where the text of a line starts, as a message that
+// knows only the line does.
+func TestTextColumn(t *testing.T) {
+	data := []byte("a: 1\n  b: 2\n  - c: 3\n\t- d\n-   e\r\nlast")
+	tests := []struct {
+		rule       string
+		line, want int
+	}{
+		{"a line without indentation starts at 1", 1, 1},
+		{"indentation is skipped", 2, 3},
+		{"a list dash is skipped", 3, 5},
+		{"a tab counts as one column", 4, 4},
+		{"spaces after the dash and a CR are skipped", 5, 5},
+		{"the last line has no newline", 6, 1},
+		{"no line 0", 0, 0},
+		{"no line past the end", 7, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			if got := TextColumn(data, tt.line); got != tt.want {
+				t.Errorf("TextColumn(line %d) = %d, want %d", tt.line, got, tt.want)
+			}
+		})
+	}
+}

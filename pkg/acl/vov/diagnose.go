@@ -28,16 +28,16 @@ const (
 // Diagnose returns the traps of a spec, in line order.
 func Diagnose(s *Spec) []Diagnostic {
 	var out []Diagnostic
-	add := func(file string, line int, code, msg string) {
-		out = append(out, Diagnostic{File: file, Line: line, Code: code, Msg: msg})
+	add := func(file string, line, column int, code, msg string) {
+		out = append(out, Diagnostic{File: file, Line: line, Column: column, Code: code, Msg: msg})
 	}
 	for _, o := range s.Objects {
 		for i, e := range o.ACL {
-			line := e.Line
+			line, column := e.Line, e.Column
 			if line == 0 {
-				line = o.Line
+				line, column = o.Line, o.Column
 			}
-			diagnoseEntry(s, o, i, e, func(code, msg string) { add(s.File, line, code, msg) })
+			diagnoseEntry(s, o, i, e, func(code, msg string) { add(s.File, line, column, code, msg) })
 		}
 	}
 	diagnoseRules(s, add)
@@ -50,7 +50,7 @@ func Diagnose(s *Spec) []Diagnostic {
 func EntryDiagnostics(s *Spec, o *Object, i int) []Diagnostic {
 	var out []Diagnostic
 	diagnoseEntry(s, o, i, o.ACL[i], func(code, msg string) {
-		out = append(out, Diagnostic{File: s.File, Line: o.ACL[i].Line, Code: code, Msg: msg})
+		out = append(out, Diagnostic{File: s.File, Line: o.ACL[i].Line, Column: o.ACL[i].Column, Code: code, Msg: msg})
 	})
 	return out
 }
@@ -108,13 +108,13 @@ func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string
 	}
 }
 
-func diagnoseRules(s *Spec, add func(string, int, string, string)) {
+func diagnoseRules(s *Spec, add func(string, int, int, string, string)) {
 	if len(s.Rules) == 0 {
 		where := "the loopback interface (localhost, 127.0.0.1, ::1)"
 		if s.Host != "" {
 			where = fmt.Sprintf("%s or %s", s.Host, where)
 		}
-		add(s.File, s.OwnerLine, CodeNoRules, fmt.Sprintf(
+		add(s.File, s.OwnerLine, s.OwnerColumn, CodeNoRules, fmt.Sprintf(
 			"no role rules (security, security_tcl, roles): only the owner %s is ADMIN, and only from %s; everyone else has role UNKNOWN, so ADMIN and LEADER entries match nobody else", s.Owner, where))
 	}
 	for _, r := range s.Rules {
@@ -124,19 +124,19 @@ func diagnoseRules(s *Spec, add func(string, int, string, string)) {
 		}
 		switch {
 		case r.User == "-":
-			add(r.File, r.Line, CodeNobodyRule, fmt.Sprintf("vtk_security - %s ...: the user - is nobody; the rule never matches", r.Level))
+			add(r.File, r.Line, r.Column, CodeNobodyRule, fmt.Sprintf("vtk_security - %s ...: the user - is nobody; the rule never matches", r.Level))
 			continue
 		case r.Group != "":
 			if _, ok := s.UserGroups[r.Group]; !ok {
-				add(r.File, r.Line, CodeUnknownGroup, fmt.Sprintf("vtk_security -group %s: no user group %q under usergroups; the rule matches nobody", r.Group, r.Group))
+				add(r.File, r.Line, r.Column, CodeUnknownGroup, fmt.Sprintf("vtk_security -group %s: no user group %q under usergroups; the rule matches nobody", r.Group, r.Group))
 			}
 		}
 		if !ruleHasHost(r) {
-			add(r.File, r.Line, CodeNobodyRule, fmt.Sprintf("%s %s: every host is - (no host); the rule never matches", who, r.Level))
+			add(r.File, r.Line, r.Column, CodeNobodyRule, fmt.Sprintf("%s %s: every host is - (no host); the rule never matches", who, r.Level))
 			continue
 		}
 		if r.User == "+" && r.Level == string(LevelAdmin) && ruleAnyHost(r) {
-			add(r.File, r.Line, CodeSecurityOff, "vtk_security + ADMIN +: everybody is ADMIN from every host, so every ADMIN and LEADER entry grants to everyone (security is off)")
+			add(r.File, r.Line, r.Column, CodeSecurityOff, "vtk_security + ADMIN +: everybody is ADMIN from every host, so every ADMIN and LEADER entry grants to everyone (security is off)")
 		}
 	}
 }

@@ -81,7 +81,7 @@ func firstDocument(data []byte) (root *yaml.Node, err error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		return doc.Content[0], nil
@@ -91,7 +91,9 @@ func firstDocument(data []byte) (root *yaml.Node, err error) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func syntaxError(err error) error {
+// syntaxError locates a YAML syntax error in data: the library gives a
+// line only, and the text of that line is where the error points.
+func syntaxError(err error, data []byte) error {
 	var se *SourceError
 	if errors.As(err, &se) {
 		return se
@@ -99,6 +101,7 @@ func syntaxError(err error) error {
 	e := &SourceError{Code: source.CodeYAMLSyntax, Msg: err.Error()}
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
+		e.Column = source.TextColumn(data, e.Line)
 		e.Msg = m[2]
 	}
 	return e
@@ -170,6 +173,7 @@ func (b *builder) spec(top map[string]any) *Spec {
 		OwnerLine:  b.x.Line("/vov/owner"),
 		HostLine:   b.x.Line("/vov/host"),
 	}
+	_, s.OwnerColumn = entryPos(b.x, "/vov/owner")
 	b.resolver(s)
 	b.security(s, vov)
 	b.roles(s, vov)
@@ -239,12 +243,12 @@ func (b *builder) security(s *Spec, vov map[string]any) {
 		shift := b.inlineShift(n)
 		rules, err := ParseSecurityTcl(b.file, []byte(inline))
 		if err != nil {
-			b.external = specError{shiftErrors(err, b.file, shift)}
+			b.external = specError{shiftErrors(err, b.file, b.data, shift)}
 			return
 		}
 		for i := range rules {
 			rules[i].File = b.file
-			rules[i].Line = shift.line(rules[i].Line)
+			rules[i].Line, rules[i].Column = shift.line(rules[i].Line), shift.column(rules[i].Column, b.data)
 		}
 		s.Rules = rules
 	}
@@ -277,6 +281,33 @@ func (l lineShift) line(n int) int {
 	return n + l.lines
 }
 
+// column maps column c of the inline text: shifted by the block's
+// indentation, or, when the text cannot be mapped, where the text of the
+// value's line starts in data.
+func (l lineShift) column(c int, data []byte) int {
+	if l.fixed > 0 {
+		return source.TextColumn(data, l.fixed)
+	}
+	if c > 0 {
+		c += l.columns
+	}
+	return c
+}
+
+// entryPos is where a message about the entry at ptr points: the line of
+// its value, at its key when the key is on that line (owner: joe), at the
+// value otherwise (a list item, a value below its key).
+func entryPos(x *sourceIndex, ptr string) (line, column int) {
+	line, column, ok := x.Pos(ptr)
+	if !ok {
+		return 0, 0
+	}
+	if kl, kc, ok := x.KeyPos(ptr); ok && kl == line {
+		column = kc
+	}
+	return line, column
+}
+
 func (b *builder) inlineShift(n *yaml.Node) lineShift {
 	if n == nil {
 		return lineShift{}
@@ -295,17 +326,12 @@ func (b *builder) inlineShift(n *yaml.Node) lineShift {
 }
 
 // shiftErrors moves the security.tcl parser's positions from the inline
-// text to the YAML file.
-func shiftErrors(err error, file string, l lineShift) error {
+// text to the YAML file, whose content is data.
+func shiftErrors(err error, file string, data []byte, l lineShift) error {
 	move := func(e *SecurityTclError) {
 		e.File = file
 		if e.Line > 0 {
-			if l.fixed > 0 {
-				e.Column = 0
-			} else if e.Column > 0 {
-				e.Column += l.columns
-			}
-			e.Line = l.line(e.Line)
+			e.Line, e.Column = l.line(e.Line), l.column(e.Column, data)
 		}
 	}
 	var list source.Errors[securityTclKind]
@@ -326,7 +352,8 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 	for i, v := range list {
 		m := v.(map[string]any)
 		at := "/vov/roles/" + strconv.Itoa(i)
-		r := SecurityRule{File: b.file, Line: b.x.Line(at), User: str(m, "user"), Group: str(m, "group")}
+		r := SecurityRule{File: b.file, User: str(m, "user"), Group: str(m, "group")}
+		r.Line, r.Column = entryPos(b.x, at)
 		ok := true
 		switch {
 		case r.User != "" && r.Group != "":
@@ -377,7 +404,8 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 	for i, v := range list {
 		m := v.(map[string]any)
 		at := "/objects/" + strconv.Itoa(i)
-		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner"), Line: b.x.Line(at)}
+		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner")}
+		o.Line, o.Column = entryPos(b.x, at)
 		// A file (a place) is named by its path, which is its name in VOV;
 		// every other object by a name, a job by its vovId.
 		nameField := "name"
@@ -433,7 +461,8 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 			b.fail(b.x.At(CodeAgent, eat+"/agent", written, fmt.Sprintf("object %q: agent %q: %s", o.Address(), written, strings.TrimPrefix(err.Error(), ErrInvalidAgent.Error()+": "))))
 			continue
 		}
-		e := Entry{Agent: agent, Line: b.x.Line(eat)}
+		e := Entry{Agent: agent}
+		e.Line, e.Column = entryPos(b.x, eat)
 		if prev, dup := lines[agent]; dup {
 			b.fail(b.x.At(CodeDuplicateAgent, eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
 			continue

@@ -376,7 +376,9 @@ type Entry struct {
 	// Named are the capabilities written out rather than reached through
 	// ALL; nil for the default ACL.
 	Named []Capability
-	Line  int // where the entry was written; 0 for the default ACL
+	// Line and Column are where the entry was written; 0 for the default
+	// ACL.
+	Line, Column int
 }
 
 // Has reports whether the entry grants c.
@@ -404,8 +406,8 @@ type Object struct {
 	ACL   []Entry
 	// DefaultACL is set when the source gave no acl: ACL then holds
 	// DefaultACL().
-	DefaultACL bool
-	Line       int
+	DefaultACL   bool
+	Line, Column int
 }
 
 // Address is how decisions and messages name the object: the job's id, a

@@ -27,7 +27,8 @@ type SecurityTclError = source.Error[securityTclKind]
 // from which hosts. Exactly one of User and Group is set.
 type SecurityRule struct {
 	File string
-	Line int // line of the vtk_security command word
+	// Line and Column are the position of the vtk_security command word.
+	Line, Column int
 
 	User  string // login name, "+" anybody, "-" nobody; "" when Group is set
 	Group string // VovUserGroup of a -group rule
@@ -444,8 +445,8 @@ func (p *tclParser) variable(b *strings.Builder) error {
 func (p *tclParser) rule(words []tclWord) (SecurityRule, error) {
 	const syntax = "vtk_security <user>|-group <group> <level> <host> [<host>...]"
 	cmd := words[0]
-	line, _ := p.position(cmd.off)
-	r := SecurityRule{File: p.file, Line: line}
+	line, col := p.position(cmd.off)
+	r := SecurityRule{File: p.file, Line: line, Column: col}
 	args := words[1:]
 	if len(args) == 0 {
 		return r, p.errAt(CodeSecurityRuleForm, cmd.off, cmd.text, "vtk_security needs a user, a level and a host: "+syntax)

@@ -7,14 +7,21 @@ import (
 	"testing"
 )
 
-// rule builds an expected SecurityRule; user "-group NAME" makes a group rule.
+// rule builds an expected SecurityRule whose command starts a line; user
+// "-group NAME" makes a group rule.
 func secRule(line int, who, level string, hosts ...string) SecurityRule {
-	r := SecurityRule{File: "security.tcl", Line: line, Level: level, Hosts: hosts}
+	r := SecurityRule{File: "security.tcl", Line: line, Column: 1, Level: level, Hosts: hosts}
 	if g, ok := strings.CutPrefix(who, "-group "); ok {
 		r.Group = g
 	} else {
 		r.User = who
 	}
+	return r
+}
+
+// at sets the column of the command word of r.
+func at(r SecurityRule, column int) SecurityRule {
+	r.Column = column
 	return r
 }
 
@@ -111,7 +118,7 @@ func TestParseSecurityTcl(t *testing.T) {
 		{
 			name: "semicolon separates commands on one line",
 			src:  "vtk_security pat USER elko; vtk_security ann USER reno\n",
-			want: []SecurityRule{secRule(1, "pat", "USER", "elko"), secRule(1, "ann", "USER", "reno")},
+			want: []SecurityRule{secRule(1, "pat", "USER", "elko"), at(secRule(1, "ann", "USER", "reno"), 29)},
 		},
 		{
 			name: "comment lines, indented comments and blank lines are skipped",

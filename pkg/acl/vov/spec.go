@@ -30,6 +30,8 @@ type Spec struct {
 
 	// Lines of the vov: keys, for diagnostics (0 when absent).
 	OwnerLine, HostLine, SecurityLine int
+	// OwnerColumn is the column of the owner: key.
+	OwnerColumn int
 
 	byKey    map[string]*Object
 	resolver builtins.Resolver

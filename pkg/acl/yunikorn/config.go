@@ -36,8 +36,10 @@ type PartitionConfig struct {
 	NodeSortPolicy    NodeSortingPolicy         `yaml:"nodesortpolicy,omitempty" json:"nodesortpolicy,omitempty"`
 	UserGroupResolver UserGroupResolver         `yaml:"usergroupresolver,omitempty" json:"usergroupresolver,omitempty"`
 
-	// Line is the source line of the partition entry (0 when unknown).
-	Line int `yaml:"-" json:"-"`
+	// Line and Column are the source position of the partition entry (0
+	// when unknown).
+	Line   int `yaml:"-" json:"-"`
+	Column int `yaml:"-" json:"-"`
 }
 
 // UserGroupResolver names the group resolver of the partition.
@@ -72,9 +74,12 @@ type QueueConfig struct {
 
 	// Positions of the entry and of its ACL values in the source (0 when
 	// unknown, e.g. for a root inserted by the validator).
-	Line          int `yaml:"-" json:"-"`
-	AdminACLLine  int `yaml:"-" json:"-"`
-	SubmitACLLine int `yaml:"-" json:"-"`
+	Line            int `yaml:"-" json:"-"`
+	Column          int `yaml:"-" json:"-"`
+	AdminACLLine    int `yaml:"-" json:"-"`
+	AdminACLColumn  int `yaml:"-" json:"-"`
+	SubmitACLLine   int `yaml:"-" json:"-"`
+	SubmitACLColumn int `yaml:"-" json:"-"`
 	// Inserted is true for a root queue added by the validator.
 	Inserted bool `yaml:"-" json:"-"`
 }

@@ -22,18 +22,21 @@ const (
 	CodeRecoveryQueue    = "recovery-queue"
 )
 
+// position is where a diagnostic points; 0s when unknown.
+type position struct{ line, column int }
+
 // Diagnose returns the traps of a tree that YuniKorn accepts silently.
 func Diagnose(t *QueueTree) []Diagnostic {
 	var out []Diagnostic
-	add := func(line int, code, msg string) {
-		out = append(out, Diagnostic{File: t.File, Line: line, Code: code, Msg: msg})
+	add := func(at position, code, msg string) {
+		out = append(out, Diagnostic{File: t.File, Line: at.line, Column: at.column, Code: code, Msg: msg})
 	}
 	for i, p := range t.Partitions {
 		if i == 0 {
 			switch p.Resolver {
 			case "", "os", "test", "ldap": // ldap's own warnings need its secret: aclc check reads it
 			default:
-				add(0, CodeResolverFallback, fmt.Sprintf("partition %s: usergroupresolver type %q is not one of test, os, ldap (matched case-sensitively): YuniKorn uses the no-resolver, so each user's only group is the user name", p.Name, p.Resolver))
+				add(position{}, CodeResolverFallback, fmt.Sprintf("partition %s: usergroupresolver type %q is not one of test, os, ldap (matched case-sensitively): YuniKorn uses the no-resolver, so each user's only group is the user name", p.Name, p.Resolver))
 			}
 		}
 		for _, q := range p.Queues() {
@@ -48,20 +51,21 @@ func Diagnose(t *QueueTree) []Diagnostic {
 	return out
 }
 
-func diagnoseQueue(q *Queue, add func(int, string, string)) {
+func diagnoseQueue(q *Queue, add func(position, string, string)) {
 	qc := q.Config
+	entry := position{qc.Line, qc.Column}
 	for _, a := range []struct {
 		kind string
 		raw  string
-		line int
+		at   position
 		acl  ACL
 	}{
-		{"submitacl", qc.SubmitACL, qc.SubmitACLLine, q.Submit},
-		{"adminacl", qc.AdminACL, qc.AdminACLLine, q.Admin},
+		{"submitacl", qc.SubmitACL, position{qc.SubmitACLLine, qc.SubmitACLColumn}, q.Submit},
+		{"adminacl", qc.AdminACL, position{qc.AdminACLLine, qc.AdminACLColumn}, q.Admin},
 	} {
-		line := a.line
-		if line == 0 {
-			line = qc.Line
+		line := a.at
+		if line.line == 0 {
+			line = entry
 		}
 		for _, d := range a.acl.Dropped {
 			if a.acl.AllowAll {
@@ -97,10 +101,10 @@ func diagnoseQueue(q *Queue, add func(int, string, string)) {
 		if qc.Inserted {
 			what = "the root queue YuniKorn inserts above the top-level queues has no ACL"
 		}
-		add(qc.Line, CodeRootNoACL, what+": nobody may submit except through ACLs on the queues below it, and nobody administers root")
+		add(entry, CodeRootNoACL, what+": nobody may submit except through ACLs on the queues below it, and nobody administers root")
 	}
 	if q.Recovery && q.Config != nil {
-		add(qc.Line, CodeRecoveryQueue, "a configured root.@recovery@ behaves as YuniKorn's recovery queue: nobody may ever submit to it")
+		add(entry, CodeRecoveryQueue, "a configured root.@recovery@ behaves as YuniKorn's recovery queue: nobody may ever submit to it")
 	}
 }
 

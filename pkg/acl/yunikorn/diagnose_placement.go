@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // Placement diagnostic codes: behaviours of YuniKorn's placement that trap
@@ -44,8 +46,8 @@ var (
 // reading it can never yield root.@recovery@, whatever its parent.
 const namespaceTag = "namespace"
 
-func diagnosePlacement(p *Partition, add func(int, string, string)) {
-	line := p.Line
+func diagnosePlacement(p *Partition, add func(position, string, string)) {
+	line := position{p.Line, p.Column}
 	if d := p.Queue(DefaultQueue); d != nil && !d.Added && !d.Leaf {
 		add(line, CodeDefaultParent, "root.default is a parent queue: the default fallback never applies")
 	}
@@ -83,7 +85,7 @@ func diagnosePlacement(p *Partition, add func(int, string, string)) {
 	}
 }
 
-func diagnoseRule(i int, r *PlacementRule, line int, add func(int, string, string)) {
+func diagnoseRule(i int, r *PlacementRule, line position, add func(position, string, string)) {
 	if r.Name != strings.ToLower(r.Name) {
 		add(line, CodeRuleNameCase, fmt.Sprintf("rule name %q is not lower case: the validator skips its path check", r.Name))
 	}
@@ -138,16 +140,16 @@ func diagnoseRule(i int, r *PlacementRule, line int, add func(int, string, strin
 // rules that do not build, and rules that crash the scheduler.
 type Refusal struct {
 	// Code names the refusal, as an error's code names its rule.
-	Code string
-	File string
-	Line int
-	Msg  string
+	Code         string
+	File         string
+	Line, Column int
+	Msg          string
 	// Consequence says what YuniKorn does with it.
 	Consequence string
 }
 
 func (r Refusal) String() string {
-	return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Msg)
+	return source.Located{Location: source.Location{File: r.File, Line: r.Line, Column: r.Column}, Msg: r.Msg}.String()
 }
 
 // What YuniKorn does with each kind of refusal.
@@ -168,7 +170,7 @@ func Refusals(t *QueueTree) []Refusal {
 			if errors.As(p.Placement.Err, &re) {
 				code = re.code
 			}
-			out = append(out, Refusal{Code: code, File: t.File, Line: p.Line, Consequence: consequenceRulesBuild,
+			out = append(out, Refusal{Code: code, File: t.File, Line: p.Line, Column: p.Column, Consequence: consequenceRulesBuild,
 				Msg: fmt.Sprintf("partition %s: placement rules do not build: %v", p.Name, p.Placement.Err)})
 			continue
 		}
@@ -178,10 +180,10 @@ func Refusals(t *QueueTree) []Refusal {
 				v := strings.ToLower(r.Value)
 				switch {
 				case name == RuleTest:
-					out = append(out, Refusal{Code: CodeRuleTest, File: t.File, Line: p.Line, Consequence: consequencePanic,
+					out = append(out, Refusal{Code: CodeRuleTest, File: t.File, Line: p.Line, Column: p.Column, Consequence: consequencePanic,
 						Msg: fmt.Sprintf("partition %s: rule #%d uses the test rule, which names a queue without a dot when no queue is given", p.Name, i)})
 				case name == RuleFixed && r.Create && strings.HasPrefix(v, "root") && v != "root" && !strings.HasPrefix(v, "root."):
-					out = append(out, Refusal{Code: CodeRuleFixedRootCreate, File: t.File, Line: p.Line, Consequence: consequencePanic,
+					out = append(out, Refusal{Code: CodeRuleFixedRootCreate, File: t.File, Line: p.Line, Column: p.Column, Consequence: consequencePanic,
 						Msg: fmt.Sprintf("partition %s: rule #%d is fixed %q with create: it starts with \"root\" but not \"root.\", so YuniKorn takes it as qualified and finds no queue to create it under", p.Name, i, r.Value)})
 				}
 			}

@@ -212,7 +212,7 @@ func strictDecode(doc document, conf *SchedulerConfig) (err error) {
 		e := &SourceError{Code: source.CodeInvalidValue, Msg: msg}
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			e.Line, e.Column = doc.loc.At(line, 0)
+			e.Line, e.Column = doc.loc.At(line, source.TextColumn(doc.content, line))
 			e.Msg = m[2]
 		}
 		errs = append(errs, e)
@@ -323,6 +323,10 @@ func syntaxError(err error, content []byte, loc layout.Locator) *SourceError {
 			line, column = l, c
 		}
 	}
+	if column == 0 {
+		// The library knows no column: the text of the line it names.
+		column = source.TextColumn(content, line)
+	}
 	e := &SourceError{Code: source.CodeYAMLSyntax, Msg: msg}
 	e.Line, e.Column = loc.At(line, column)
 	if strings.Contains(msg, "did not find expected alphabetic or numeric character") {
@@ -394,12 +398,13 @@ type sourceIndex = source.Index[configKind]
 // accept exactly what YuniKorn accepts.
 const maxSchemaDepth = 64
 
-// fillLines records the source lines the queue tree reports with.
+// fillLines records the source positions the queue tree reports with.
 func fillLines(x *sourceIndex, conf *SchedulerConfig) {
 	for i := range conf.Partitions {
 		at := "/partitions/" + strconv.Itoa(i)
-		conf.Partitions[i].Line = x.Line(at)
-		fillQueueLines(x, conf.Partitions[i].Queues, at+"/queues")
+		p := &conf.Partitions[i]
+		p.Line, p.Column = entryPos(x, at)
+		fillQueueLines(x, p.Queues, at+"/queues")
 	}
 }
 
@@ -407,11 +412,25 @@ func fillQueueLines(x *sourceIndex, queues []QueueConfig, at string) {
 	for i := range queues {
 		q := &queues[i]
 		qAt := at + "/" + strconv.Itoa(i)
-		q.Line = x.Line(qAt)
-		q.AdminACLLine = x.Line(qAt + "/adminacl")
-		q.SubmitACLLine = x.Line(qAt + "/submitacl")
+		q.Line, q.Column = entryPos(x, qAt)
+		q.AdminACLLine, q.AdminACLColumn = entryPos(x, qAt+"/adminacl")
+		q.SubmitACLLine, q.SubmitACLColumn = entryPos(x, qAt+"/submitacl")
 		fillQueueLines(x, q.Queues, qAt+"/queues")
 	}
+}
+
+// entryPos is where a message about the entry at ptr points: the line of
+// its value, at its key when the key is on that line (submitacl: sue), at
+// the value otherwise (a list item, a value below its key).
+func entryPos(x *sourceIndex, ptr string) (line, column int) {
+	line, column, ok := x.Pos(ptr)
+	if !ok {
+		return 0, 0
+	}
+	if kl, kc, ok := x.KeyPos(ptr); ok && kl == line {
+		column = kc
+	}
+	return line, column
 }
 
 // yaml11Bools are the YAML 1.1 booleans that yaml.v3 still decodes into a

@@ -52,7 +52,7 @@ func TestLoadRejects(t *testing.T) {
       - name: root
         submitacl: *
 `,
-			want: []string{`q.yaml:5: did not find expected alphabetic or numeric character; an unquoted * starts a YAML alias: quote the wildcard ACL as "*"`},
+			want: []string{`q.yaml:5:9: did not find expected alphabetic or numeric character; an unquoted * starts a YAML alias: quote the wildcard ACL as "*"`},
 		},
 		{
 			name: "wrong-case key submitACL is rejected",
@@ -176,7 +176,7 @@ func TestLoadRejects(t *testing.T) {
       - name: root
         maxapplications: 99999999999999999999
 `,
-			want: []string{"q.yaml:4: cannot unmarshal !!float `9999999...` into uint64"},
+			want: []string{"q.yaml:4:9: cannot unmarshal !!float `9999999...` into uint64"},
 		},
 		{
 			name: "a control character is located",
@@ -259,7 +259,7 @@ data:
           - name: root
             submitacl: *
 `,
-			want: []string{`q.yaml:8: did not find expected alphabetic or numeric character; an unquoted * starts a YAML alias: quote the wildcard ACL as "*"`},
+			want: []string{`q.yaml:8:13: did not find expected alphabetic or numeric character; an unquoted * starts a YAML alias: quote the wildcard ACL as "*"`},
 		},
 		{
 			name: "a quoted queues.yaml is reported at its key",

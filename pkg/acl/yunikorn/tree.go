@@ -40,10 +40,11 @@ type Partition struct {
 	Root     *Queue
 	Resolver string // usergroupresolver.type as configured
 	// Placement is the partition's placement manager; PlacementConfig the
-	// rules as configured, and Line the partition's source line.
+	// rules as configured, and Line and Column the partition's source
+	// position.
 	Placement       *PlacementRules
 	PlacementConfig []PlacementRule
-	Line            int
+	Line, Column    int
 	byPath          map[string]*Queue
 	depth           int
 }
@@ -110,14 +111,14 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 	for i := range conf.Partitions {
 		pc := &conf.Partitions[i]
 		if len(pc.Queues) != 1 || pc.Queues[0].Name != "root" {
-			line := pc.Line
+			line, column := pc.Line, pc.Column
 			if len(pc.Queues) > 0 {
-				line = pc.Queues[0].Line
+				line, column = pc.Queues[0].Line, pc.Queues[0].Column
 			}
-			return nil, sourceError(CodeNoRootQueue, file, line, pc.Name, "partition cannot be created without root queue")
+			return nil, sourceError(CodeNoRootQueue, file, line, column, pc.Name, "partition cannot be created without root queue")
 		}
 		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{},
-			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line}
+			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line, Column: pc.Column}
 		b := treeBuilder{file: file, src: conf.src, partition: p}
 		// An inserted root is written nowhere; its children are the
 		// partition's queues.
@@ -238,8 +239,8 @@ func (b treeBuilder) creationError(code string, line int, value string, err erro
 	return fmt.Errorf("%w", SourceErrors{e})
 }
 
-func sourceError(code, file string, line int, value, msg string) error {
-	return fmt.Errorf("%w", SourceErrors{{Code: code, File: file, Line: line, Value: value, Msg: msg}})
+func sourceError(code, file string, line, column int, value, msg string) error {
+	return fmt.Errorf("%w", SourceErrors{{Code: code, File: file, Line: line, Column: column, Value: value, Msg: msg}})
 }
 
 // SortedPartitionNames returns the partition names in sorted order.

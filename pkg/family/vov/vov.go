@@ -28,6 +28,12 @@ func (Family) Claims(in family.Input) bool {
 // Policies implements family.Family.
 func (Family) Policies() []string { return []string{"vov"} }
 
+// HostModules implements family.Family: groups resolved through
+// aclc.user_groups.
+func (Family) HostModules() []family.HostModule {
+	return []family.HostModule{{Portable: "vov/groups_static.rego", Host: "vov/groups_host.rego", Use: family.ResolveGroups}}
+}
+
 // Compile implements family.Family.
 func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	c, _ := prev.(*Compiled)
@@ -68,3 +74,8 @@ func (c *Compiled) Data(groups map[string]any) map[string]any {
 
 // Policies implements family.Compiled.
 func (c *Compiled) Policies() []string { return []string{"vov"} }
+
+// Resolver implements family.Resolving: the source's resolver.
+func (c *Compiled) Resolver() (family.ResolverChoice, bool) {
+	return family.ResolverChoice{Spec: c.Spec.ResolverSpec}, true
+}
