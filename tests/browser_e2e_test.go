@@ -297,19 +297,30 @@ func TestReportHTMLInABrowserE2E(t *testing.T) {
 	aclc := aclcBinary(t)
 	b := startBrowser(t)
 	for _, c := range []struct {
-		src    string
-		queues int
-		shot   string
+		args    []string
+		queues  int
+		changes int
+		shot    string
 	}{
-		{"examples/yunikorn/org.yaml", 9, "report-org.png"},
-		{"examples/admission/queue.yaml", 5, ""},
+		{[]string{"report", "-o", "html", "--engine", "native", "examples/yunikorn/org.yaml"}, 9, 0, "report-org.png"},
+		{[]string{"report", "-o", "html", "--engine", "native", "examples/admission/queue.yaml"}, 5, 0, ""},
+		{[]string{"diff", "-o", "html", "cmd/aclc/testdata/diff/old.yaml", "cmd/aclc/testdata/diff/drop-alice.yaml"}, 4, 2, "diff.png"},
 	} {
-		cmd := exec.CommandContext(context.Background(), aclc, "report", "-o", "html", "--engine", "native", c.src)
+		cmd := exec.CommandContext(context.Background(), aclc, c.args...)
 		cmd.Dir = ".."
 		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("aclc report -o html %s: %v", c.src, err)
+		// aclc diff exits 1 when there are changes, as diff does.
+		if ee, ok := err.(*exec.ExitError); ok && c.args[0] == "diff" && ee.ExitCode() == 1 {
+			err = nil
 		}
+		if err != nil {
+			t.Fatalf("aclc %v: %v", c.args, err)
+		}
+		c := struct {
+			src             string
+			queues, changes int
+			shot            string
+		}{strings.Join(c.args, " "), c.queues, c.changes, c.shot}
 		page := filepath.Join(t.TempDir(), "report.html")
 		if err := os.WriteFile(page, out, 0o644); err != nil {
 			t.Fatal(err)
@@ -325,6 +336,11 @@ func TestReportHTMLInABrowserE2E(t *testing.T) {
 		b.eval(t, v, `document.querySelectorAll("details.queue[data-queue]").length`, &n)
 		if n != c.queues {
 			t.Errorf("%s: %d queues in the tree, want %d", c.src, n, c.queues)
+		}
+		var changes int
+		b.eval(t, v, `document.querySelectorAll(".change").length`, &changes)
+		if changes != c.changes {
+			t.Errorf("%s: %d changes marked, want %d", c.src, changes, c.changes)
 		}
 		var open []int
 		b.eval(t, v, `(function(){var o=function(){return document.querySelectorAll("details.queue[open]").length};`+

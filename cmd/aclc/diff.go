@@ -62,7 +62,7 @@ type diffOptions struct {
 }
 
 func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (one line per change), json or markdown (a pull-request comment)")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (one line per change), json, markdown (a pull-request comment) or html (NEW's queue tree with the changes marked, one self-contained page)")
 	fs.StringVar(&o.engine, "engine", engine.Native, "engine that decides: native, rego, wasm or opa-wasm")
 	fs.StringVar(&o.resolver, "resolver", "", "group resolver for the --as users given without --as-group, on both sides: "+strings.TrimPrefix(resolverUsage, "group resolver for requests without groups: "))
 	fs.Var(asFlag{&o.as}, "as", "also decide for this user on every queue, taken verbatim; repeatable")
