@@ -15,7 +15,7 @@ HELM_VERSION := v3.22.0
 HELM_DIR     := bin/helm-$(HELM_VERSION)
 HELM         := $(HELM_DIR)/helm
 
-.PHONY: reliability js-sdk all build test race gatekeeper-test long-test e2e opa-test bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: reliability js-sdk all build test race gatekeeper-test long-test e2e opa-test wasm-opa-corpus bench profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
 
 all: build
 
@@ -113,6 +113,13 @@ reliability: build
 	$(GO) run ./tests/reliability -out docs/RELIABILITY.md -aclc $(BIN) -fuzztime $(RELIABILITY_FUZZTIME)
 
 RELIABILITY_FUZZTIME ?= 10s
+
+# OPA's whole v1 conformance corpus on aclc's Wasm host, on wazero's
+# compiler, each case checked against its expected result with and without
+# the host's module rewrites (make test runs a fixed sample of it on the
+# interpreter).
+wasm-opa-corpus:
+	ACLC_OPA_CASES=all ACLC_OPA_CASES_COMPILER=1 $(GO) test -count=1 -timeout 60m -run '^TestOPACases$$' ./wasm/
 
 # Every fuzz target in the module, found in the test files, so a new one
 # cannot be left out; -fuzz takes one target at a time, anchored.
