@@ -537,6 +537,15 @@ func (p *Policy) Eval(ctx context.Context, entrypoint string, input []byte) (jso
 	return e.Eval(ctx, input)
 }
 
+// EvalValue evaluates the named entrypoint; see Entrypoint.EvalValue.
+func (p *Policy) EvalValue(ctx context.Context, entrypoint string, input []byte) ([]byte, error) {
+	e, err := p.Entrypoint(entrypoint)
+	if err != nil {
+		return nil, err
+	}
+	return e.EvalValue(ctx, input)
+}
+
 // Eval evaluates the entrypoint for input, the JSON text of the input
 // document (nil or empty: no input). It returns the JSON value of the
 // entrypoint, or ErrUndefined when the entrypoint is undefined.
