@@ -174,3 +174,14 @@ func CompareValueText(a, b []byte) (int, error) {
 
 // CheckValueInput is the check of EvalValue's input.
 func CheckValueInput(b []byte) ([]byte, error) { return checkValueInput(b) }
+
+// PlainJSON is the host's path for values that JSON holds as they are
+// (ok false: the value takes the tree).
+func PlainJSON(text []byte) ([]byte, bool) {
+	out, rest, ok := appendPlainJSON(nil, text, 0)
+	return out, ok && len(skipWS(rest)) == 0
+}
+
+// PlainResult is the host's path for a result set whose value JSON holds
+// as it is.
+func PlainResult(res []byte) ([]byte, bool) { return plainResult(res) }

@@ -253,14 +253,9 @@ func (inst *instance) dumpJSON(ctx context.Context, addr uint32) ([]byte, error)
 	return inst.dump(ctx, inst.fnJSONDump, addr)
 }
 
-// dumpValue reads the value at addr: it is printed with opa_value_dump,
-// parsed, and its sets sorted (see value.go). The value refers to guest
-// memory, valid until the next guest call.
-func (inst *instance) dumpValue(ctx context.Context, addr uint32) (value, error) {
-	text, err := inst.dump(ctx, inst.fnValueDump, addr)
-	if err != nil {
-		return value{}, err
-	}
+// readValue reads a value as opa_value_dump prints it, its sets sorted
+// (see value.go). The value refers to text.
+func readValue(text []byte) (value, error) {
 	v, err := parseValue(text, maxResultDepth)
 	if err != nil {
 		return value{}, fmt.Errorf("read value %.64q: %w", text, err)
@@ -448,6 +443,11 @@ func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte, 
 	res, recycle, err := inst.evalResultSet(ctx, entrypoint, input)
 	if err != nil {
 		return nil, false, err
+	}
+	if format == formatJSON {
+		if out, ok := plainResult(res); ok {
+			return out, recycle, nil
+		}
 	}
 	v, err := unwrapResult(res)
 	if err != nil {
@@ -684,7 +684,17 @@ func (inst *instance) dispatch(ctx context.Context, stack []uint64, nargs int) {
 	}
 	args := make([][]byte, nargs)
 	for i := range nargs {
-		v, err := inst.dumpValue(ctx, addrs[i])
+		text, err := inst.dump(ctx, inst.fnValueDump, addrs[i])
+		if err != nil {
+			panic(&hostCallError{err: err})
+		}
+		if b.json != nil {
+			if out, rest, ok := appendPlainJSON(nil, text, 0); ok && len(skipWS(rest)) == 0 {
+				args[i] = out
+				continue
+			}
+		}
+		v, err := readValue(text)
 		if err != nil {
 			panic(&hostCallError{err: err})
 		}

@@ -623,3 +623,142 @@ func exactNumber(s string) (*big.Rat, bool) {
 	}
 	return new(big.Rat).SetString(s)
 }
+
+// appendPlainJSON writes the value at the start of b, Rego text as
+// opa_value_dump prints it, as compact JSON, when it holds nothing that
+// JSON must write otherwise: no set, no key that is not a string, every
+// number a JSON number. It returns the rest of b, and false when the
+// value is not such (or not well formed); the caller then reads it
+// through the tree (parseValue). It allocates nothing beyond out: most
+// results, aclc's decisions among them, take this path.
+func appendPlainJSON(out, b []byte, depth int) ([]byte, []byte, bool) {
+	if len(b) == 0 || depth > maxResultDepth {
+		return out, b, false
+	}
+	switch c := b[0]; {
+	case c == '"':
+		n, ok := stringEnd(b)
+		if !ok {
+			return out, b, false
+		}
+		return append(out, b[:n]...), b[n:], true
+	case c == '[':
+		out = append(out, '[')
+		b = skipWS(b[1:])
+		if len(b) > 0 && b[0] == ']' {
+			return append(out, ']'), b[1:], true
+		}
+		for {
+			var ok bool
+			if out, b, ok = appendPlainJSON(out, b, depth+1); !ok {
+				return out, b, false
+			}
+			b = skipWS(b)
+			switch {
+			case len(b) == 0:
+				return out, b, false
+			case b[0] == ',':
+				out = append(out, ',')
+				b = skipWS(b[1:])
+			case b[0] == ']':
+				return append(out, ']'), b[1:], true
+			default:
+				return out, b, false
+			}
+		}
+	case c == '{':
+		out = append(out, '{')
+		b = skipWS(b[1:])
+		if len(b) > 0 && b[0] == '}' {
+			return append(out, '}'), b[1:], true
+		}
+		for {
+			if len(b) == 0 || b[0] != '"' {
+				return out, b, false // a key that is not a string, or a set
+			}
+			n, ok := stringEnd(b)
+			if !ok {
+				return out, b, false
+			}
+			out = append(out, b[:n]...)
+			b = skipWS(b[n:])
+			if len(b) == 0 || b[0] != ':' {
+				return out, b, false // a set of strings
+			}
+			out = append(out, ':')
+			if out, b, ok = appendPlainJSON(out, skipWS(b[1:]), depth+1); !ok {
+				return out, b, false
+			}
+			b = skipWS(b)
+			switch {
+			case len(b) == 0:
+				return out, b, false
+			case b[0] == ',':
+				out = append(out, ',')
+				b = skipWS(b[1:])
+			case b[0] == '}':
+				return append(out, '}'), b[1:], true
+			default:
+				return out, b, false
+			}
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		p := valueParser{b: b}
+		v, ok := p.number()
+		if !ok || p.rewrote {
+			return out, b, false
+		}
+		return append(out, v.raw...), b[p.i:], true
+	}
+	for _, lit := range [][]byte{litNull, litTrue, litFalse} {
+		if bytes.HasPrefix(b, lit) {
+			return append(out, lit...), b[len(lit):], true
+		}
+	}
+	return out, b, false
+}
+
+// stringEnd returns the length of the string literal at the start of b,
+// quotes included.
+func stringEnd(b []byte) (int, bool) {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+func skipWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+// resultSetPrefix and resultSetSuffix enclose the value of a compiled
+// entrypoint's result set as opa_value_dump prints it.
+const (
+	resultSetPrefix = `{{"result": `
+	resultSetSuffix = `}}`
+)
+
+// plainResult returns the JSON of the value of a result set through
+// appendPlainJSON, and false when the result set must be read through
+// the tree (unwrapResult).
+func plainResult(res []byte) (json.RawMessage, bool) {
+	if len(res) < len(resultSetPrefix)+len(resultSetSuffix) ||
+		string(res[:len(resultSetPrefix)]) != resultSetPrefix ||
+		string(res[len(res)-len(resultSetSuffix):]) != resultSetSuffix {
+		return nil, false
+	}
+	v := res[len(resultSetPrefix) : len(res)-len(resultSetSuffix)]
+	out, rest, ok := appendPlainJSON(make([]byte, 0, len(v)), v, 0)
+	if !ok || len(skipWS(rest)) != 0 {
+		return nil, false
+	}
+	return out, true
+}

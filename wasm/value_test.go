@@ -1,9 +1,12 @@
 package wasm_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,4 +209,108 @@ func TestValueInput(t *testing.T) {
 	if _, err := wasm.CheckValueInput([]byte(deep)); err == nil || !strings.Contains(err.Error(), "deeper") {
 		t.Errorf("input nested 1001 levels: got %v, want the depth error", err)
 	}
+}
+
+// TestPlainPathIsTheTreesJSON: a value that JSON holds as it is takes the
+// host's allocation-free path, and that path writes exactly what the tree
+// writes; a value with a set, a key that is not a string or a number
+// written .5 does not take it.
+func TestPlainPathIsTheTreesJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	plain := 0
+	for range 3000 {
+		text := []byte(ast.NewTerm(randomValue(r, 3)).String())
+		tree, err := wasm.CanonicalJSON(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := wasm.PlainJSON(text)
+		if !ok {
+			continue
+		}
+		plain++
+		if string(got) != string(tree) {
+			t.Fatalf("%s: plain path %s, tree %s", text, got, tree)
+		}
+	}
+	if plain < 300 {
+		t.Errorf("only %d of 3000 values took the plain path", plain)
+	}
+	for _, text := range []string{`{1, 2}`, `set()`, `{1: "a"}`, `{"a", "b"}`, `[.5]`, `[-.5]`, `{"a": [{"b"}]}`, `[1,`, `{"a" 1}`} {
+		if got, ok := wasm.PlainJSON([]byte(text)); ok {
+			t.Errorf("%s took the plain path, giving %s", text, got)
+		}
+	}
+}
+
+// TestResultSetShapes: the value of a compiled entrypoint's result set,
+// one binding of "result", takes the plain path when JSON holds it; any
+// other shape is left to the tree, which refuses it.
+func TestResultSetShapes(t *testing.T) {
+	tests := []struct {
+		name, res, want string
+		plain           bool
+	}{
+		{"a decision object", `{{"result": {"allow": true, "reason": "a, b: c"}}}`, `{"allow":true,"reason":"a, b: c"}`, true},
+		{"a number", `{{"result": 1}}`, `1`, true},
+		{"a set value takes the tree", `{{"result": {"b", "a"}}}`, "", false},
+		{"undefined takes the tree", `set()`, "", false},
+		{"two results take the tree", `{{"result": 1}, {"result": 2}}`, "", false},
+		{"a binding of another name takes the tree", `{{"x": 1}}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := wasm.PlainResult([]byte(tt.res))
+			if ok != tt.plain || string(got) != tt.want {
+				t.Fatalf("got %s, %v; want %s, %v", got, ok, tt.want, tt.plain)
+			}
+		})
+	}
+}
+
+// TestSetsCrossTheBoundary pins, on a policy, what a host builtin and a
+// caller receive: a ValueBuiltinFunc gets a set as a set, a BuiltinFunc
+// as its sorted array, EvalValue's input may be a set, and a builtin may
+// not be supplied both ways.
+func TestSetsCrossTheBoundary(t *testing.T) {
+	ctx := context.Background()
+	raw, err := os.ReadFile("testdata/sets-wasm.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jsonArgs, valueArgs []string
+	jsonSubset := map[string]wasm.BuiltinFunc{"object.subset": func(_ context.Context, args []json.RawMessage) (json.RawMessage, error) {
+		jsonArgs = append(jsonArgs, string(args[0]), string(args[1]))
+		return json.RawMessage("true"), nil
+	}}
+	valueSubset := map[string]wasm.ValueBuiltinFunc{"object.subset": func(_ context.Context, args [][]byte) ([]byte, error) {
+		valueArgs = append(valueArgs, string(args[0]), string(args[1]))
+		return []byte("true"), nil
+	}}
+	input := []byte(`{"granted": {"write", "read", "exec"}, "wanted": {"read", .5}}`)
+
+	p := mustLoad(t, raw, wasm.NewConfig().WithBuiltins(jsonSubset))
+	if _, err := p.EvalValue(ctx, "sets/covered", input); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`["exec","read","write"]`, `[0.5,"read"]`}; !slices.Equal(jsonArgs, want) {
+		t.Errorf("a BuiltinFunc got %q, want %q", jsonArgs, want)
+	}
+
+	p = mustLoad(t, raw, wasm.NewConfig().WithValueBuiltins(valueSubset))
+	if _, err := p.EvalValue(ctx, "sets/covered", input); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`{"exec", "read", "write"}`, `{0.5, "read"}`}; !slices.Equal(valueArgs, want) {
+		t.Errorf("a ValueBuiltinFunc got %q, want %q", valueArgs, want)
+	}
+
+	// Eval takes JSON only: a set in its input is refused, not read as
+	// something else.
+	if _, err := p.Eval(ctx, "sets/members", []byte(`{"users": {"sue"}}`)); err == nil {
+		t.Error("Eval accepted a set in its input")
+	}
+
+	_, err = wasm.Load(ctx, raw, wasm.NewConfig().WithBuiltins(jsonSubset).WithValueBuiltins(valueSubset))
+	wantErr(t, err, `builtin "object.subset" supplied both over JSON and over Rego values`)
 }
