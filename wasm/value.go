@@ -352,13 +352,16 @@ func (p *valueParser) objectOrSet(depth int) (value, bool) {
 }
 
 // canonicalize sorts the elements of every set in v, in place, in the
-// order of OPA's ast.Compare.
+// order of OPA's ast.Compare, and keeps the first of elements that are
+// equal (1 and 1.0 are), as a set does. The module never prints a set
+// with equal elements; text from elsewhere may have them.
 func canonicalize(v *value) {
 	for i := range v.elems {
 		canonicalize(&v.elems[i])
 	}
 	if v.kind == kindSet {
 		slices.SortStableFunc(v.elems, compareValues)
+		v.elems = slices.CompactFunc(v.elems, func(a, b value) bool { return compareValues(a, b) == 0 })
 	}
 }
 
@@ -719,17 +722,11 @@ func appendPlainJSON(out, b []byte, depth int) ([]byte, []byte, bool) {
 }
 
 // stringEnd returns the length of the string literal at the start of b,
-// quotes included.
+// quotes included, if it is well formed.
 func stringEnd(b []byte) (int, bool) {
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return 0, false
+	p := valueParser{b: b}
+	_, ok := p.str()
+	return p.i, ok
 }
 
 func skipWS(b []byte) []byte {

@@ -1,6 +1,7 @@
 package wasm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/util"
@@ -27,7 +29,8 @@ func TestValueEncoding(t *testing.T) {
 			`[null,true,3,"a","b",[1],{"k":1},[2]]`, `{null, true, 3, "a", "b", [1], {"k": 1}, {2}}`},
 		{"the empty set is set() in Rego and [] in JSON", `set()`, `[]`, `set()`},
 		{"the empty object stays an object", `{}`, `{}`, `{}`},
-		{"numbers in a set are sorted by value", `{10, 9.5, -1, 1e1, 2}`, `[-1,2,9.5,10,1e1]`, `{-1, 2, 9.5, 10, 1e1}`},
+		{"numbers in a set are sorted by value", `{10, 9.5, -1, 1e2, 2}`, `[-1,2,9.5,10,1e2]`, `{-1, 2, 9.5, 10, 1e2}`},
+		{"equal elements of a set are one", `{1, 1.0, "a", "\u0061"}`, `[1,"a"]`, `{1, "a"}`},
 		{"strings in a set are sorted by their bytes", `{"é", "z", "A", "\u00e8"}`, `["A","z","\u00e8","é"]`, `{"A", "z", "\u00e8", "é"}`},
 		{"a number literal .5 leaves as 0.5", `[.5, -.5, .0, 0.25]`, `[0.5,-0.5,0.0,0.25]`, `[0.5, -0.5, 0.0, 0.25]`},
 		{"objects keep the module's key order", `{"z": 1, "a": {"y": 2, "b": 3}}`, `{"z":1,"a":{"y":2,"b":3}}`, `{"z": 1, "a": {"y": 2, "b": 3}}`},
@@ -313,4 +316,58 @@ func TestSetsCrossTheBoundary(t *testing.T) {
 
 	_, err = wasm.Load(ctx, raw, wasm.NewConfig().WithBuiltins(jsonSubset).WithValueBuiltins(valueSubset))
 	wantErr(t, err, `builtin "object.subset" supplied both over JSON and over Rego values`)
+}
+
+// FuzzValueText feeds arbitrary text to the host's reader of Rego values
+// (EvalValue's input, what the module prints, a ValueBuiltinFunc's
+// result). Properties: it never panics; text it accepts OPA's parser
+// accepts too, as the same value once written out; its JSON is OPA's
+// ast.JSON of that value; the plain path, when taken, writes the tree's
+// JSON.
+func FuzzValueText(f *testing.F) {
+	for _, s := range []string{
+		`{"a": {1, 2}, 3: [set(), {}]}`, `{.5, -.5, 1e3, 0}`, `{{"b": 1}, {"a": 2}}`,
+		`["\u00e9\n\"", "\ud83d\ude00"]`, `{"a" : 1 , "b":[true,false,null]}`, `{[1]: {"x"}}`,
+		`set( )`, `{,}`, `[01]`, `{"a", "b": 1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		tree, err := wasm.CanonicalJSON(text)
+		if plain, ok := wasm.PlainJSON(text); ok && (err != nil || !bytes.Equal(plain, tree)) {
+			t.Fatalf("%q: plain path %s, tree %s (%v)", text, plain, tree, err)
+		}
+		if err != nil {
+			return
+		}
+		rego, err := wasm.CanonicalRego(text)
+		if err != nil {
+			t.Fatalf("%q: read as JSON but not as Rego: %v", text, err)
+		}
+		term, err := ast.ParseTerm(string(rego))
+		if err != nil {
+			if strings.Contains(err.Error(), "illegal string literal") || !utf8.Valid(rego) {
+				return // strings ast.ParseTerm reads through encoding/json, which is stricter
+			}
+			t.Fatalf("%q: OPA cannot read the host's %s: %v", text, rego, err)
+		}
+		j, err := ast.JSON(term.Value)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		want, err := json.Marshal(j)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		var gv, wv any
+		if err := util.UnmarshalJSON(tree, &gv); err != nil {
+			t.Fatalf("%q: host JSON %s: %v", text, tree, err)
+		}
+		if err := util.UnmarshalJSON(want, &wv); err != nil {
+			t.Fatal(err)
+		}
+		if ast.MustInterfaceToValue(gv).Compare(ast.MustInterfaceToValue(wv)) != 0 {
+			t.Fatalf("%q: host JSON %s, OPA's %s", text, tree, want)
+		}
+	})
 }
