@@ -101,6 +101,7 @@ type Policy struct {
 	glueCopy  wazero.CompiledModule // env module sized for the data snapshot
 
 	builtins    []hostBuiltin // by builtin id
+	hostCalls   []string      // names of the builtins, sorted
 	entrypoints map[string]int32
 	names       []string // sorted entrypoint names
 	limitBytes  uint64
@@ -453,8 +454,16 @@ func (p *Policy) readBuiltins(ctx context.Context, inst *instance) error {
 	p.builtins = make([]hostBuiltin, maxID+1)
 	for name, id := range ids {
 		p.builtins[id] = hostBuiltin{json: p.cfg.builtins[name], value: p.cfg.valueBuiltins[name]}
+		p.hostCalls = append(p.hostCalls, name)
 	}
+	sort.Strings(p.hostCalls)
 	return nil
+}
+
+// Builtins returns the names of the builtins the policy calls on the
+// host, sorted: those of the configured builtins it uses.
+func (p *Policy) Builtins() []string {
+	return append([]string(nil), p.hostCalls...)
 }
 
 func (p *Policy) builtin(id int32) (hostBuiltin, bool) {

@@ -293,6 +293,9 @@ func TestSetsCrossTheBoundary(t *testing.T) {
 	input := []byte(`{"granted": {"write", "read", "exec"}, "wanted": {"read", .5}}`)
 
 	p := mustLoad(t, raw, wasm.NewConfig().WithBuiltins(jsonSubset))
+	if got := p.Builtins(); !slices.Equal(got, []string{"object.subset"}) {
+		t.Errorf("Builtins() = %q, want the one the module calls", got)
+	}
 	if _, err := p.EvalValue(ctx, "sets/covered", input); err != nil {
 		t.Fatal(err)
 	}
