@@ -228,9 +228,9 @@ func (inst *instance) parseJSON(ctx context.Context, text []byte) (uint32, error
 	return inst.parse(ctx, inst.fnJSONParse, text)
 }
 
-// parseValue copies Rego value text into guest memory and parses it with
+// parseRegoText copies Rego value text into guest memory and parses it with
 // opa_value_parse; 0 means the guest could not parse it.
-func (inst *instance) parseValue(ctx context.Context, text []byte) (uint32, error) {
+func (inst *instance) parseRegoText(ctx context.Context, text []byte) (uint32, error) {
 	return inst.parse(ctx, inst.fnValueParse, text)
 }
 
@@ -746,7 +746,7 @@ func (inst *instance) valueResult(ctx context.Context, res []byte) (uint32, erro
 	if needsSanitizeText(res) {
 		res = sanitize(res)
 	}
-	return inst.parseValue(ctx, res)
+	return inst.parseRegoText(ctx, res)
 }
 
 // callValueBuiltin runs a ValueBuiltinFunc; errors and panics yield
