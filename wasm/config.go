@@ -14,9 +14,12 @@ import (
 // BuiltinFunc implements a builtin the policy calls on the host (any builtin
 // OPA does not compile into the module, e.g. custom builtins or sprintf).
 //
-// Each argument is the JSON encoding of the Rego value (sets become arrays,
-// non-string object keys are stringified). The result must be JSON text; a
-// nil result means undefined.
+// Each argument is the JSON encoding of the Rego value, as OPA's ast.JSON
+// gives it: a set becomes the array of its elements in OPA's sort order,
+// an object key that is not a string the string of its JSON, and numbers
+// are JSON numbers (0.5, never .5). The result must be JSON text; a nil
+// result means undefined. A builtin that must tell a set from an array,
+// or return a set, is a ValueBuiltinFunc.
 //
 // Errors and panics make the call undefined, matching the non-strict
 // semantics of OPA's own Wasm engine (there is no strict-builtin-errors mode
@@ -24,6 +27,18 @@ import (
 //
 // ctx is the context passed to Eval.
 type BuiltinFunc func(ctx context.Context, args []json.RawMessage) (result json.RawMessage, err error)
+
+// ValueBuiltinFunc implements a host builtin over Rego values in text, as
+// OPA's Wasm engine passes them to its builtins: JSON, plus set literals
+// ({1, 2}, and set() for the empty set) and object keys that are not
+// strings ({1: "a"}), as ast.ParseTerm reads them and ast.Term's String
+// writes them.
+//
+// Each argument is the value's text, sets sorted in OPA's order and
+// numbers written as JSON numbers. The result must be such text; a nil
+// result, or text that is not a Rego value, means undefined. Errors and
+// panics make the call undefined, as for BuiltinFunc.
+type ValueBuiltinFunc func(ctx context.Context, args [][]byte) (result []byte, err error)
 
 // Default limits.
 const (
@@ -43,6 +58,7 @@ type Config struct {
 	overflowSet      bool
 	memoryLimitPages uint32
 	builtins         map[string]BuiltinFunc
+	valueBuiltins    map[string]ValueBuiltinFunc
 	cache            wazero.CompilationCache
 	data             []byte
 	dataSet          bool
@@ -107,6 +123,15 @@ func (c Config) WithMemoryLimitPages(pages uint32) Config {
 // The map is copied.
 func (c Config) WithBuiltins(m map[string]BuiltinFunc) Config {
 	c.builtins = maps.Clone(m)
+	return c
+}
+
+// WithValueBuiltins sets host builtins that take and return Rego values
+// in text (see ValueBuiltinFunc), by Rego name, beside those of
+// WithBuiltins: Load fails if a name the module needs is in neither map,
+// or in both. The map is copied.
+func (c Config) WithValueBuiltins(m map[string]ValueBuiltinFunc) Config {
+	c.valueBuiltins = maps.Clone(m)
 	return c
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/bundle"
+
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -29,11 +31,11 @@ func TestExampleBundlesAreCurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.SetGroupResolution(tt.resolver, false); err != nil {
+			if s, err = s.WithGroupResolution(tt.resolver, false); err != nil {
 				t.Fatal(err)
 			}
 			if tt.portable {
-				if err := s.MakePortable(); err != nil {
+				if s, err = s.WithPortable(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -86,5 +88,30 @@ func TestREADMEShowsExampleLoadFile(t *testing.T) {
 	}
 	if !strings.Contains(block, "func ExampleLoadFile()") || !strings.Contains(string(examples), block+"\n") {
 		t.Errorf("README.md's Go snippet is not ExampleLoadFile of wasm/example_test.go:\n%s", block)
+	}
+}
+
+// TestSetsBundleIsCurrent: testdata/sets-wasm.tar.gz, which the examples of
+// EvalValue and WithValueBuiltins read, holds the module OPA compiles
+// today from testdata/sets.rego. go generate ./wasm rebuilds it.
+func TestSetsBundleIsCurrent(t *testing.T) {
+	src, err := os.ReadFile("testdata/sets.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := compileWasmBundle(map[string]string{"testdata/sets.rego": string(src)}, "", "sets/members", "sets/ratio", "sets/covered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bundle.NewReader(bytes.NewReader(fresh)).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := translate.ReadBundle("testdata/sets-wasm.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(have.WasmModules) != 1 || len(want.WasmModules) != 1 || !bytes.Equal(have.WasmModules[0].Raw, want.WasmModules[0].Raw) {
+		t.Error("testdata/sets-wasm.tar.gz is not what OPA compiles today from testdata/sets.rego: run go generate ./wasm")
 	}
 }

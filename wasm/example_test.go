@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/engine"
@@ -16,6 +17,7 @@ import (
 // step with the policy.
 //go:generate go run ../cmd/aclc build --target wasm -o testdata/queues-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
 //go:generate go run ../cmd/aclc build --host-builtins --resolver test --target wasm -o testdata/queues-host-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
+//go:generate go run github.com/open-policy-agent/opa build -t wasm -e sets/members -e sets/ratio -e sets/covered -o testdata/sets-wasm.tar.gz testdata/sets.rego
 
 // A bundle aclc build writes by default calls no aclc builtin: the
 // default Config, which supplies none, runs it.
@@ -112,4 +114,99 @@ func ExampleConfig_WithBuiltins() {
 	// Output:
 	// wasm: builtin "aclc.k8s_decode_error" not found; builtin "aclc.regex_match_any" not found; builtin "aclc.user_groups" not found; builtin "aclc.user_info_error" not found (testdata/queues-host-wasm.tar.gz)
 	// {"allow":false,"reason":"no adminacl on root.test or its ancestors allows user \"testuser1\" with groups [group1000, group1001]"}
+}
+
+// Eval gives JSON, in which a set is the array of its elements in OPA's
+// order and a number is a JSON number; EvalValue gives Rego text, in which
+// a set is a set, and takes it too: here the input's users are a set.
+func ExampleEntrypoint_EvalValue() {
+	ctx := context.Background()
+	// opa build -t wasm -e sets/members -e sets/ratio -e sets/covered -o testdata/sets-wasm.tar.gz testdata/sets.rego
+	p, err := wasm.LoadFile(ctx, "testdata/sets-wasm.tar.gz", wasm.NewConfig().
+		WithValueBuiltins(map[string]wasm.ValueBuiltinFunc{"object.subset": subset}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(ctx)
+	members, err := p.Entrypoint("sets/members")
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := members.Eval(ctx, []byte(`{"users": ["sue", "bob"], "admins": ["ann"]}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	out, err = members.EvalValue(ctx, []byte(`{"users": {"sue", "bob"}, "admins": {"ann"}}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	out, err = p.Eval(ctx, "sets/ratio", nil) // ratio := .5
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	// Output:
+	// ["ann","bob","sue"]
+	// {"ann", "bob", "sue"}
+	// 0.5
+}
+
+// A ValueBuiltinFunc sees sets as sets, sorted, and may return one; a
+// BuiltinFunc would see JSON arrays. This object.subset answers for sets
+// of strings only, to show what it receives; a Go program that has OPA
+// would parse the arguments with ast.ParseTerm and call OPA's own.
+func ExampleConfig_WithValueBuiltins() {
+	ctx := context.Background()
+	p, err := wasm.LoadFile(ctx, "testdata/sets-wasm.tar.gz", wasm.NewConfig().
+		WithValueBuiltins(map[string]wasm.ValueBuiltinFunc{"object.subset": func(ctx context.Context, args [][]byte) ([]byte, error) {
+			fmt.Printf("object.subset(%s, %s)\n", args[0], args[1])
+			return subset(ctx, args)
+		}}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(ctx)
+	out, err := p.EvalValue(ctx, "sets/covered", []byte(`{"granted": {"write", "read"}, "wanted": {"read"}}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(out))
+	// Output:
+	// object.subset({"read", "write"}, {"read"})
+	// true
+}
+
+// subset is object.subset for two sets of plain strings (no escapes):
+// whether every element of the second is in the first.
+func subset(_ context.Context, args [][]byte) ([]byte, error) {
+	elems := func(set []byte) (map[string]bool, error) {
+		s := string(set)
+		if s == "set()" {
+			return nil, nil
+		}
+		if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
+			return nil, fmt.Errorf("not a set: %s", s)
+		}
+		m := map[string]bool{}
+		for _, e := range strings.Split(s[1:len(s)-1], ", ") {
+			m[e] = true
+		}
+		return m, nil
+	}
+	super, err := elems(args[0])
+	if err != nil {
+		return nil, err
+	}
+	sub, err := elems(args[1])
+	if err != nil {
+		return nil, err
+	}
+	for e := range sub {
+		if !super[e] {
+			return []byte("false"), nil
+		}
+	}
+	return []byte("true"), nil
 }

@@ -1,9 +1,9 @@
 package wasm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Interruptible reports whether the policy's module was instrumented with
@@ -21,7 +21,7 @@ func EvalOnEachInstance(ctx context.Context, p *Policy, entrypoint string, input
 	}
 	var out []json.RawMessage
 	err = p.forEachInstance(ctx, func(inst *instance) error {
-		v, _, err := inst.eval(ctx, e.id, input)
+		v, _, err := inst.eval(ctx, e.id, input, formatJSON)
 		if err != nil {
 			return err
 		}
@@ -96,13 +96,19 @@ func RegexCalls(p *Policy) int64 {
 // table (the rewrite applied).
 func Memoized(p *Policy) bool { return p.memoTable != 0 }
 
-// EvalResultSet evaluates the entrypoint and returns the JSON result set
-// as the module returns it (e.g. [{"x":1}] for a module compiled from a
-// query), without unwrapping it.
+// EvalResultSet evaluates the entrypoint for input, Rego value text as
+// EvalValue takes it, and returns the JSON result set (e.g. [{"x":1}] for a
+// module compiled from a query), without unwrapping it, encoded as Eval
+// encodes values.
 func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []byte) ([]byte, error) {
 	e, err := p.Entrypoint(entrypoint)
 	if err != nil {
 		return nil, err
+	}
+	if len(input) > 0 {
+		if input, err = checkValueInput(input); err != nil {
+			return nil, err
+		}
 	}
 	inst, err := p.acquire(ctx)
 	if err != nil {
@@ -113,9 +119,15 @@ func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []by
 		p.discard(inst)
 		return nil, err
 	}
-	res = bytes.Clone(res)
+	v, err := parseValue(res, maxResultDepth)
+	if err != nil {
+		p.pool <- inst
+		return nil, fmt.Errorf("result set %.64q: %w", res, err)
+	}
+	canonicalize(&v)
+	out := appendJSON(nil, &v)
 	p.pool <- inst
-	return res, nil
+	return out, nil
 }
 
 // WithoutSortRewrite keeps the module's own insertion sort.
@@ -123,3 +135,53 @@ func WithoutSortRewrite(c Config) Config {
 	c.noSortRewrite = true
 	return c
 }
+
+// CanonicalJSON and CanonicalRego read Rego value text, as the host reads
+// what the guest prints, and write it as the host writes values out.
+func CanonicalJSON(text []byte) ([]byte, error) {
+	v, err := parseValue(text, maxResultDepth)
+	if err != nil {
+		return nil, err
+	}
+	canonicalize(&v)
+	return appendJSON(nil, &v), nil
+}
+
+func CanonicalRego(text []byte) ([]byte, error) {
+	v, err := parseValue(text, maxResultDepth)
+	if err != nil {
+		return nil, err
+	}
+	canonicalize(&v)
+	return appendRego(nil, &v), nil
+}
+
+// CompareValueText compares two values in Rego text as the host sorts set
+// elements.
+func CompareValueText(a, b []byte) (int, error) {
+	va, err := parseValue(a, maxResultDepth)
+	if err != nil {
+		return 0, err
+	}
+	vb, err := parseValue(b, maxResultDepth)
+	if err != nil {
+		return 0, err
+	}
+	canonicalize(&va)
+	canonicalize(&vb)
+	return compareValues(va, vb), nil
+}
+
+// CheckValueInput is the check of EvalValue's input.
+func CheckValueInput(b []byte) ([]byte, error) { return checkValueInput(b) }
+
+// PlainJSON is the host's path for values that JSON holds as they are
+// (ok false: the value takes the tree).
+func PlainJSON(text []byte) ([]byte, bool) {
+	out, rest, ok := appendPlainJSON(nil, text, 0)
+	return out, ok && len(skipWS(rest)) == 0
+}
+
+// PlainResult is the host's path for a result set whose value JSON holds
+// as it is.
+func PlainResult(res []byte) ([]byte, bool) { return plainResult(res) }

@@ -33,6 +33,8 @@ type instance struct {
 	fnFree       api.Function
 	fnJSONParse  api.Function
 	fnJSONDump   api.Function
+	fnValueParse api.Function
+	fnValueDump  api.Function
 	fnHeapPtrGet api.Function
 	fnHeapPtrSet api.Function
 	fnStash      api.Function // nil before ABI 1.3
@@ -156,6 +158,8 @@ func (p *Policy) newInstance(ctx context.Context, glue wazero.CompiledModule) (_
 		{&inst.fnFree, "opa_free"},
 		{&inst.fnJSONParse, "opa_json_parse"},
 		{&inst.fnJSONDump, "opa_json_dump"},
+		{&inst.fnValueParse, "opa_value_parse"},
+		{&inst.fnValueDump, "opa_value_dump"},
 		{&inst.fnHeapPtrGet, "opa_heap_ptr_get"},
 		{&inst.fnHeapPtrSet, "opa_heap_ptr_set"},
 	} {
@@ -221,6 +225,16 @@ func (inst *instance) initHeap(ctx context.Context) (uint32, error) {
 // parseJSON copies JSON text into guest memory and parses it; 0 means the
 // guest could not parse it.
 func (inst *instance) parseJSON(ctx context.Context, text []byte) (uint32, error) {
+	return inst.parse(ctx, inst.fnJSONParse, text)
+}
+
+// parseRegoText copies Rego value text into guest memory and parses it with
+// opa_value_parse; 0 means the guest could not parse it.
+func (inst *instance) parseRegoText(ctx context.Context, text []byte) (uint32, error) {
+	return inst.parse(ctx, inst.fnValueParse, text)
+}
+
+func (inst *instance) parse(ctx context.Context, fn api.Function, text []byte) (uint32, error) {
 	n := uint32(len(text))
 	addr, err := inst.call(ctx, inst.fnMalloc, n)
 	if err != nil {
@@ -229,14 +243,29 @@ func (inst *instance) parseJSON(ctx context.Context, text []byte) (uint32, error
 	if !inst.mem.Write(addr, text) {
 		return 0, fmt.Errorf("write %d bytes at %#x: out of range", n, addr)
 	}
-	return inst.call(ctx, inst.fnJSONParse, addr, n)
+	return inst.call(ctx, fn, addr, n)
 }
 
 // dumpJSON serialises the value at addr with opa_json_dump and returns a
 // view of the NUL-terminated text in guest memory (valid until the next
 // guest call).
 func (inst *instance) dumpJSON(ctx context.Context, addr uint32) ([]byte, error) {
-	s, err := inst.call(ctx, inst.fnJSONDump, addr)
+	return inst.dump(ctx, inst.fnJSONDump, addr)
+}
+
+// readValue reads a value as opa_value_dump prints it, its sets sorted
+// (see value.go). The value refers to text.
+func readValue(text []byte) (value, error) {
+	v, err := parseValue(text, maxResultDepth)
+	if err != nil {
+		return value{}, fmt.Errorf("read value %.64q: %w", text, err)
+	}
+	canonicalize(&v)
+	return v, nil
+}
+
+func (inst *instance) dump(ctx context.Context, fn api.Function, addr uint32) ([]byte, error) {
+	s, err := inst.call(ctx, fn, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -399,20 +428,45 @@ func (inst *instance) restoreData(ctx context.Context) error {
 	return nil
 }
 
+// Result formats of eval.
+type resultFormat uint8
+
+const (
+	formatJSON resultFormat = iota // JSON, sets as sorted arrays
+	formatRego                     // Rego value text, sets as set literals
+)
+
 // eval runs one evaluation. It returns the entrypoint's value (a fresh copy)
-// and whether the instance should be recycled even though it succeeded.
-func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte) (json.RawMessage, bool, error) {
+// in format, and whether the instance should be recycled even though it
+// succeeded.
+func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte, format resultFormat) ([]byte, bool, error) {
 	res, recycle, err := inst.evalResultSet(ctx, entrypoint, input)
 	if err != nil {
 		return nil, false, err
 	}
+	if format == formatJSON {
+		if out, ok := plainResult(res); ok {
+			return out, recycle, nil
+		}
+	}
 	v, err := unwrapResult(res)
-	return v, recycle, err
+	if err != nil {
+		return nil, false, err
+	}
+	if format == formatRego {
+		return appendRego(nil, &v), recycle, nil
+	}
+	return appendJSON(nil, &v), recycle, nil
 }
 
-// evalResultSet runs one evaluation and returns a view of the JSON result
-// set in guest memory (valid until the next guest call), and whether the
-// instance should be recycled.
+// evalResultSet runs one evaluation and returns a view of the result set
+// in guest memory (valid until the next guest call), in Rego value text as
+// opa_value_dump prints it (a set of bindings), and whether the instance
+// should be recycled.
+//
+// The result is read as Rego text, not as the JSON of opa_json_dump: JSON
+// would turn sets into arrays in the order of the guest's hash table, and
+// copy number literals written as .5 into the result as they are.
 func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input []byte) ([]byte, bool, error) {
 	p := inst.p
 	mem := inst.mem
@@ -438,7 +492,7 @@ func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input
 	s[3] = uint64(addr)
 	s[4] = uint64(n)
 	s[5] = uint64(addr + n) // heap pointer for this evaluation
-	s[6] = 0                // format: JSON
+	s[6] = 1                // format: Rego value text
 	if err := inst.fnEval.CallWithStack(ctx, s); err != nil {
 		return nil, false, inst.evalError(ctx, err)
 	}
@@ -475,31 +529,31 @@ func (inst *instance) allocInput(ctx context.Context, n uint32) (uint32, error) 
 	return a, nil
 }
 
-const (
-	resultPrefix   = `[{"result":`
-	resultSuffix   = `}]`
-	maxResultDepth = 1 << 16
-)
+const maxResultDepth = 1 << 16
 
-// unwrapResult strips the result-set wrapper [{"result": v}] of a compiled
-// entrypoint's JSON result and copies v.
-func unwrapResult(res []byte) (json.RawMessage, error) {
-	if len(res) == 2 && res[0] == '[' && res[1] == ']' {
-		return nil, ErrUndefined
+// unwrapResult reads the result set of a compiled entrypoint, {{"result":
+// v}} in Rego text (set() when undefined), and returns v, its sets sorted.
+// The value refers to res.
+func unwrapResult(res []byte) (value, error) {
+	rs, err := parseValue(res, maxResultDepth)
+	if err != nil || (rs.kind != kindSet && rs.kind != kindArray) {
+		return value{}, fmt.Errorf("wasm: unexpected result shape %.64q", res)
 	}
-	if len(res) < len(resultPrefix)+len(resultSuffix)+1 ||
-		string(res[:len(resultPrefix)]) != resultPrefix ||
-		string(res[len(res)-len(resultSuffix):]) != resultSuffix {
-		return nil, fmt.Errorf("wasm: unexpected result shape %.64q", res)
-	}
-	v := res[len(resultPrefix) : len(res)-len(resultSuffix)]
-	if ok, _ := validJSON(v, maxResultDepth); !ok {
+	switch len(rs.elems) {
+	case 0:
+		return value{}, ErrUndefined
+	case 1:
+	default:
 		// E.g. a module whose entrypoint yields several results.
-		return nil, fmt.Errorf("wasm: unexpected result shape %.64q", res)
+		return value{}, fmt.Errorf("wasm: unexpected result shape %.64q", res)
 	}
-	out := make(json.RawMessage, len(v))
-	copy(out, v)
-	return out, nil
+	b := rs.elems[0]
+	if b.kind != kindObject || len(b.elems) != 2 || b.elems[0].kind != kindString || string(b.elems[0].raw) != "result" {
+		return value{}, fmt.Errorf("wasm: unexpected result shape %.64q", res)
+	}
+	v := b.elems[1]
+	canonicalize(&v)
+	return v, nil
 }
 
 // evalError classifies the error of a guest call made for an evaluation.
@@ -610,8 +664,10 @@ func (inst *instance) hostBuiltin4(ctx context.Context, _ api.Module, stack []ui
 }
 
 // dispatch serves opa_builtinN(id, ctx, a1..aN): the arguments are value
-// addresses, dumped to JSON for the BuiltinFunc; the JSON result is parsed
-// back into a guest value whose address is returned (0 = undefined).
+// addresses, read with opa_value_dump and given to the builtin as JSON or
+// as Rego value text (see BuiltinFunc and ValueBuiltinFunc); the result is
+// parsed back into a guest value, with opa_json_parse or opa_value_parse,
+// whose address is returned (0 = undefined).
 //
 // ctx is the context of the wazero call, i.e. the one passed to Eval.
 func (inst *instance) dispatch(ctx context.Context, stack []uint64, nargs int) {
@@ -620,45 +676,107 @@ func (inst *instance) dispatch(ctx context.Context, stack []uint64, nargs int) {
 	for i := range nargs {
 		addrs[i] = uint32(stack[2+i])
 	}
-	fn := inst.p.builtin(id)
-	if fn == nil {
+	b, ok := inst.p.builtin(id)
+	if !ok {
 		inst.aborted = true
 		inst.abortMsg = fmt.Sprintf("unknown builtin id %d", id)
 		panic(&abortError{msg: inst.abortMsg})
 	}
-	args := make([]json.RawMessage, nargs)
+	args := make([][]byte, nargs)
 	for i := range nargs {
-		b, err := inst.dumpJSON(ctx, addrs[i])
+		text, err := inst.dump(ctx, inst.fnValueDump, addrs[i])
 		if err != nil {
 			panic(&hostCallError{err: err})
 		}
-		args[i] = bytes.Clone(b)
+		if b.json != nil {
+			if out, rest, ok := appendPlainJSON(nil, text, 0); ok && len(skipWS(rest)) == 0 {
+				args[i] = out
+				continue
+			}
+		}
+		v, err := readValue(text)
+		if err != nil {
+			panic(&hostCallError{err: err})
+		}
+		if b.value != nil {
+			args[i] = appendRego(nil, &v)
+		} else {
+			args[i] = appendJSON(nil, &v)
+		}
 	}
-	res := callBuiltin(ctx, fn, args)
-	ok, needsSanitize := validJSON(res, maxResultDepth)
-	if !ok {
-		stack[0] = 0 // nil or not JSON: undefined
-		return
+	var addr uint32
+	var err error
+	if b.value != nil {
+		addr, err = inst.valueResult(ctx, callValueBuiltin(ctx, b.value, args))
+	} else {
+		addr, err = inst.jsonResult(ctx, callBuiltin(ctx, b.json, args))
 	}
-	if needsSanitize {
-		res = sanitize(res)
-	}
-	addr, err := inst.parseJSON(ctx, res)
 	if err != nil {
 		panic(&hostCallError{err: err})
 	}
 	stack[0] = uint64(addr)
 }
 
-// callBuiltin runs a BuiltinFunc; errors and panics yield undefined (nil),
-// as in OPA's non-strict Wasm evaluation.
-func callBuiltin(ctx context.Context, fn BuiltinFunc, args []json.RawMessage) (res json.RawMessage) {
+// jsonResult parses a BuiltinFunc's result in the guest (0: undefined).
+func (inst *instance) jsonResult(ctx context.Context, res []byte) (uint32, error) {
+	ok, needsSanitize := validJSON(res, maxResultDepth)
+	if !ok {
+		return 0, nil // nil or not JSON: undefined
+	}
+	if needsSanitize {
+		res = sanitize(res)
+	}
+	return inst.parseJSON(ctx, res)
+}
+
+// valueResult parses a ValueBuiltinFunc's result in the guest (0:
+// undefined). Numbers the guest cannot read (.5) are written out again.
+func (inst *instance) valueResult(ctx context.Context, res []byte) (uint32, error) {
+	if res == nil {
+		return 0, nil
+	}
+	p := valueParser{b: res, maxDepth: maxResultDepth}
+	v, err := p.parse()
+	if err != nil {
+		return 0, nil // not a Rego value: undefined
+	}
+	if p.rewrote {
+		res = appendRego(nil, &v)
+	}
+	if needsSanitizeText(res) {
+		res = sanitize(res)
+	}
+	return inst.parseRegoText(ctx, res)
+}
+
+// callValueBuiltin runs a ValueBuiltinFunc; errors and panics yield
+// undefined (nil), as for callBuiltin.
+func callValueBuiltin(ctx context.Context, fn ValueBuiltinFunc, args [][]byte) (res []byte) {
 	defer func() {
 		if recover() != nil {
 			res = nil
 		}
 	}()
 	r, err := fn(ctx, args)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// callBuiltin runs a BuiltinFunc; errors and panics yield undefined (nil),
+// as in OPA's non-strict Wasm evaluation.
+func callBuiltin(ctx context.Context, fn BuiltinFunc, args [][]byte) (res json.RawMessage) {
+	defer func() {
+		if recover() != nil {
+			res = nil
+		}
+	}()
+	jargs := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		jargs[i] = a
+	}
+	r, err := fn(ctx, jargs)
 	if err != nil {
 		return nil
 	}

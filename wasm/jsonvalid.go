@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -323,4 +324,43 @@ func (s *jsonScanner) num() bool {
 		}
 	}
 	return true
+}
+
+// needsSanitizeText reports whether text that is otherwise well formed
+// has invalid UTF-8 or a surrogate escape (or what looks like one: sanitize
+// leaves an escaped backslash followed by "ud800" as it is).
+func needsSanitizeText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return true
+	}
+	for i := 0; i+3 < len(b); i++ {
+		if b[i] == '\\' && b[i+1] == 'u' && (b[i+2] == 'd' || b[i+2] == 'D') {
+			switch b[i+3] {
+			case '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F':
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkValueInput validates an EvalValue input, Rego value text (see
+// value.go), and returns the text the guest is to read: numbers the guest
+// cannot read (.5) written out again, strings sanitized.
+func checkValueInput(b []byte) ([]byte, error) {
+	p := valueParser{b: b, maxDepth: maxInputDepth}
+	v, err := p.parse()
+	switch {
+	case p.tooDeep:
+		return nil, errInputTooDeep
+	case err != nil:
+		return nil, fmt.Errorf("wasm: input is not a Rego value: %w", err)
+	}
+	if p.rewrote {
+		b = appendRego(nil, &v)
+	}
+	if needsSanitizeText(b) {
+		b = sanitize(b)
+	}
+	return b, nil
 }

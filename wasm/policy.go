@@ -4,7 +4,8 @@
 // compile package: a gzipped tar with /policy.wasm and data.json files) or
 // the raw bytes of a policy module, and prepares a pool of instances.
 // Entrypoint.Eval takes the input document as JSON text and returns the
-// entrypoint's value as JSON text, or ErrUndefined.
+// entrypoint's value as JSON text, or ErrUndefined; Entrypoint.EvalValue
+// does the same over Rego value text, in which sets are sets.
 //
 // The host implements the OPA Wasm ABI 1.2 and 1.3 (the opa_eval fast path).
 // The module is compiled once per Policy; the data document is parsed once,
@@ -17,7 +18,8 @@
 //
 // Builtins that OPA does not compile into the module (custom builtins, and
 // OPA builtins such as sprintf, time.* or http.send) are called on the host:
-// Config.WithBuiltins supplies them by name, and Load refuses a module that
+// Config.WithBuiltins supplies them by name over JSON, and
+// Config.WithValueBuiltins over Rego values; Load refuses a module that
 // needs a builtin that is not supplied.
 //
 // The Wasm bundles aclc build writes by default call no builtin, and run on
@@ -31,10 +33,16 @@
 // package imports none of them.
 //
 // Semantics are those of OPA's Wasm engine, which differs from topdown in
-// places: builtin errors make the call undefined (there is no strict mode),
-// sets are returned as JSON arrays and non-string object keys as strings.
-// Input strings with invalid UTF-8 or unpaired surrogate escapes are decoded
-// as U+FFFD, as by encoding/json (and topdown).
+// places: builtin errors make the call undefined (there is no strict mode).
+// Values cross the host's boundary as OPA's Wasm engine passes them: the
+// host reads every value the guest gives out as Rego text
+// (opa_value_dump). Eval returns JSON as OPA's ast.JSON writes it: a set is
+// the array of its elements in OPA's sort order, an object key that is not
+// a string the string of its JSON, a number a JSON number (0.5 where the
+// policy wrote .5). Entrypoint.EvalValue takes and returns Rego text, so
+// that sets stay sets, in the input too; a ValueBuiltinFunc receives and
+// returns them so. Input strings with invalid UTF-8 or unpaired surrogate
+// escapes are decoded as U+FFFD, as by encoding/json (and topdown).
 //
 // Cancelling the context of Eval stops a running evaluation within
 // microseconds; an evaluation that fails (cancellation, abort, trap, memory
@@ -92,7 +100,8 @@ type Policy struct {
 	glueFirst wazero.CompiledModule // env module for the first instance
 	glueCopy  wazero.CompiledModule // env module sized for the data snapshot
 
-	builtins    []BuiltinFunc // by builtin id
+	builtins    []hostBuiltin // by builtin id
+	hostCalls   []string      // names of the builtins, sorted
 	entrypoints map[string]int32
 	names       []string // sorted entrypoint names
 	limitBytes  uint64
@@ -412,40 +421,57 @@ func (p *Policy) newCopy(ctx context.Context) (*instance, error) {
 	return inst, nil
 }
 
+// hostBuiltin is a builtin the policy calls on the host: exactly one of
+// its functions is set.
+type hostBuiltin struct {
+	json  BuiltinFunc
+	value ValueBuiltinFunc
+}
+
 // readBuiltins maps the module's builtin ids to the configured functions.
 func (p *Policy) readBuiltins(ctx context.Context, inst *instance) error {
 	ids, err := readIDMap(ctx, inst, "builtins")
 	if err != nil {
 		return err
 	}
-	var missing []string
+	var problems []string
 	maxID := int32(-1)
 	for name, id := range ids {
-		if _, ok := p.cfg.builtins[name]; !ok {
-			missing = append(missing, name)
+		_, isJSON := p.cfg.builtins[name]
+		_, isValue := p.cfg.valueBuiltins[name]
+		switch {
+		case !isJSON && !isValue:
+			problems = append(problems, fmt.Sprintf("builtin %q not found", name))
+		case isJSON && isValue:
+			problems = append(problems, fmt.Sprintf("builtin %q supplied both over JSON and over Rego values", name))
 		}
 		maxID = max(maxID, id)
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		msgs := make([]string, len(missing))
-		for i, name := range missing {
-			msgs[i] = fmt.Sprintf("builtin %q not found", name)
-		}
-		return errors.New(strings.Join(msgs, "; "))
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return errors.New(strings.Join(problems, "; "))
 	}
-	p.builtins = make([]BuiltinFunc, maxID+1)
+	p.builtins = make([]hostBuiltin, maxID+1)
 	for name, id := range ids {
-		p.builtins[id] = p.cfg.builtins[name]
+		p.builtins[id] = hostBuiltin{json: p.cfg.builtins[name], value: p.cfg.valueBuiltins[name]}
+		p.hostCalls = append(p.hostCalls, name)
 	}
+	sort.Strings(p.hostCalls)
 	return nil
 }
 
-func (p *Policy) builtin(id int32) BuiltinFunc {
+// Builtins returns the names of the builtins the policy calls on the
+// host, sorted: those of the configured builtins it uses.
+func (p *Policy) Builtins() []string {
+	return append([]string(nil), p.hostCalls...)
+}
+
+func (p *Policy) builtin(id int32) (hostBuiltin, bool) {
 	if id < 0 || int(id) >= len(p.builtins) {
-		return nil
+		return hostBuiltin{}, false
 	}
-	return p.builtins[id]
+	b := p.builtins[id]
+	return b, b.json != nil || b.value != nil
 }
 
 func (p *Policy) readEntrypoints(ctx context.Context, inst *instance) error {
@@ -520,14 +546,54 @@ func (p *Policy) Eval(ctx context.Context, entrypoint string, input []byte) (jso
 	return e.Eval(ctx, input)
 }
 
+// EvalValue evaluates the named entrypoint; see Entrypoint.EvalValue.
+func (p *Policy) EvalValue(ctx context.Context, entrypoint string, input []byte) ([]byte, error) {
+	e, err := p.Entrypoint(entrypoint)
+	if err != nil {
+		return nil, err
+	}
+	return e.EvalValue(ctx, input)
+}
+
 // Eval evaluates the entrypoint for input, the JSON text of the input
 // document (nil or empty: no input). It returns the JSON value of the
 // entrypoint, or ErrUndefined when the entrypoint is undefined.
+//
+// The value is encoded as OPA's ast.JSON encodes it: a set is the array
+// of its elements in OPA's sort order, an object key that is not a string
+// the string of its JSON; numbers are JSON numbers. EvalValue keeps sets
+// and keys as they are.
 //
 // Cancelling ctx interrupts a running evaluation. An evaluation that fails
 // (abort, trap, cancellation, memory limit) discards its instance; a fresh
 // one is created in the background. An undefined result is no failure.
 func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, error) {
+	return e.eval(ctx, input, formatJSON, func(input []byte) ([]byte, error) {
+		needsSanitize, err := checkInput(input)
+		if err != nil {
+			return nil, err
+		}
+		if needsSanitize {
+			input = sanitize(input)
+		}
+		return input, nil
+	})
+}
+
+// EvalValue is Eval over Rego values in text, as OPA's Wasm engine takes
+// and returns them: JSON, plus set literals ({"a", "b"}, and set() for the
+// empty set) and object keys that are not strings ({1: "a"}), as
+// ast.ParseTerm reads them and ast.Term's String writes them. The input
+// document may be such text, e.g. a set; the entrypoint's value is such
+// text, its sets sorted in OPA's order and numbers written as JSON numbers,
+// spaced as OPA prints terms.
+func (e Entrypoint) EvalValue(ctx context.Context, input []byte) ([]byte, error) {
+	return e.eval(ctx, input, formatRego, checkValueInput)
+}
+
+// eval runs an evaluation of the entrypoint: check validates a non-empty
+// input and returns the text the guest is to read.
+func (e Entrypoint) eval(ctx context.Context, input []byte, format resultFormat, check func([]byte) ([]byte, error)) ([]byte, error) {
 	p := e.p
 	if p == nil {
 		return nil, errors.New("wasm: Eval on a zero Entrypoint")
@@ -536,12 +602,9 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 		return nil, errClosed
 	}
 	if len(input) > 0 {
-		needsSanitize, err := checkInput(input)
-		if err != nil {
+		var err error
+		if input, err = check(input); err != nil {
 			return nil, err
-		}
-		if needsSanitize {
-			input = sanitize(input)
 		}
 	}
 	if uint64(p.evalHeapPtr)+uint64(len(input)) >= p.limitBytes {
@@ -554,7 +617,7 @@ func (e Entrypoint) Eval(ctx context.Context, input []byte) (json.RawMessage, er
 	if err != nil {
 		return nil, err
 	}
-	v, recycle, err := inst.eval(ctx, e.id, input)
+	v, recycle, err := inst.eval(ctx, e.id, input, format)
 	// An undefined result is an evaluation that completed: the guest
 	// returned its (empty) result set, so the instance is as sound as
 	// after any other answer and goes back to the pool.
