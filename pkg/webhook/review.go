@@ -162,6 +162,11 @@ func (s *Server) decide(ctx context.Context, body []byte, ep string, validate bo
 			return nil, false, fmt.Errorf("convert YAML body: %w", err)
 		}
 	}
+	// Only an object decodes as an AdmissionReview: anything else is the
+	// decoding's answer, and no engine need see it.
+	if t := bytes.TrimLeft(input, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, false, errors.New("the body is not an AdmissionReview object")
+	}
 	out, err := s.eval(ctx, ep, input)
 	if err != nil {
 		return nil, false, err

@@ -45,6 +45,11 @@ func TestReviewHTTPRules(t *testing.T) {
 		wantBody        string
 		wantContentType string // application/json for a 200, text/plain otherwise
 		wantEngine      bool   // the engine was asked
+		// engineMayRun: the decision starts beside the typed decoding,
+		// which alone tells a body YuniKorn refuses; for an object that
+		// then fails to decode the engine may or may not have been asked,
+		// and the answer is the decoding's either way.
+		engineMayRun bool
 	}{
 		{name: "an empty body is refused 400",
 			path: "/mutate", body: "",
@@ -93,13 +98,13 @@ func TestReviewHTTPRules(t *testing.T) {
 			wantCode: 200, wantBody: invalidBodyAnswer},
 		{name: "a review without request is answered as an invalid body",
 			path: "/mutate", body: `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"}`,
-			wantCode: 200, wantBody: invalidBodyAnswer},
+			wantCode: 200, wantBody: invalidBodyAnswer, engineMayRun: true},
 		{name: "a wrongly typed request field fails the whole body",
 			path: "/validate", body: `{"request":{"uid":1}}`,
-			wantCode: 200, wantBody: invalidBodyAnswer},
+			wantCode: 200, wantBody: invalidBodyAnswer, engineMayRun: true},
 		{name: "request field names are case-sensitive",
 			path: "/mutate", body: `{"Request":{"uid":"u"}}`,
-			wantCode: 200, wantBody: invalidBodyAnswer},
+			wantCode: 200, wantBody: invalidBodyAnswer, engineMayRun: true},
 		{name: "the method is not checked",
 			method: "PUT", path: "/mutate", body: podReview,
 			wantCode: 200, wantBody: envelope + `{"patch":"` + fakePatch + `","patchType":"JSONPatch","uid":"u-1","allowed":true}}`, wantEngine: true},
@@ -171,7 +176,7 @@ func TestReviewHTTPRules(t *testing.T) {
 			if got := rec.Header().Get("Content-Type"); got != wantCT {
 				t.Errorf("Content-Type %q, want %q", got, wantCT)
 			}
-			if got := eng.calls() > 0; got != tt.wantEngine {
+			if got := eng.calls() > 0; got != tt.wantEngine && !tt.engineMayRun {
 				t.Errorf("engine asked: %v, want %v", got, tt.wantEngine)
 			}
 			for _, in := range eng.inputs {
