@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -39,17 +38,8 @@ func (s *Server) serveConfigReview(w http.ResponseWriter, r *http.Request) {
 	deadline := s.cfg.deadline()
 	ctx, cancel := context.WithTimeout(r.Context(), deadline)
 	defer cancel()
-	raw := w
-	if sw, ok := w.(*statusWriter); ok {
-		raw = sw.ResponseWriter
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(raw, r.Body, s.cfg.limit()))
-	if err != nil || len(body) == 0 {
-		http.Error(w, msgInvalidBody, http.StatusBadRequest)
-		return
-	}
-	if r.Header.Get("Content-Type") != contentTypeJSON {
-		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
+	body, ok := s.readBody(w, r, start)
+	if !ok {
 		return
 	}
 	var ar admissionv1.AdmissionReview

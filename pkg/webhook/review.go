@@ -62,38 +62,8 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 	deadline := s.cfg.deadline()
 	ctx, cancel := context.WithTimeout(r.Context(), deadline)
 	defer cancel()
-	// MaxBytesReader is given net/http's own writer, so that an oversized
-	// body also closes the connection.
-	raw := w
-	if sw, ok := w.(*statusWriter); ok {
-		raw = sw.ResponseWriter
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(raw, r.Body, s.cfg.limit()))
-	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-		// Larger than anything the API server sends. A 400 would hand
-		// the decision to failurePolicy (Ignore for YuniKorn: admitted
-		// without user.info); a denial for the review's uid, which the
-		// API server writes first, refuses it instead.
-		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON {
-			s.decided(r.URL.Path, uid, false, start)
-			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
-			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
-				UID:     types.UID(uid),
-				Allowed: false,
-				Result:  &metav1.Status{Message: fmt.Sprintf("admission review larger than %d bytes, more than the API server sends", tooLarge.Limit)},
-			})
-			writeReview(w, reviewV1, resp)
-			return
-		}
-	}
-	if err != nil || len(body) == 0 {
-		http.Error(w, msgInvalidBody, http.StatusBadRequest)
-		return
-	}
-	// Exactly: "application/json; charset=utf-8" is refused, as YuniKorn
-	// refuses it (the API server always sends the bare type).
-	if r.Header.Get("Content-Type") != contentTypeJSON {
-		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
+	body, ok := s.readBody(w, r, start)
+	if !ok {
 		return
 	}
 	validate := r.URL.Path != pathMutate
@@ -126,6 +96,48 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request) {
 		version = reviewV1beta1
 	}
 	writeReview(w, version, resp)
+}
+
+// readBody reads a review's body as YuniKorn's Serve does: at most the
+// body limit (a larger one carrying a uid is denied for that uid), not
+// empty, Content-Type exactly application/json. When it returns false the
+// answer is written.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, start time.Time) ([]byte, bool) {
+	// MaxBytesReader is given net/http's own writer, so that an oversized
+	// body also closes the connection.
+	raw := w
+	if sw, ok := w.(*statusWriter); ok {
+		raw = sw.ResponseWriter
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(raw, r.Body, s.cfg.limit()))
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		// Larger than anything the API server sends. A 400 would hand
+		// the decision to failurePolicy (Ignore for YuniKorn: admitted
+		// without user.info); a denial for the review's uid, which the
+		// API server writes first, refuses it instead.
+		if uid, ok := leadingUID(body); ok && r.Header.Get("Content-Type") == contentTypeJSON {
+			s.decided(r.URL.Path, uid, false, start)
+			s.log.Warn("webhook: body over the limit, denied", "uid", uid, "limit", tooLarge.Limit)
+			resp, _ := json.Marshal(&admissionv1.AdmissionResponse{
+				UID:     types.UID(uid),
+				Allowed: false,
+				Result:  &metav1.Status{Message: fmt.Sprintf("admission review larger than %d bytes, more than the API server sends", tooLarge.Limit)},
+			})
+			writeReview(w, reviewV1, resp)
+			return nil, false
+		}
+	}
+	if err != nil || len(body) == 0 {
+		http.Error(w, msgInvalidBody, http.StatusBadRequest)
+		return nil, false
+	}
+	// Exactly: "application/json; charset=utf-8" is refused, as YuniKorn
+	// refuses it (the API server always sends the bare type).
+	if r.Header.Get("Content-Type") != contentTypeJSON {
+		http.Error(w, msgContentType, http.StatusUnsupportedMediaType)
+		return nil, false
+	}
+	return body, true
 }
 
 // decided counts a review's answer and, with decision logs on, logs it: one
