@@ -435,3 +435,18 @@ func ValueText(n *yaml.Node) string {
 	}
 	return ""
 }
+
+// EntryPos is where a message about the entry at ptr points: the line of
+// its value, at its key when the key is on that line ("owner: joe"), at
+// the value otherwise (a list item, a value below its key); 0, 0 when ptr
+// is not in the index.
+func (x *Index[K]) EntryPos(ptr string) (line, column int) {
+	line, column, ok := x.Pos(ptr)
+	if !ok {
+		return 0, 0
+	}
+	if kl, kc, ok := x.KeyPos(ptr); ok && kl == line {
+		column = kc
+	}
+	return line, column
+}

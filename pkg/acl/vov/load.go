@@ -173,7 +173,7 @@ func (b *builder) spec(top map[string]any) *Spec {
 		OwnerLine:  b.x.Line("/vov/owner"),
 		HostLine:   b.x.Line("/vov/host"),
 	}
-	_, s.OwnerColumn = entryPos(b.x, "/vov/owner")
+	_, s.OwnerColumn = b.x.EntryPos("/vov/owner")
 	b.resolver(s)
 	b.security(s, vov)
 	b.roles(s, vov)
@@ -294,19 +294,6 @@ func (l lineShift) column(c int, data []byte) int {
 	return c
 }
 
-// entryPos is where a message about the entry at ptr points: the line of
-// its value, at its key when the key is on that line (owner: joe), at the
-// value otherwise (a list item, a value below its key).
-func entryPos(x *sourceIndex, ptr string) (line, column int) {
-	line, column, ok := x.Pos(ptr)
-	if !ok {
-		return 0, 0
-	}
-	if kl, kc, ok := x.KeyPos(ptr); ok && kl == line {
-		column = kc
-	}
-	return line, column
-}
 
 func (b *builder) inlineShift(n *yaml.Node) lineShift {
 	if n == nil {
@@ -353,7 +340,7 @@ func (b *builder) roles(s *Spec, vov map[string]any) {
 		m := v.(map[string]any)
 		at := "/vov/roles/" + strconv.Itoa(i)
 		r := SecurityRule{File: b.file, User: str(m, "user"), Group: str(m, "group")}
-		r.Line, r.Column = entryPos(b.x, at)
+		r.Line, r.Column = b.x.EntryPos(at)
 		ok := true
 		switch {
 		case r.User != "" && r.Group != "":
@@ -405,7 +392,7 @@ func (b *builder) objects(s *Spec, top map[string]any) {
 		m := v.(map[string]any)
 		at := "/objects/" + strconv.Itoa(i)
 		o := &Object{Type: ObjectType(str(m, "type")), Name: str(m, "name"), ID: str(m, "id"), Owner: str(m, "owner")}
-		o.Line, o.Column = entryPos(b.x, at)
+		o.Line, o.Column = b.x.EntryPos(at)
 		// A file (a place) is named by its path, which is its name in VOV;
 		// every other object by a name, a job by its vovId.
 		nameField := "name"
@@ -462,7 +449,7 @@ func (b *builder) acl(o *Object, list []any, at string) []Entry {
 			continue
 		}
 		e := Entry{Agent: agent}
-		e.Line, e.Column = entryPos(b.x, eat)
+		e.Line, e.Column = b.x.EntryPos(eat)
 		if prev, dup := lines[agent]; dup {
 			b.fail(b.x.At(CodeDuplicateAgent, eat+"/agent", written, fmt.Sprintf("object %q: agent %q already has an entry at line %d; give each agent one entry", o.Address(), agent.String(), prev)))
 			continue

@@ -403,7 +403,7 @@ func fillLines(x *sourceIndex, conf *SchedulerConfig) {
 	for i := range conf.Partitions {
 		at := "/partitions/" + strconv.Itoa(i)
 		p := &conf.Partitions[i]
-		p.Line, p.Column = entryPos(x, at)
+		p.Line, p.Column = x.EntryPos(at)
 		fillQueueLines(x, p.Queues, at+"/queues")
 	}
 }
@@ -412,26 +412,13 @@ func fillQueueLines(x *sourceIndex, queues []QueueConfig, at string) {
 	for i := range queues {
 		q := &queues[i]
 		qAt := at + "/" + strconv.Itoa(i)
-		q.Line, q.Column = entryPos(x, qAt)
-		q.AdminACLLine, q.AdminACLColumn = entryPos(x, qAt+"/adminacl")
-		q.SubmitACLLine, q.SubmitACLColumn = entryPos(x, qAt+"/submitacl")
+		q.Line, q.Column = x.EntryPos(qAt)
+		q.AdminACLLine, q.AdminACLColumn = x.EntryPos(qAt+"/adminacl")
+		q.SubmitACLLine, q.SubmitACLColumn = x.EntryPos(qAt+"/submitacl")
 		fillQueueLines(x, q.Queues, qAt+"/queues")
 	}
 }
 
-// entryPos is where a message about the entry at ptr points: the line of
-// its value, at its key when the key is on that line (submitacl: sue), at
-// the value otherwise (a list item, a value below its key).
-func entryPos(x *sourceIndex, ptr string) (line, column int) {
-	line, column, ok := x.Pos(ptr)
-	if !ok {
-		return 0, 0
-	}
-	if kl, kc, ok := x.KeyPos(ptr); ok && kl == line {
-		column = kc
-	}
-	return line, column
-}
 
 // yaml11Bools are the YAML 1.1 booleans that yaml.v3 still decodes into a
 // bool field.
