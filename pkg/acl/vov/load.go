@@ -294,7 +294,6 @@ func (l lineShift) column(c int, data []byte) int {
 	return c
 }
 
-
 func (b *builder) inlineShift(n *yaml.Node) lineShift {
 	if n == nil {
 		return lineShift{}

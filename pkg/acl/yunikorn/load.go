@@ -413,12 +413,11 @@ func fillQueueLines(x *sourceIndex, queues []QueueConfig, at string) {
 		q := &queues[i]
 		qAt := at + "/" + strconv.Itoa(i)
 		q.Line, q.Column = x.EntryPos(qAt)
-		q.AdminACLLine, q.AdminACLColumn = x.EntryPos(qAt+"/adminacl")
-		q.SubmitACLLine, q.SubmitACLColumn = x.EntryPos(qAt+"/submitacl")
+		q.AdminACLLine, q.AdminACLColumn = x.EntryPos(qAt + "/adminacl")
+		q.SubmitACLLine, q.SubmitACLColumn = x.EntryPos(qAt + "/submitacl")
 		fillQueueLines(x, q.Queues, qAt+"/queues")
 	}
 }
-
 
 // yaml11Bools are the YAML 1.1 booleans that yaml.v3 still decodes into a
 // bool field.
