@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -146,13 +147,44 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		}
 	}
 	if c.changes != nil {
-		changed, err := c.changes(ctx, old, next)
-		if err != nil {
-			changed = []string{"aclc: cannot tell what this change does: " + err.Error()}
-		}
-		lines = append(lines, changed...)
+		lines = append(lines, c.changesInTime(ctx, old, next)...)
 	}
 	return allowConfig(capWarnings(lines)...)
+}
+
+// changesInTime is c.changes within three quarters of what is left of
+// ctx's deadline: a change YuniKorn accepts is admitted whether or not its
+// comparison ends in time (a configuration of thousands of queues takes
+// seconds), and the warning then says so.
+func (c *configReviewer) changesInTime(ctx context.Context, old, next *translate.Sources) []string {
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)*3/4)
+		defer cancel()
+	}
+	type result struct {
+		lines []string
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- result{err: fmt.Errorf("panic: %v", v)}
+			}
+		}()
+		lines, err := c.changes(ctx, old, next)
+		done <- result{lines, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return []string{"aclc: cannot tell what this change does: " + r.err.Error()}
+		}
+		return r.lines
+	case <-ctx.Done():
+		return []string{"aclc: YuniKorn accepts this change; what it changes was not worked out within the webhook's deadline (aclc diff tells it)"}
+	}
 }
 
 // capWarnings keeps the first maxConfigWarnings lines and counts the rest.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -101,5 +102,29 @@ func TestCapWarnings(t *testing.T) {
 	}
 	if len(capWarnings(lines[:maxConfigWarnings])) != maxConfigWarnings {
 		t.Errorf("a full list is kept whole")
+	}
+}
+
+// A change YuniKorn accepts is admitted even when its comparison does not
+// end within the deadline, with a warning that says so.
+func TestConfigReviewerAdmitsWhenTheComparisonIsLate(t *testing.T) {
+	served := func() (*translate.Sources, error) {
+		return translate.LoadSources([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto)
+	}
+	s, err := served()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newConfigReviewer(served, "")
+	r.changes = func(ctx context.Context, _, _ *translate.Sources) ([]string, error) {
+		<-ctx.Done()
+		time.Sleep(time.Second) // a comparison that does not stop at once
+		return []string{"late"}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	resp := r.ReviewConfig(ctx, configMapRequest(t, s.Layout().Namespace, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}))
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "not worked out within the webhook's deadline") {
+		t.Errorf("allowed %v, warnings %q", resp.Allowed, resp.Warnings)
 	}
 }
