@@ -316,37 +316,33 @@ func TestReportHTMLInABrowserE2E(t *testing.T) {
 		if err != nil {
 			t.Fatalf("aclc %v: %v", c.args, err)
 		}
-		c := struct {
-			src             string
-			queues, changes int
-			shot            string
-		}{strings.Join(c.args, " "), c.queues, c.changes, c.shot}
+		src := "aclc " + strings.Join(c.args, " ")
 		page := filepath.Join(t.TempDir(), "report.html")
 		if err := os.WriteFile(page, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		v := b.visit(t, "file://"+page)
 		if len(v.Requests) > 0 {
-			t.Errorf("%s: the page asked for %q", c.src, v.Requests)
+			t.Errorf("%s: the page asked for %q", src, v.Requests)
 		}
 		if len(v.Problems) > 0 {
-			t.Errorf("%s: %s", c.src, strings.Join(v.Problems, "\n"))
+			t.Errorf("%s: %s", src, strings.Join(v.Problems, "\n"))
 		}
 		var n int
 		b.eval(t, v, `document.querySelectorAll("details.queue[data-queue]").length`, &n)
 		if n != c.queues {
-			t.Errorf("%s: %d queues in the tree, want %d", c.src, n, c.queues)
+			t.Errorf("%s: %d queues in the tree, want %d", src, n, c.queues)
 		}
 		var changes int
 		b.eval(t, v, `document.querySelectorAll(".change").length`, &changes)
 		if changes != c.changes {
-			t.Errorf("%s: %d changes marked, want %d", c.src, changes, c.changes)
+			t.Errorf("%s: %d changes marked, want %d", src, changes, c.changes)
 		}
 		var open []int
 		b.eval(t, v, `(function(){var o=function(){return document.querySelectorAll("details.queue[open]").length};`+
 			`document.getElementById("collapse").click();var a=o();document.getElementById("expand").click();return [a,o()]})()`, &open)
 		if len(open) != 2 || open[0] != 0 || open[1] != c.queues {
-			t.Errorf("%s: open queues after collapse, expand: %v, want [0 %d]", c.src, open, c.queues)
+			t.Errorf("%s: open queues after collapse, expand: %v, want [0 %d]", src, open, c.queues)
 		}
 		if c.shot != "" {
 			png := b.screenshot(t, v)

@@ -238,9 +238,7 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	}
 	// YuniKorn's default admission settings are no author's mistake: warn
 	// about them only when the configuration sets some.
-	if s.Admission() != nil && s.Layout() != nil && slices.ContainsFunc(s.Layout().Keys(), func(k string) bool {
-		return strings.HasPrefix(k, "admissionController.")
-	}) {
+	if s.SetsAdmissionKeys() {
 		for _, d := range s.Admission().Diagnose() {
 			if d.File == "" {
 				d.File = s.AdmissionFile()

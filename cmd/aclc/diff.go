@@ -181,13 +181,7 @@ func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diffResul
 		}
 		s := side.sources
 		known := translate.ReplicatedNamespaces(s.Kubernetes())
-		var warnings []checkDiagnostic
-		for _, d := range (&checkOptions{resolver: o.resolver}).diagnose(s, nil, newNames, newLocator()) {
-			if d.Severity != severityError {
-				warnings = append(warnings, d)
-			}
-		}
-		p, err := queueReportHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), placeNamespaces(o.namespaces, known), known, warnings)
+		p, err := queueReportHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), placeNamespaces(o.namespaces, known), known, o.resolver)
 		if err != nil {
 			return err
 		}

@@ -49,15 +49,28 @@ func (r *diffResult) writeText(w io.Writer) {
 		fmt.Fprintln(w, l)
 	}
 	for _, c := range r.Access {
-		sign, why := "-", "was: "+c.OldReason
-		if c.New {
-			sign, why = "+", "now: "+c.NewReason
-		}
-		fmt.Fprintf(w, "%s %s: %s on %s (%s)\n", sign, c.Subject, c.Action, c.where(), why)
+		sign, text := c.line()
+		fmt.Fprintf(w, "%s %s\n", sign, text)
 	}
 	for _, c := range r.Placement {
-		fmt.Fprintf(w, "%s namespace %s: %s, %s: %s -> %s\n", c.sign(), c.Namespace, c.subject, requestedShown(c.Requested), c.Old, c.New)
+		fmt.Fprintf(w, "%s %s\n", c.sign(), c.text("->"))
 	}
+}
+
+// line is an access change as diff's text says it: its sign (+ gained,
+// - lost) and "subject: action on queue (now/was: reason)".
+func (c accessChange) line() (sign, text string) {
+	sign, why := "-", "was: "+c.OldReason
+	if c.New {
+		sign, why = "+", "now: "+c.NewReason
+	}
+	return sign, fmt.Sprintf("%s: %s on %s (%s)", c.Subject, c.Action, c.where(), why)
+}
+
+// text is a placement change without its sign, old and new joined by
+// arrow.
+func (c placementChange) text(arrow string) string {
+	return fmt.Sprintf("namespace %s: %s, %s: %s %s %s", c.Namespace, c.subject, requestedShown(c.Requested), c.Old, arrow, c.New)
 }
 
 // where names the queue of an access change, and the queues below that

@@ -182,13 +182,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 			}
 		}
 		if o.output == "html" {
-			var warnings []checkDiagnostic
-			for _, d := range (&checkOptions{resolver: o.resolver}).diagnose(s, nil, strings.Join(srcs, ", "), newLocator()) {
-				if d.Severity != severityError {
-					warnings = append(warnings, d)
-				}
-			}
-			page, err := queueReportHTML(ctx, eng, s, srcs, as, placeNamespaces(o.namespaces, known), known, warnings)
+			page, err := queueReportHTML(ctx, eng, s, srcs, as, placeNamespaces(o.namespaces, known), known, o.resolver)
 			if err == nil {
 				err = page.writeHTML(stdout)
 			}

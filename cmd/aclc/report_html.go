@@ -116,9 +116,16 @@ type htmlPlacement struct {
 }
 
 // queueReportHTML builds the page: the tree with the grants of every
-// queue, check's warnings at the queue they concern, the placement rules
-// in order and where a pod of each namespace that names no queue lands.
-func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, warnings []checkDiagnostic) (*htmlReport, error) {
+// queue, check's warnings (with resolver, as check has them) at the queue
+// they concern, the placement rules in order and where a pod of each
+// namespace that names no queue lands.
+func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, resolver string) (*htmlReport, error) {
+	var warnings []checkDiagnostic
+	for _, d := range (&checkOptions{resolver: resolver}).diagnose(s, nil, strings.Join(srcs, ", "), newLocator()) {
+		if d.Severity != severityError {
+			warnings = append(warnings, d)
+		}
+	}
 	tree := s.Queues()
 	r := &htmlReport{Title: "YuniKorn queues: " + strings.Join(srcs, ", "), Sources: srcs, Version: aclcVersion(), Engine: eng.Name()}
 	byLine := map[*yunikorn.Partition][]*htmlQueue{}
@@ -245,11 +252,8 @@ func diffHTML(page *htmlReport, r *diffResult, oldNames, newNames string) {
 	d := &htmlDiff{Old: oldNames, New: newNames, Refusals: r.refusalLines()}
 	page.Title = "aclc diff: " + oldNames + " → " + newNames
 	for _, c := range r.Access {
-		sign, why := "-", "was: "+c.OldReason
-		if c.New {
-			sign, why = "+", "now: "+c.NewReason
-		}
-		ch := htmlChange{Sign: sign, Text: fmt.Sprintf("%s: %s on %s (%s)", c.Subject, c.Action, c.where(), why)}
+		sign, text := c.line()
+		ch := htmlChange{Sign: sign, Text: text}
 		d.Changes++
 		var q *htmlQueue
 		for _, p := range page.Partitions {
@@ -265,7 +269,7 @@ func diffHTML(page *htmlReport, r *diffResult, oldNames, newNames string) {
 	}
 	for _, c := range r.Placement {
 		d.Changes++
-		d.Placement = append(d.Placement, htmlChange{Sign: c.sign(), Text: fmt.Sprintf("namespace %s: %s, %s: %s → %s", c.Namespace, c.subject, requestedShown(c.Requested), c.Old, c.New)})
+		d.Placement = append(d.Placement, htmlChange{Sign: c.sign(), Text: c.text("→")})
 	}
 	page.Diff = d
 }

@@ -72,9 +72,7 @@ func (o GatekeeperObject) YAML() ([]byte, error) {
 // neither replaces the other's with YuniKorn's defaults.
 func GatekeeperHeld(s *Sources) []string {
 	var held []string
-	if s.admission != nil && s.layout != nil && slices.ContainsFunc(s.layout.Keys(), func(k string) bool {
-		return strings.HasPrefix(k, "admissionController.")
-	}) {
+	if s.SetsAdmissionKeys() {
 		held = append(held, GatekeeperUserInfo)
 	}
 	if s.queues != nil && gatekeeperHasQueue(s) {

@@ -505,3 +505,12 @@ func (s *Sources) carries(dir string) bool {
 // ClusterIDKey is the setting YuniKorn's rejection messages take the
 // cluster id from (default mycluster).
 const ClusterIDKey = "service.clusterId"
+
+// SetsAdmissionKeys reports whether the YuniKorn configuration sets an
+// admissionController.* key, rather than leaving every admission setting
+// to YuniKorn's defaults.
+func (s *Sources) SetsAdmissionKeys() bool {
+	return s.admission != nil && s.layout != nil && slices.ContainsFunc(s.layout.Keys(), func(k string) bool {
+		return strings.HasPrefix(k, "admissionController.")
+	})
+}
