@@ -166,13 +166,11 @@ func CallContext(ctx context.Context, c *builtins.Cache, name string, args []jso
 func call(ctx context.Context, c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
 	args := make([]json.RawMessage, len(terms))
 	for i, t := range terms {
-		v, err := ast.JSON(t.Value)
+		a, err := appendJSON(nil, t.Value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: operand %d: %w", name, i+1, err)
 		}
-		if args[i], err = json.Marshal(v); err != nil {
-			return nil, err
-		}
+		args[i] = a
 	}
 	out, err := CallContext(ctx, c, name, args)
 	if err != nil || out == nil {
