@@ -1,6 +1,7 @@
 package opabuiltins
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -91,5 +92,26 @@ func TestBuiltinArgumentsRefuseNumbersJSONRefuses(t *testing.T) {
 func TestBuiltinArgumentsThatNeedEvaluationAreRefused(t *testing.T) {
 	if _, err := appendJSON(nil, ast.MustParseTerm(`{"a": x}`).Value); err == nil {
 		t.Error("a variable was encoded")
+	}
+}
+
+// TestRawArgumentsStandForTheVeryValueOnly: a builtin handed the value the
+// caller parsed gets the caller's text; an equal value built elsewhere is
+// encoded anew.
+func TestRawArgumentsStandForTheVeryValueOnly(t *testing.T) {
+	parsed := ast.MustParseTerm(`{"a": 1}`).Value.(ast.Object)
+	equal := ast.MustParseTerm(`{"a": 1}`).Value.(ast.Object)
+	ctx := WithRawArguments(context.Background(), RawArgument{Value: parsed, JSON: []byte(`{"a":1,"text":"the caller's"}`)})
+	if got := rawArgument(ctx, parsed); string(got) != `{"a":1,"text":"the caller's"}` {
+		t.Errorf("the parsed value: got %s", got)
+	}
+	if got := rawArgument(ctx, equal); got != nil {
+		t.Errorf("an equal value: got %s, want a new encoding", got)
+	}
+	if got := rawArgument(ctx, ast.String("x")); got != nil {
+		t.Errorf("a string: got %s", got)
+	}
+	if got := rawArgument(context.Background(), parsed); got != nil {
+		t.Errorf("no raw arguments: got %s", got)
 	}
 }

@@ -163,9 +163,48 @@ func CallContext(ctx context.Context, c *builtins.Cache, name string, args []jso
 	return nil, fmt.Errorf("unknown builtin %s", name)
 }
 
+// RawArgument is the JSON text an object value was parsed from.
+type RawArgument struct {
+	Value ast.Object
+	JSON  json.RawMessage
+}
+
+type rawArgumentsKey struct{}
+
+// WithRawArguments tells the builtins called under ctx the JSON text of
+// values the caller parsed from it (an admission review's object, parsed
+// with the rest of the input): a builtin handed that very value (the same
+// object, not an equal one) is given the text as its argument instead of
+// a new encoding of the value. Each text must decode to its value.
+func WithRawArguments(ctx context.Context, raw ...RawArgument) context.Context {
+	if len(raw) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, rawArgumentsKey{}, raw)
+}
+
+// rawArgument is the text of v when the context has it.
+func rawArgument(ctx context.Context, v ast.Value) json.RawMessage {
+	obj, ok := v.(ast.Object)
+	if !ok {
+		return nil
+	}
+	raw, _ := ctx.Value(rawArgumentsKey{}).([]RawArgument)
+	for _, r := range raw {
+		if r.Value == obj {
+			return r.JSON
+		}
+	}
+	return nil
+}
+
 func call(ctx context.Context, c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
 	args := make([]json.RawMessage, len(terms))
 	for i, t := range terms {
+		if raw := rawArgument(ctx, t.Value); raw != nil {
+			args[i] = raw
+			continue
+		}
 		a, err := appendJSON(nil, t.Value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: operand %d: %w", name, i+1, err)

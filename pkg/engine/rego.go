@@ -89,6 +89,7 @@ func (e *RegoEngine) Eval(ctx context.Context, ep string, input []byte) (json.Ra
 	// The context carries the cache too, for when the process has also
 	// registered aclc's builtins globally (OPA then prefers those).
 	// OPA's evaluator stops when ctx is done (topdown.Cancel).
+	ctx = opabuiltins.WithRawArguments(ctx, reviewObjects(ep, input, v)...)
 	rs, err := pq.Eval(opabuiltins.WithCache(ctx, e.cache), rego.EvalParsedInput(v))
 	if err != nil {
 		return nil, stopped(ctx, err)
@@ -113,6 +114,50 @@ func BundleEntrypoints(b *bundle.Bundle) []string {
 				out = append(out, ep)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// reviewObjects pairs an admission review's request.object and
+// request.oldObject, as parsed into v, with their text in input: the
+// policy checks that they decode as their Kubernetes kind with a builtin
+// that reads JSON, and encoding a Pod of 200,000 labels again took more
+// time than the rest of the decision on OPA's evaluator. The texts are
+// looked up by exact key, as v's are; nonCanonical has already refused a
+// review with a key given twice, so each text decodes to its value.
+func reviewObjects(ep string, input []byte, v ast.Value) []opabuiltins.RawArgument {
+	if !admissionEntrypoints[ep] {
+		return nil
+	}
+	top, ok := v.(ast.Object)
+	if !ok {
+		return nil
+	}
+	req := top.Get(ast.InternedTerm("request"))
+	if req == nil {
+		return nil
+	}
+	reqObj, ok := req.Value.(ast.Object)
+	if !ok {
+		return nil
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(input, &doc) != nil {
+		return nil
+	}
+	var reqText map[string]json.RawMessage
+	if json.Unmarshal(doc["request"], &reqText) != nil {
+		return nil
+	}
+	var out []opabuiltins.RawArgument
+	for _, k := range []string{"object", "oldObject"} {
+		t := reqObj.Get(ast.InternedTerm(k))
+		if t == nil || reqText[k] == nil {
+			continue
+		}
+		if obj, ok := t.Value.(ast.Object); ok {
+			out = append(out, opabuiltins.RawArgument{Value: obj, JSON: reqText[k]})
 		}
 	}
 	return out
