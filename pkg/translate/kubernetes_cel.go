@@ -183,11 +183,12 @@ func jsonGrammar() string {
 // celValidityMessage is a CEL expression (over variables.preset, a string)
 // for the text of Go's decoder error on an invalid value, as YuniKorn
 // denies it: the end of input, a character that starts no value, a
-// character after the top-level value, and a value of the wrong JSON type
+// character after the top-level value, an object key that is not a
+// string, and a value of the wrong JSON type
 // for the whole or for user and groups. Errors deeper in the text (inside
 // a string, a number, an unknown field) are worded generically.
 func celValidityMessage() string {
-	v := "variables.preset"
+	v := "variables.preset.value()"
 	first := v + `.find("[^ \\t\\n\\r]")`
 	quoteChar := `(` + first + ` == "'" ? "'\\\\''" : ` + first + ` == "\"" ? "'\"'" : "'" + ` + first + ` + "'")`
 	typeOf := func(prefix string) string {
@@ -196,6 +197,8 @@ func celValidityMessage() string {
 	}
 	topLevel := jsonWS + jsonValue(userInfoNesting+1)
 	after := v + `.substring(size(` + v + `.find(` + celString("^"+topLevel) + `)))`
+	// The first character after an opening brace.
+	keyChar := v + `.substring(size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")), size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")) + 1)`
 	afterChar := after + `.find("[^ \\t\\n\\r]")`
 	fieldType := func(field, goType string) string {
 		// The first character of the field's value.
@@ -207,6 +210,7 @@ func celValidityMessage() string {
 	groupElemLast := groupElem + `.substring(size(` + groupElem + `) - 1)`
 	return `(` + v + `.matches("^[ \\t\\n\\r]*$") ? "unexpected end of JSON input" : ` +
 		`!` + v + `.matches("^[ \\t\\n\\r]*[\\[{\"tfn0-9-]") ? "invalid character " + ` + quoteChar + ` + " looking for beginning of value" : ` +
+		v + `.matches("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*[^ \\t\\n\\r\"}]") ? "invalid character '" + ` + keyChar + ` + "' looking for beginning of object key string" : ` +
 		`!` + v + `.matches(` + celString(jsonGrammar()) + `) ? (` + v + `.matches(` + celString("^"+topLevel) + `) && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : "invalid JSON in user.info") : ` +
 		v + `.matches("^[ \\t\\n\\r]*[^ \\t\\n\\r{n]") ? "json: cannot unmarshal " + ` + typeOf(v+`.substring(size(`+v+`.find("^[ \\t\\n\\r]*")))`) + ` + " into Go value of type si.UserGroupInformation" : ` +
 		v + `.matches(` + celString(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`) + `) ? ` + fieldType("user", "string") + ` : ` +
