@@ -277,6 +277,9 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 	vars := userInfoVariables(st)
 	var validations []admissionregistrationv1.Validation
 	if !st.BypassAuth {
+		// The API server evaluates every messageExpression on every
+		// request, whether its validation fails or not, and charges it to
+		// the policy's budget: each is "" unless its validation fails.
 		// A value present after the mutating policy ran was pre-set by the
 		// requester, unless it is the one the mutating policy adds where it
 		// adds one. Pods are checked in every namespace; workloads only
@@ -284,18 +287,18 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 		vars = append(vars,
 			admissionregistrationv1.Variable{Name: "checked", Expression: `request.operation == "CREATE" && variables.preset.hasValue() && ` +
 				`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`},
-			admissionregistrationv1.Variable{Name: "valid", Expression: `variables.preset.value().matches(` + celString(userInfoGrammar()) + `)`},
+			admissionregistrationv1.Variable{Name: "valid", Expression: `variables.preset.value().matches(` + celString(userInfoCanonical()) + `) || variables.preset.value().matches(` + celString(userInfoGrammar()) + `)`},
 		)
 		validations = append(validations,
 			admissionregistrationv1.Validation{
 				Expression:        `!variables.checked || variables.allowed`,
 				Message:           "user is not allowed to set user annotation",
-				MessageExpression: `"user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set user annotation"`,
+				MessageExpression: `variables.checked && !variables.allowed ? "user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set user annotation" : ""`,
 			},
 			admissionregistrationv1.Validation{
 				Expression:        `!variables.checked || !variables.allowed || variables.valid`,
 				Message:           "invalid user.info annotation",
-				MessageExpression: celValidityMessage(),
+				MessageExpression: `variables.checked && variables.allowed && !variables.valid ? ` + celValidityMessage() + ` : ""`,
 			})
 	}
 	// Pod UPDATE: nobody changes the value (a missing key is ""), unless

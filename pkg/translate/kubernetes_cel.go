@@ -174,6 +174,17 @@ func userInfoGrammar() string {
 	return `^` + jsonWS + `(?:null|` + object + `)` + jsonWS + `$`
 }
 
+// userInfoCanonical is the regular expression of the values YuniKorn
+// writes (json.Marshal of UserGroupInformation, compact): a subset of the
+// valid ones, checked first because it is short. CEL charges matches by
+// the length of the text times the length of the pattern, and the API
+// server stops an expression past a fixed cost: the full grammar would
+// refuse a pod inheriting the value of a user with a few hundred groups.
+func userInfoCanonical() string {
+	list := `\[(?:` + jsonStr + `(?:,` + jsonStr + `)*)?\]`
+	return `^\{(?:"user":` + jsonStr + `(?:,"groups":` + list + `)?|"groups":` + list + `)?\}$`
+}
+
 // jsonGrammar is the regular expression of any JSON document (nested at
 // most userInfoNesting+1 deep), for telling syntax errors from type errors.
 func jsonGrammar() string {

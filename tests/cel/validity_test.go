@@ -68,7 +68,14 @@ func TestValidityAgreesWithGo(t *testing.T) {
 		t.Fatal("no valid variable in the policy")
 	}
 	valid := presetProgram(t, validExpr)
-	message := presetProgram(t, vap.Spec.Validations[1].MessageExpression)
+	// The message of a failed validity check: the expression's first
+	// branch, taken when the check fails.
+	const guard = "variables.checked && variables.allowed && !variables.valid ? "
+	msgExpr := vap.Spec.Validations[1].MessageExpression
+	if !strings.HasPrefix(msgExpr, guard) || !strings.HasSuffix(msgExpr, ` : ""`) {
+		t.Fatalf("the validity message is not guarded by its check: %.80s", msgExpr)
+	}
+	message := presetProgram(t, strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`))
 	for _, tc := range []struct {
 		rule, value string
 		differs     string // why the policy cannot follow Go here; "" when it does
