@@ -114,8 +114,8 @@ func TestKubernetesRefusesAnObjectTooLargeToStore(t *testing.T) {
 
 // A build without YuniKorn configuration is refused as a source error.
 func TestKubernetesNeedsAYuniKornConfiguration(t *testing.T) {
-	s := &Sources{}
-	if err := s.Add("acls.yaml", []byte("vov:\n  objects: []\n"), KindAuto); err != nil {
+	s, err := LoadSources([]string{"../../examples/vov/acls.yaml"}, KindAuto)
+	if err != nil {
 		t.Fatalf("VOV source: %v", err)
 	}
 	if _, err := KubernetesObjects(s); err == nil || !strings.Contains(err.Error(), "no YuniKorn configuration") {
