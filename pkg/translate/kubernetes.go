@@ -84,7 +84,7 @@ func KubernetesLimits(s *Sources) []string {
 			return nil // YuniKorn's built-in default: no queue of the sources'
 		}
 	}
-	notes := []string{"no queue admission policy: " + strings.Join(s.files, ", ") + " hold a queue configuration, which --target kubernetes does not check yet (the webhook and the gatekeeper target do)"}
+	notes := []string{"no queue admission policy: --target kubernetes does not check the queue configuration of " + strings.Join(s.files, ", ") + " yet (aclc webhook and --target gatekeeper do)"}
 	if g := s.Groups(); !g.Static && g.Spec != "" && g.Spec != "none" {
 		notes = append(notes, fmt.Sprintf("the %s group resolver asks at decision time: a CEL policy sees only the groups the API server authenticated", g.Spec))
 	}
@@ -143,8 +143,8 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 	return objs, nil
 }
 
-// The kinds YuniKorn's webhook handles on CREATE, by API group (spec §2,
-// §4.2), and the resource each is requested as.
+// The kinds YuniKorn's webhook registers for and handles on CREATE, by API
+// group, and the resource each is requested as.
 var userInfoResources = []struct{ group, resource string }{
 	{"", "pods"},
 	{"apps", "deployments"}, {"apps", "replicasets"}, {"apps", "statefulsets"}, {"apps", "daemonsets"},
@@ -185,9 +185,9 @@ func matchResources(rules []admissionregistrationv1.NamedRuleWithOperations) *ad
 	}
 }
 
-// userInfoVariables are the expressions both policies share, named as the
-// spec names the steps. Each reads the request, the object and the
-// namespace only.
+// userInfoVariables are the expressions both policies share, named after
+// the steps of YuniKorn's admission controller. Each reads the request,
+// the object and the namespace only.
 func userInfoVariables(st *admission.Settings) []admissionregistrationv1.Variable {
 	processed := "true"
 	if len(st.ProcessNamespaces) > 0 {
