@@ -99,7 +99,15 @@ func TestBuildKubernetesFlags(t *testing.T) {
 		}
 	}
 	code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", seedConfig)
-	if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy") {
+	if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy") || strings.Contains(stderr, "group resolver") {
 		t.Errorf("a queue configuration: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig)
+	if code != exitOK || !strings.Contains(stderr, "note: the os group resolver asks when a pod arrives") {
+		t.Errorf("the os resolver: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
+	if code != exitOK || strings.Contains(stderr, "note:") {
+		t.Errorf("admission settings alone: exit %d, %s", code, stderr)
 	}
 }
