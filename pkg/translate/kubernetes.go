@@ -288,6 +288,7 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 		vars = append(vars,
 			admissionregistrationv1.Variable{Name: "checked", Expression: `request.operation == "CREATE" && variables.preset.hasValue() && ` +
 				`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`},
+			admissionregistrationv1.Variable{Name: "presetTop", Expression: celPresetTop()},
 			admissionregistrationv1.Variable{Name: "valid", Expression: `variables.preset.value().matches(` + celString(userInfoCanonical()) + `) || variables.preset.value().matches(` + celString(userInfoGrammar()) + `)`},
 		)
 		validations = append(validations,

@@ -191,7 +191,16 @@ func jsonGrammar() string {
 	return `^` + jsonWS + jsonValue(userInfoNesting+1) + jsonWS + `$`
 }
 
-// celValidityMessage is a CEL expression (over variables.preset, a string)
+// celPresetTop is a CEL expression for the JSON value the pre-set value
+// starts with (white space before it included), "" when it starts with
+// none: the message names the character after it. A variable of its own,
+// so that its long pattern is written once.
+func celPresetTop() string {
+	return `variables.preset.value().find(` + celString("^"+jsonWS+jsonValue(userInfoNesting+1)) + `)`
+}
+
+// celValidityMessage is a CEL expression (over variables.preset, a string,
+// and variables.presetTop)
 // for the text of Go's decoder error on an invalid value, as YuniKorn
 // denies it: the end of input, a character that starts no value, a
 // character after the top-level value, an object key that is not a
@@ -206,8 +215,7 @@ func celValidityMessage() string {
 		return `(` + prefix + `.matches("^[\\[]") ? "array" : ` + prefix + `.matches("^[\"]") ? "string" : ` +
 			prefix + `.matches("^[-0-9]") ? "number" : ` + prefix + `.matches("^[tf]") ? "bool" : "object")`
 	}
-	topLevel := jsonWS + jsonValue(userInfoNesting+1)
-	after := v + `.substring(size(` + v + `.find(` + celString("^"+topLevel) + `)))`
+	after := v + `.substring(size(variables.presetTop))`
 	// The first character after an opening brace.
 	keyChar := v + `.substring(size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")), size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")) + 1)`
 	afterChar := after + `.find("[^ \\t\\n\\r]")`
@@ -222,7 +230,7 @@ func celValidityMessage() string {
 	return `(` + v + `.matches("^[ \\t\\n\\r]*$") ? "unexpected end of JSON input" : ` +
 		`!` + v + `.matches("^[ \\t\\n\\r]*[\\[{\"tfn0-9-]") ? "invalid character " + ` + quoteChar + ` + " looking for beginning of value" : ` +
 		v + `.matches("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*[^ \\t\\n\\r\"}]") ? "invalid character '" + ` + keyChar + ` + "' looking for beginning of object key string" : ` +
-		`!` + v + `.matches(` + celString(jsonGrammar()) + `) ? (` + v + `.matches(` + celString("^"+topLevel) + `) && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : "invalid JSON in user.info") : ` +
+		`!` + v + `.matches(` + celString(jsonGrammar()) + `) ? (variables.presetTop != "" && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : "invalid JSON in user.info") : ` +
 		v + `.matches("^[ \\t\\n\\r]*[^ \\t\\n\\r{n]") ? "json: cannot unmarshal " + ` + typeOf(v+`.substring(size(`+v+`.find("^[ \\t\\n\\r]*")))`) + ` + " into Go value of type si.UserGroupInformation" : ` +
 		v + `.matches(` + celString(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`) + `) ? ` + fieldType("user", "string") + ` : ` +
 		v + `.matches(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`[\{"tf0-9-]`) + `) ? ` + fieldType("groups", "[]string") + ` : ` +

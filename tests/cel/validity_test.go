@@ -58,14 +58,17 @@ func presetProgram(t *testing.T, expr string) cel.Program {
 // so and the test checks that it still differs.
 func TestValidityAgreesWithGo(t *testing.T) {
 	vap := validityPolicy(t)
-	var validExpr string
+	var validExpr, topExpr string
 	for _, v := range vap.Spec.Variables {
-		if v.Name == "valid" {
+		switch v.Name {
+		case "valid":
 			validExpr = v.Expression
+		case "presetTop":
+			topExpr = v.Expression
 		}
 	}
-	if validExpr == "" {
-		t.Fatal("no valid variable in the policy")
+	if validExpr == "" || topExpr == "" {
+		t.Fatal("no valid or presetTop variable in the policy")
 	}
 	valid := presetProgram(t, validExpr)
 	// The message of a failed validity check: the expression's first
@@ -75,7 +78,8 @@ func TestValidityAgreesWithGo(t *testing.T) {
 	if !strings.HasPrefix(msgExpr, guard) || !strings.HasSuffix(msgExpr, ` : ""`) {
 		t.Fatalf("the validity message is not guarded by its check: %.80s", msgExpr)
 	}
-	message := presetProgram(t, strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`))
+	msgExpr = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`), "variables.presetTop", "("+topExpr+")")
+	message := presetProgram(t, msgExpr)
 	for _, tc := range []struct {
 		rule, value string
 		differs     string // why the policy cannot follow Go here; "" when it does
