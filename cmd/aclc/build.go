@@ -99,7 +99,20 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 			return usageErr(cmd, "--signing-key signs OPA bundles; Kubernetes admission policies are not one")
 		case o.decisions != nil:
 			return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; --target kubernetes writes the user.info policies")
+		case o.resolver != "":
+			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve no groups; the API server gives them the requester's")
 		}
+		// Nothing resolves groups: the sources are read without opening
+		// the resolver they choose (an LDAP secret need not be at hand).
+		s, err := readSourceFiles(srcs, translate.Kind(o.kind))
+		if err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		if o.out == "" {
+			o.out = "kubernetes.yaml"
+		}
+		return o.writeKubernetes(cmd, s)
 	}
 	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
@@ -108,8 +121,8 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	if o.out == "" {
 		o.out = "bundle.tar.gz"
-		if o.target == "gatekeeper" || o.target == "kubernetes" {
-			o.out = o.target + ".yaml"
+		if o.target == "gatekeeper" {
+			o.out = "gatekeeper.yaml"
 		}
 	}
 	if o.target == "gatekeeper" {
@@ -124,9 +137,6 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 			gk = s.WithPlainDecoding()
 		}
 		return o.writeGatekeeper(cmd, gk)
-	}
-	if o.target == "kubernetes" {
-		return o.writeKubernetes(cmd, s)
 	}
 	if o.decisions != nil {
 		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; a bundle holds every decision of its sources")

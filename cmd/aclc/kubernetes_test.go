@@ -93,6 +93,7 @@ func TestBuildKubernetesFlags(t *testing.T) {
 		{"build", "--target", "kubernetes", "--host-builtins", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--signing-key", "k.pem", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--decisions", "queue", "-o", "-", seedConfig},
+		{"build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--"+strings.TrimPrefix(args[3], "--")) {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
@@ -102,9 +103,17 @@ func TestBuildKubernetesFlags(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy") || strings.Contains(stderr, "group resolver") {
 		t.Errorf("a queue configuration: exit %d, %s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig)
-	if code != exitOK || !strings.Contains(stderr, "note: the os group resolver asks when a pod arrives") {
-		t.Errorf("the os resolver: exit %d, %s", code, stderr)
+	// The configuration's resolver is named, never opened: an LDAP
+	// secret directory that is missing does not stop the build.
+	for _, typ := range []string{"os", "ldap"} {
+		src := filepath.Join(t.TempDir(), "queues.yaml")
+		if err := os.WriteFile(src, []byte("partitions:\n  - name: default\n    usergroupresolver:\n      type: "+typ+"\n    queues:\n      - name: root\n        submitacl: \"*\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+		if code != exitOK || !strings.Contains(stderr, "note: the queue configuration's "+typ+" group resolver asks when a pod arrives") {
+			t.Errorf("the %s resolver: exit %d, %s", typ, code, stderr)
+		}
 	}
 	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || strings.Contains(stderr, "note:") {

@@ -86,8 +86,8 @@ func KubernetesLimits(s *Sources) []string {
 		}
 	}
 	notes := []string{"no queue admission policy: --target kubernetes does not check the queue configuration of " + strings.Join(s.files, ", ") + " yet (aclc webhook and --target gatekeeper do)"}
-	if spec := s.Groups().Spec; spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
-		notes = append(notes, fmt.Sprintf("the %s group resolver asks when a pod arrives: a CEL policy sees only the groups the API server authenticated", spec))
+	if spec := s.ConfiguredResolver(); spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
+		notes = append(notes, fmt.Sprintf("the queue configuration's %s group resolver asks when a pod arrives: a CEL policy sees only the groups the API server authenticated", spec))
 	}
 	notes = append(notes, "a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand")
 	return notes
