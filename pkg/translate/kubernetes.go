@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,11 @@ const (
 	// KubernetesMaxObjectBytes bounds one generated object: etcd refuses a
 	// value larger than 1.5 MiB, so the API server cannot store it.
 	KubernetesMaxObjectBytes = 1536 * 1024
+
+	// KubernetesMaxExpression bounds one CEL expression, in code points:
+	// CEL's parser refuses a longer one, so the API server refuses the
+	// policy when it is created.
+	KubernetesMaxExpression = 100000
 )
 
 // The validation messages YuniKorn's admission controller denies with.
@@ -133,6 +139,9 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 			},
 		}, Comment: from})
 	for _, o := range objs {
+		if err := checkExpressions(o); err != nil {
+			return nil, err
+		}
 		doc, err := o.YAML()
 		if err != nil {
 			return nil, err
@@ -142,6 +151,38 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 		}
 	}
 	return objs, nil
+}
+
+// checkExpressions refuses an object with a CEL expression longer than the
+// API server's parser takes, naming the expression.
+func checkExpressions(o KubernetesObject) error {
+	type named struct{ what, expr string }
+	var exprs []named
+	switch p := o.Object.(type) {
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		for _, v := range p.Spec.Variables {
+			exprs = append(exprs, named{"variable " + v.Name, v.Expression})
+		}
+		for i, m := range p.Spec.Mutations {
+			if m.JSONPatch != nil {
+				exprs = append(exprs, named{fmt.Sprintf("mutation %d", i), m.JSONPatch.Expression})
+			}
+		}
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		for _, v := range p.Spec.Variables {
+			exprs = append(exprs, named{"variable " + v.Name, v.Expression})
+		}
+		for i, v := range p.Spec.Validations {
+			exprs = append(exprs, named{fmt.Sprintf("validation %d", i), v.Expression}, named{fmt.Sprintf("validation %d messageExpression", i), v.MessageExpression})
+		}
+	}
+	for _, e := range exprs {
+		if n := utf8.RuneCountInString(e.expr); n > KubernetesMaxExpression {
+			return fmt.Errorf("kubernetes target: %s/%s: %s is %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy (shorten the admissionController.* pattern lists)",
+				o.Kind, o.Name, e.what, n, KubernetesMaxExpression)
+		}
+	}
+	return nil
 }
 
 // The kinds YuniKorn's webhook registers for and handles on CREATE, by API
@@ -289,6 +330,7 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 			admissionregistrationv1.Variable{Name: "checked", Expression: `request.operation == "CREATE" && variables.preset.hasValue() && ` +
 				`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`},
 			admissionregistrationv1.Variable{Name: "presetTop", Expression: celPresetTop()},
+			admissionregistrationv1.Variable{Name: "jsonChecks", Expression: celJSONChecks()},
 			admissionregistrationv1.Variable{Name: "valid", Expression: `variables.preset.value().matches(` + celString(userInfoCanonical()) + `) || variables.preset.value().matches(` + celString(userInfoGrammar()) + `)`},
 		)
 		validations = append(validations,

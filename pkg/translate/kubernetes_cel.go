@@ -199,14 +199,32 @@ func celPresetTop() string {
 	return `variables.preset.value().find(` + celString("^"+jsonWS+jsonValue(userInfoNesting+1)) + `)`
 }
 
+// jsonClosers are what the validity message appends to a value that is not
+// JSON to tell a truncated one: if one of them completes it, Go's decoder
+// met the end of the input inside the value.
+var jsonClosers = []string{"}", `"}`, "]}", `"]}`, "null}", ":null}", `":null}`, "]", `"]`, `"`}
+
+// celJSONChecks is a CEL expression for a list of booleans: whether the
+// pre-set value is JSON (first), then whether it is with each of
+// jsonClosers appended. A variable of its own, so that the long pattern is
+// written once.
+func celJSONChecks() string {
+	v := "variables.preset.value()"
+	texts := []string{v}
+	for _, c := range jsonClosers {
+		texts = append(texts, v+" + "+celString(c))
+	}
+	return "[" + strings.Join(texts, ", ") + "].map(t, t.matches(" + celString(jsonGrammar()) + "))"
+}
+
 // celValidityMessage is a CEL expression (over variables.preset, a string,
-// and variables.presetTop)
-// for the text of Go's decoder error on an invalid value, as YuniKorn
-// denies it: the end of input, a character that starts no value, a
-// character after the top-level value, an object key that is not a
-// string, and a value of the wrong JSON type
-// for the whole or for user and groups. Errors deeper in the text (inside
-// a string, a number, an unknown field) are worded generically.
+// variables.presetTop and variables.jsonChecks) for the text of Go's
+// decoder error on an invalid value, as YuniKorn denies it: the end of
+// input (a value the closers complete), a character that starts no value,
+// a character after the top-level value, an object key that is not a
+// string, and a value of the wrong JSON type for the whole or for user and
+// groups. Other errors (inside a string, a number, an unknown field) are
+// worded generically.
 func celValidityMessage() string {
 	v := "variables.preset.value()"
 	first := v + `.find("[^ \\t\\n\\r]")`
@@ -230,7 +248,8 @@ func celValidityMessage() string {
 	return `(` + v + `.matches("^[ \\t\\n\\r]*$") ? "unexpected end of JSON input" : ` +
 		`!` + v + `.matches("^[ \\t\\n\\r]*[\\[{\"tfn0-9-]") ? "invalid character " + ` + quoteChar + ` + " looking for beginning of value" : ` +
 		v + `.matches("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*[^ \\t\\n\\r\"}]") ? "invalid character '" + ` + keyChar + ` + "' looking for beginning of object key string" : ` +
-		`!` + v + `.matches(` + celString(jsonGrammar()) + `) ? (variables.presetTop != "" && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : "invalid JSON in user.info") : ` +
+		`!variables.jsonChecks[0] ? (variables.presetTop != "" && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : ` +
+		`variables.jsonChecks.exists(b, b) ? "unexpected end of JSON input" : "invalid JSON in user.info") : ` +
 		v + `.matches("^[ \\t\\n\\r]*[^ \\t\\n\\r{n]") ? "json: cannot unmarshal " + ` + typeOf(v+`.substring(size(`+v+`.find("^[ \\t\\n\\r]*")))`) + ` + " into Go value of type si.UserGroupInformation" : ` +
 		v + `.matches(` + celString(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`) + `) ? ` + fieldType("user", "string") + ` : ` +
 		v + `.matches(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`[\{"tf0-9-]`) + `) ? ` + fieldType("groups", "[]string") + ` : ` +

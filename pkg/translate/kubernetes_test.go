@@ -99,16 +99,34 @@ func TestKubernetesRefusesAPatternThatDoesNotCompile(t *testing.T) {
 	}
 }
 
-// An object larger than etcd stores is refused with its size, and nothing
-// is returned.
-func TestKubernetesRefusesAnObjectTooLargeToStore(t *testing.T) {
-	patterns := make([]string, 40000)
-	for i := range patterns {
-		patterns[i] = "^system:serviceaccount:team-" + strconv.Itoa(i) + ":runner$"
-	}
-	objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalUsers: \""+strings.Join(patterns, ",")+"\"\n"))
-	if err == nil || objs != nil || !strings.Contains(err.Error(), "more than") {
-		t.Errorf("objects %d, error %v", len(objs), err)
+// A CEL expression longer than CEL's parser takes is refused with the
+// expression named, and nothing is returned; a pattern list just short of
+// it is written.
+func TestKubernetesRefusesAnExpressionTooLongToParse(t *testing.T) {
+	for _, tc := range []struct {
+		rule     string
+		patterns int
+		refused  bool
+	}{
+		{"a thousand patterns are written", 1000, false},
+		{"three thousand patterns make the allowed variable too long", 3000, true},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			patterns := make([]string, tc.patterns)
+			for i := range patterns {
+				patterns[i] = "^system:serviceaccount:team-" + strconv.Itoa(i) + ":runner$"
+			}
+			objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalUsers: \""+strings.Join(patterns, ",")+"\"\n"))
+			if !tc.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || objs != nil || !strings.Contains(err.Error(), "variable allowed is") || !strings.Contains(err.Error(), "code points") {
+				t.Errorf("objects %d, error %v", len(objs), err)
+			}
+		})
 	}
 }
 

@@ -1,8 +1,10 @@
 package cel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -42,6 +44,13 @@ admissionController.filtering.bypassNamespaces: ""
 // JSON Patch types. A refusal here is a policy kubectl apply would refuse.
 func TestPoliciesCompileAtCreation(t *testing.T) {
 	sources := compileSources
+	// Close to the longest expression aclc writes (KubernetesMaxExpression
+	// code points), which CEL's parser must still take.
+	long := make([]string, 1400)
+	for i := range long {
+		long[i] = fmt.Sprintf("^system:serviceaccount:team-%d:runner$", i)
+	}
+	sources = append(sources, struct{ name, text string }{"1400 external users", "admissionController.accessControl.externalUsers: \"" + strings.Join(long, ",") + "\"\n"})
 	root := repoRoot(t)
 	for _, ex := range []string{"examples/admission/configmap.yaml", "examples/yunikorn/helm/yunikorn-configs.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(root, ex))

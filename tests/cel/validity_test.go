@@ -29,18 +29,22 @@ func validityPolicy(t *testing.T) *admissionregistrationv1.ValidatingAdmissionPo
 	return nil
 }
 
-// presetProgram compiles a policy expression over the pre-set value, with
-// variables.preset bound to a string, in the API server's CEL environment.
+// presetProgram compiles a policy expression over the pre-set value in
+// the API server's CEL environment, with variables.preset bound to a
+// string (preset), variables.presetTop to a string (presetTop) and
+// variables.jsonChecks to a list of booleans (jsonChecks).
 func presetProgram(t *testing.T, expr string) cel.Program {
 	t.Helper()
 	env, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Env(environment.NewExpressions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env, err = env.Extend(cel.Variable("preset", cel.StringType)); err != nil {
+	if env, err = env.Extend(cel.Variable("preset", cel.StringType), cel.Variable("presetTop", cel.StringType),
+		cel.Variable("jsonChecks", cel.ListType(cel.BoolType))); err != nil {
 		t.Fatal(err)
 	}
-	ast, iss := env.Compile(strings.ReplaceAll(expr, "variables.preset.value()", "preset"))
+	expr = strings.NewReplacer("variables.preset.value()", "preset", "variables.presetTop", "presetTop", "variables.jsonChecks", "jsonChecks").Replace(expr)
+	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
 		t.Fatalf("compile: %v", iss.Err())
 	}
@@ -58,17 +62,13 @@ func presetProgram(t *testing.T, expr string) cel.Program {
 // so and the test checks that it still differs.
 func TestValidityAgreesWithGo(t *testing.T) {
 	vap := validityPolicy(t)
-	var validExpr, topExpr string
+	vars := map[string]string{}
 	for _, v := range vap.Spec.Variables {
-		switch v.Name {
-		case "valid":
-			validExpr = v.Expression
-		case "presetTop":
-			topExpr = v.Expression
-		}
+		vars[v.Name] = v.Expression
 	}
-	if validExpr == "" || topExpr == "" {
-		t.Fatal("no valid or presetTop variable in the policy")
+	validExpr := vars["valid"]
+	if validExpr == "" || vars["presetTop"] == "" || vars["jsonChecks"] == "" {
+		t.Fatal("no valid, presetTop or jsonChecks variable in the policy")
 	}
 	valid := presetProgram(t, validExpr)
 	// The message of a failed validity check: the expression's first
@@ -78,8 +78,8 @@ func TestValidityAgreesWithGo(t *testing.T) {
 	if !strings.HasPrefix(msgExpr, guard) || !strings.HasSuffix(msgExpr, ` : ""`) {
 		t.Fatalf("the validity message is not guarded by its check: %.80s", msgExpr)
 	}
-	msgExpr = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`), "variables.presetTop", "("+topExpr+")")
-	message := presetProgram(t, msgExpr)
+	message := presetProgram(t, strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`))
+	presetTop, jsonChecks := presetProgram(t, vars["presetTop"]), presetProgram(t, vars["jsonChecks"])
 	for _, tc := range []struct {
 		rule, value string
 		differs     string // why the policy cannot follow Go here; "" when it does
@@ -107,7 +107,14 @@ func TestValidityAgreesWithGo(t *testing.T) {
 		{"a second value is refused", `{}{}`, ""},
 		{"a character that starts no value is refused", `xyz`, ""},
 		{"an unquoted key is refused", `{ user: "a"}`, ""},
-		{"a truncated object is refused", `{"user":"a"`, "a regular expression cannot tell a truncated value from another syntax error"},
+		{"a truncated object is the end of input", `{"user":"a"`, ""},
+		{"a truncated string is the end of input", `{"user":"a`, ""},
+		{"a truncated list is the end of input", `{"groups":["a"`, ""},
+		{"a missing value is the end of input", `{"user":`, ""},
+		{"a truncated key is the end of input", `{"us`, ""},
+		{"a lone brace is the end of input", `{`, ""},
+		{"a truncated value two levels deep is the end of input", `{"x":{"y":[1`, "only the closers of one open list or object are tried"},
+		{"a missing colon is refused", `{"user" "a"}`, "a syntax error inside the value is worded generically"},
 		{"deep nesting in an unknown field is valid", `{"x":[[[[1]]]]}`, "regular expressions cannot count brackets: unknown fields nest at most a fixed depth"},
 		{"an escaped field name is the field", `{"\u0075ser":1}`, "a key written with escapes is another key to the regular expression"},
 	} {
@@ -120,7 +127,15 @@ func TestValidityAgreesWithGo(t *testing.T) {
 			celValid := out.Value().(bool)
 			agree := celValid == (goErr == nil)
 			if agree && !celValid {
-				msg, _, err := message.Eval(map[string]any{"preset": tc.value})
+				act := map[string]any{"preset": tc.value}
+				for name, prg := range map[string]cel.Program{"presetTop": presetTop, "jsonChecks": jsonChecks} {
+					v, _, err := prg.Eval(act)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					act[name] = v
+				}
+				msg, _, err := message.Eval(act)
 				if err != nil {
 					t.Fatalf("message: %v", err)
 				}
