@@ -70,7 +70,7 @@ func drawRequest(r *rand.Rand, i int) *request {
 	if r.IntN(3) == 0 {
 		labels[pick(r, "yunikorn.apache.org/app-id", "applicationId", "spark-app-selector")] = pick(r, "app-1", "")
 	}
-	values := []string{admission.UserInfoValue(user, groups), `{"user":"root"}`, `[]`, `xyzxyz`, ``, `{"user":1}`, `null`, `{"groups":["a",2]}`, `{}x`}
+	values := []string{admission.UserInfoValue(user, groups), `{"user":"root"}`, `[]`, `xyzxyz`, ``, `{"user":1}`, `null`, `{"groups":["a",2]}`, `{}x`, `{"user":"a"`, `{ user: 1}`, `{"x":[[1]]}`}
 	annotations := map[string]string{}
 	if r.IntN(3) == 0 {
 		annotations["team"] = "a"
