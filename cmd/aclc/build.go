@@ -26,6 +26,7 @@ const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.y
   aclc build --target gatekeeper -o user-info.yaml examples/admission/configmap.yaml
   kubectl apply -f user-info.yaml     # the ConstraintTemplate, then the Constraint
   aclc build --target gatekeeper -o policies/ examples/yunikorn/configmap.yaml   # one object per file, for gator and kustomize
+  aclc build --target kubernetes -o policies.yaml examples/admission/configmap.yaml   # CEL admission policies, no webhook
   kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc build -o - - | tar tzf -
 `
 
@@ -41,11 +42,11 @@ type buildOptions struct {
 // buildClock gives a signed bundle its revision; tests replace it.
 var buildClock = time.Now
 
-var buildTargets = []string{"rego", "wasm", "gatekeeper"}
+var buildTargets = []string{"rego", "wasm", "gatekeeper", "kubernetes"}
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
-	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) or gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML)")
-	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper; - for standard output); for --target gatekeeper, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
+	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML) or kubernetes (Kubernetes' own CEL admission policies and bindings for the user.info rules, YAML)")
+	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper, kubernetes.yaml for --target kubernetes; - for standard output); for --target gatekeeper and kubernetes, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
 	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
 	fs.BoolVar(&o.hostBuiltins, "host-builtins", false, "call aclc's builtins, for aclc serve, aclc eval and Go programs that register them (stock OPA refuses the bundle): groups resolved at decision time (needed by the os and ldap resolvers), admission objects decoded with the Kubernetes types (exact denial texts for malformed objects)")
 	fs.BoolVar(&o.portable, "portable", false, "the default, kept for compatibility: call no aclc builtin, so stock OPA and OPA's Wasm SDKs run the bundle (groups compiled into the data, admission decoding in plain Rego)")
@@ -61,7 +62,7 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 
 func newBuildCommand() *cobra.Command {
 	o := &buildOptions{}
-	cmd := newCommand("build [-t rego|wasm|gatekeeper] [-o OUT|DIR/|-] [--decisions user-info,queue] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
+	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -82,13 +83,36 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 	}
 	if !slices.Contains(buildTargets, o.target) {
-		return usageErr(cmd, "unknown --target %q (want rego, wasm or gatekeeper)", o.target)
+		return usageErr(cmd, "unknown --target %q (want rego, wasm, gatekeeper or kubernetes)", o.target)
 	}
 	if o.hostBuiltins && (o.portable || o.static) {
 		return usageErr(cmd, "--host-builtins builds the bundle that calls aclc's builtins, --portable and --static-groups the one that calls none: give one")
 	}
 	if o.hostBuiltins && o.target == "gatekeeper" {
 		return usageErr(cmd, "--host-builtins: Gatekeeper runs no aclc builtin")
+	}
+	if o.target == "kubernetes" {
+		switch {
+		case o.hostBuiltins:
+			return usageErr(cmd, "--host-builtins: the API server runs no aclc builtin")
+		case o.signingKey != "":
+			return usageErr(cmd, "--signing-key signs OPA bundles; Kubernetes admission policies are not one")
+		case o.decisions != nil:
+			return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; --target kubernetes writes the user.info policies")
+		case o.resolver != "":
+			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve no groups; the API server gives them the requester's")
+		}
+		// Nothing resolves groups: the sources are read without opening
+		// the resolver they choose (an LDAP secret need not be at hand).
+		s, err := readSourceFiles(srcs, translate.Kind(o.kind))
+		if err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		if o.out == "" {
+			o.out = "kubernetes.yaml"
+		}
+		return o.writeKubernetes(cmd, s)
 	}
 	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,7 +33,25 @@ func (o *buildOptions) writeGatekeeper(cmd *cobra.Command, s *translate.Sources)
 	if why := translate.GatekeeperQueueLeftOut(s); why != "" && o.decisions == nil {
 		errorf(stderr, "build: note: %s", why)
 	}
-	if isOutputDir(o.out) {
+	files := make([]yamlObject, len(objs))
+	for i, obj := range objs {
+		files[i] = obj
+	}
+	return writeManifests(o.out, files, "Gatekeeper "+translate.GatekeeperSummary(objs), stdout, stderr)
+}
+
+// yamlObject is one Kubernetes object a build writes as YAML.
+type yamlObject interface {
+	FileName() string
+	YAML() ([]byte, error)
+}
+
+// writeManifests writes the objects of a Kubernetes build (gatekeeper,
+// kubernetes): one YAML stream to a file or standard output (-), or one
+// object per file, <kind>-<name>.yaml, into a directory. what names the
+// objects in the summary line.
+func writeManifests(out string, objs []yamlObject, what string, stdout, stderr io.Writer) int {
+	if isOutputDir(out) {
 		files := make([]outFile, len(objs))
 		for i, obj := range objs {
 			doc, err := obj.YAML()
@@ -41,24 +61,31 @@ func (o *buildOptions) writeGatekeeper(cmd *cobra.Command, s *translate.Sources)
 			}
 			files[i] = outFile{name: obj.FileName(), data: doc}
 		}
-		if err := writeDir(o.out, files); err != nil {
+		if err := writeDir(out, files); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
-		fmt.Fprintf(stdout, "wrote %d files to %s (Gatekeeper %s)\n", len(files), o.out, translate.GatekeeperSummary(objs))
+		fmt.Fprintf(stdout, "wrote %d files to %s (%s)\n", len(files), out, what)
 		return exitOK
 	}
-	manifests, err := translate.GatekeeperStream(objs)
-	if err != nil {
-		errorf(stderr, "build: %v", err)
-		return exitError
+	var buf bytes.Buffer
+	for i, obj := range objs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		doc, err := obj.YAML()
+		if err != nil {
+			errorf(stderr, "build: %v", err)
+			return exitError
+		}
+		buf.Write(doc)
 	}
-	if err := writeOutput(o.out, manifests, stdout); err != nil {
+	if err := writeOutput(out, buf.Bytes(), stdout); err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if o.out != "-" {
-		fmt.Fprintf(stdout, "wrote %s (Gatekeeper %s; %d bytes)\n", o.out, translate.GatekeeperSummary(objs), len(manifests))
+	if out != "-" {
+		fmt.Fprintf(stdout, "wrote %s (%s; %d bytes)\n", out, what, buf.Len())
 	}
 	return exitOK
 }

@@ -44,15 +44,7 @@ var ErrNeedsHostBuiltin = errors.New("needs aclc's host builtins")
 func (s *Sources) WithGroupResolution(spec string, static bool) (*Sources, error) {
 	hint := ""
 	if spec == "" {
-		spec = builtins.ResolverNone
-		for _, c := range s.compiled {
-			if r, ok := c.(family.Resolving); ok {
-				if choice, ok := r.Resolver(); ok {
-					spec, hint = choice.Spec, choice.Hint
-					break
-				}
-			}
-		}
+		spec, hint = s.chosenResolver()
 	}
 	g, err := NewGroupResolution(spec, static)
 	if err != nil {
@@ -106,6 +98,27 @@ func BundleGroupResolution(data map[string]any, spec string) (GroupResolution, e
 		}
 	}
 	return NewGroupResolution(spec, static)
+}
+
+// ConfiguredResolver is the group resolver the sources choose (the first
+// compiled family that implements family.Resolving), none without a
+// choice, as --resolver spells it. It opens nothing.
+func (s *Sources) ConfiguredResolver() string {
+	spec, _ := s.chosenResolver()
+	return spec
+}
+
+// chosenResolver is ConfiguredResolver with the hint an error opening it
+// carries.
+func (s *Sources) chosenResolver() (spec, hint string) {
+	for _, c := range s.compiled {
+		if r, ok := c.(family.Resolving); ok {
+			if choice, ok := r.Resolver(); ok {
+				return choice.Spec, choice.Hint
+			}
+		}
+	}
+	return builtins.ResolverNone, ""
 }
 
 // Groups returns the group resolution of the build (none by default).

@@ -1,0 +1,258 @@
+package translate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+)
+
+// celString is s as a CEL string literal. CEL's escapes are those of Go's
+// interpreted strings, so control characters, the line and paragraph
+// separators and invalid bytes are written as escapes, everything else as
+// itself.
+func celString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// anyMatch is a CEL expression true when some pattern matches (searches)
+// the string expression subject, as YuniKorn's MatchString; false for no
+// pattern. Each pattern is a literal, so the API server compiles and checks
+// it once, when the policy is created.
+func anyMatch(subject string, patterns []string) string {
+	if len(patterns) == 0 {
+		return "false"
+	}
+	terms := make([]string, len(patterns))
+	for i, p := range patterns {
+		terms[i] = subject + ".matches(" + celString(p) + ")"
+	}
+	return "(" + strings.Join(terms, " || ") + ")"
+}
+
+// checkPatterns refuses a pattern CEL's matches would not compile: CEL in
+// the API server compiles with Go's regexp, as YuniKorn does, so a pattern
+// YuniKorn used compiles; a list YuniKorn refused is already its default.
+func checkPatterns(st *admission.Settings) error {
+	for _, l := range []struct {
+		key      string
+		patterns []string
+	}{
+		{admission.KeySystemUsers, st.SystemUsers},
+		{admission.KeyExternalUsers, st.ExternalUsers},
+		{admission.KeyExternalGroups, st.ExternalGroups},
+		{admission.KeyProcessNamespaces, st.ProcessNamespaces},
+		{admission.KeyBypassNamespaces, st.BypassNamespaces},
+		{admission.KeyLabelNamespaces, st.LabelNamespaces},
+		{admission.KeyNoLabelNamespaces, st.NoLabelNamespaces},
+	} {
+		for _, p := range l.patterns {
+			if _, err := regexp.Compile(p); err != nil {
+				return fmt.Errorf("kubernetes target: %s: pattern %q does not compile, and CEL's matches would refuse the policy: %w", l.key, p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// The names the policies' expressions share.
+const (
+	celUserInfoKey = admission.UserInfoAnnotation
+	celEnableKey   = "yunikorn.apache.org/namespace.enableYuniKorn"
+	celGenerateKey = "yunikorn.apache.org/namespace.generateAppId"
+)
+
+// jsonSpecial finds a character Go's encoding/json escapes in a string.
+const jsonSpecial = `[\x00-\x1f"\\<>&\x{2028}\x{2029}]`
+
+// celJSONString is a CEL expression for the JSON string encoding of the
+// string expression x, byte for byte as Go's json.Marshal writes it (the
+// value YuniKorn writes): \" and \\, \b \f \n \r \t, \u00XX for the other
+// control characters, HTML-safe \u003c \u003e \u0026, and \u2028 \u2029.
+// The replacements run only when x holds such a character.
+func celJSONString(x string) string {
+	repl := []struct{ from, to string }{{`\`, `\\`}, {`"`, `\"`}, {"\b", `\b`}, {"\f", `\f`}, {"\n", `\n`}, {"\r", `\r`}, {"\t", `\t`}}
+	for c := rune(0); c < 0x20; c++ {
+		switch c {
+		case '\b', '\f', '\n', '\r', '\t':
+			continue
+		}
+		repl = append(repl, struct{ from, to string }{string(c), fmt.Sprintf(`\u%04x`, c)})
+	}
+	repl = append(repl, struct{ from, to string }{"<", `\u003c`}, struct{ from, to string }{">", `\u003e`}, struct{ from, to string }{"&", `\u0026`},
+		struct{ from, to string }{"\u2028", `\u2028`}, struct{ from, to string }{"\u2029", `\u2029`})
+	var b strings.Builder
+	b.WriteString(x)
+	for _, r := range repl {
+		b.WriteString(".replace(" + celString(r.from) + ", " + celString(r.to) + ")")
+	}
+	return `"\"" + (` + x + `.matches(` + celString(jsonSpecial) + `) ? ` + b.String() + ` : ` + x + `) + "\""`
+}
+
+// The JSON grammar, as regular expressions: what Go's decoder accepts as
+// a value, nested at most a fixed depth (regular expressions cannot count
+// brackets).
+const (
+	jsonWS     = `[ \t\n\r]*`
+	jsonChar   = `(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})`
+	jsonStr    = `"` + jsonChar + `*"`
+	jsonNum    = `-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`
+	jsonScalar = `(?:` + jsonStr + `|` + jsonNum + `|true|false|null)`
+	// userInfoNesting is how deep a field other than user and groups may
+	// nest arrays and objects in a pre-set value the policy accepts; Go
+	// accepts any depth.
+	userInfoNesting = 2
+)
+
+// jsonValue is a JSON value nested at most depth arrays or objects deep.
+func jsonValue(depth int) string {
+	if depth == 0 {
+		return jsonScalar
+	}
+	v := jsonValue(depth - 1)
+	member := jsonStr + jsonWS + `:` + jsonWS + v
+	return `(?:` + jsonScalar +
+		`|\[` + jsonWS + `(?:` + v + `(?:` + jsonWS + `,` + jsonWS + v + `)*)?` + jsonWS + `\]` +
+		`|\{` + jsonWS + `(?:` + member + `(?:` + jsonWS + `,` + jsonWS + member + `)*)?` + jsonWS + `\})`
+}
+
+// jsonOtherKey is a JSON object key other than the field names user and
+// groups in any case (Go matches field names case-insensitively, with
+// Unicode's simple folding: the long s folds to s). An escaped letter
+// (\u0075ser) counts as another key here, where Go decodes it first.
+func jsonOtherKey() string {
+	other := func(c byte) string {
+		exclude := string(c) + string(c-32)
+		if c == 's' {
+			exclude += `\x{17f}`
+		}
+		return `(?:[^"\\\x00-\x1f` + exclude + `]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})`
+	}
+	// Any length but 4 and 6, or 4 but not user, or 6 but not groups.
+	alts := []string{jsonChar + `{0,3}`, jsonChar + `{5}`, jsonChar + `{7,}`}
+	for _, word := range []string{"user", "groups"} {
+		for i := 0; i < len(word); i++ {
+			alts = append(alts, fmt.Sprintf(`%s{%d}%s%s{%d}`, jsonChar, i, other(word[i]), jsonChar, len(word)-i-1))
+		}
+	}
+	return `"(?:` + strings.Join(alts, "|") + `)"`
+}
+
+// userInfoGrammar is the regular expression of a pre-set user.info value
+// that unmarshals into YuniKorn's UserGroupInformation: null, or an object
+// whose user is a string or null, whose groups is null or an array of
+// strings and nulls, and whose other fields are any JSON.
+func userInfoGrammar() string {
+	strOrNull := `(?:` + jsonStr + `|null)`
+	groups := `(?:null|\[` + jsonWS + `(?:` + strOrNull + `(?:` + jsonWS + `,` + jsonWS + strOrNull + `)*)?` + jsonWS + `\])`
+	member := `(?:"(?i:user)"` + jsonWS + `:` + jsonWS + strOrNull +
+		`|"(?i:groups)"` + jsonWS + `:` + jsonWS + groups +
+		`|` + jsonOtherKey() + jsonWS + `:` + jsonWS + jsonValue(userInfoNesting) + `)`
+	object := `\{` + jsonWS + `(?:` + member + `(?:` + jsonWS + `,` + jsonWS + member + `)*)?` + jsonWS + `\}`
+	return `^` + jsonWS + `(?:null|` + object + `)` + jsonWS + `$`
+}
+
+// userInfoCanonical is the regular expression of the values YuniKorn
+// writes (json.Marshal of UserGroupInformation, compact): a subset of the
+// valid ones, checked first because it is short. CEL charges matches by
+// the length of the text times the length of the pattern, and the API
+// server stops an expression past a fixed cost: the full grammar would
+// refuse a pod inheriting the value of a user with a few hundred groups.
+func userInfoCanonical() string {
+	list := `\[(?:` + jsonStr + `(?:,` + jsonStr + `)*)?\]`
+	return `^\{(?:"user":` + jsonStr + `(?:,"groups":` + list + `)?|"groups":` + list + `)?\}$`
+}
+
+// jsonGrammar is the regular expression of any JSON document (nested at
+// most userInfoNesting+1 deep), for telling syntax errors from type errors.
+func jsonGrammar() string {
+	return `^` + jsonWS + jsonValue(userInfoNesting+1) + jsonWS + `$`
+}
+
+// celPresetTop is a CEL expression for the JSON value the pre-set value
+// starts with (white space before it included), "" when it starts with
+// none: the message names the character after it. A variable of its own,
+// so that its long pattern is written once.
+func celPresetTop() string {
+	return `variables.preset.value().find(` + celString("^"+jsonWS+jsonValue(userInfoNesting+1)) + `)`
+}
+
+// jsonClosers are what the validity message appends to a value that is not
+// JSON to tell a truncated one: if one of them completes it, Go's decoder
+// met the end of the input inside the value.
+var jsonClosers = []string{"}", `"}`, "]}", `"]}`, "null}", ":null}", `":null}`, "]", `"]`, `"`}
+
+// celJSONChecks is a CEL expression for a list of booleans: whether the
+// pre-set value is JSON (first), then whether it is with each of
+// jsonClosers appended. A variable of its own, so that the long pattern is
+// written once.
+func celJSONChecks() string {
+	v := "variables.preset.value()"
+	texts := []string{v}
+	for _, c := range jsonClosers {
+		texts = append(texts, v+" + "+celString(c))
+	}
+	return "[" + strings.Join(texts, ", ") + "].map(t, t.matches(" + celString(jsonGrammar()) + "))"
+}
+
+// celValidityMessage is a CEL expression (over variables.preset, a string,
+// variables.presetTop and variables.jsonChecks) for the text of Go's
+// decoder error on an invalid value, as YuniKorn denies it: the end of
+// input (a value the closers complete), a character that starts no value,
+// a character after the top-level value, an object key that is not a
+// string, and a value of the wrong JSON type for the whole or for user and
+// groups. Other errors (inside a string, a number, an unknown field) are
+// worded generically.
+func celValidityMessage() string {
+	v := "variables.preset.value()"
+	first := v + `.find("[^ \\t\\n\\r]")`
+	quoteChar := `(` + first + ` == "'" ? "'\\\\''" : ` + first + ` == "\"" ? "'\"'" : "'" + ` + first + ` + "'")`
+	typeOf := func(prefix string) string {
+		return `(` + prefix + `.matches("^[\\[]") ? "array" : ` + prefix + `.matches("^[\"]") ? "string" : ` +
+			prefix + `.matches("^[-0-9]") ? "number" : ` + prefix + `.matches("^[tf]") ? "bool" : "object")`
+	}
+	after := v + `.substring(size(variables.presetTop))`
+	// The first character after an opening brace.
+	keyChar := v + `.substring(size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")), size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")) + 1)`
+	afterChar := after + `.find("[^ \\t\\n\\r]")`
+	fieldType := func(field, goType string) string {
+		// The first character of the field's value.
+		find := v + `.find(` + celString(`"(?i:`+field+`)"`+jsonWS+`:`+jsonWS+`[\[\{"tf0-9-]`) + `)`
+		last := find + `.substring(size(` + find + `) - 1)`
+		return `"json: cannot unmarshal " + ` + typeOf(last) + ` + " into Go struct field UserGroupInformation.` + field + ` of type ` + goType + `"`
+	}
+	groupElem := v + `.find(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`\[`+jsonWS+`(?:(?:`+jsonStr+`|null)`+jsonWS+`,`+jsonWS+`)*[\[\{tf0-9-]`) + `)`
+	groupElemLast := groupElem + `.substring(size(` + groupElem + `) - 1)`
+	return `(` + v + `.matches("^[ \\t\\n\\r]*$") ? "unexpected end of JSON input" : ` +
+		`!` + v + `.matches("^[ \\t\\n\\r]*[\\[{\"tfn0-9-]") ? "invalid character " + ` + quoteChar + ` + " looking for beginning of value" : ` +
+		v + `.matches("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*[^ \\t\\n\\r\"}]") ? "invalid character '" + ` + keyChar + ` + "' looking for beginning of object key string" : ` +
+		`!variables.jsonChecks[0] ? (variables.presetTop != "" && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : ` +
+		`variables.jsonChecks.exists(b, b) ? "unexpected end of JSON input" : "invalid JSON in user.info") : ` +
+		v + `.matches("^[ \\t\\n\\r]*[^ \\t\\n\\r{n]") ? "json: cannot unmarshal " + ` + typeOf(v+`.substring(size(`+v+`.find("^[ \\t\\n\\r]*")))`) + ` + " into Go value of type si.UserGroupInformation" : ` +
+		v + `.matches(` + celString(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`) + `) ? ` + fieldType("user", "string") + ` : ` +
+		v + `.matches(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`[\{"tf0-9-]`) + `) ? ` + fieldType("groups", "[]string") + ` : ` +
+		groupElem + ` != "" ? "json: cannot unmarshal " + ` + typeOf(groupElemLast) + ` + " into Go struct field UserGroupInformation.groups of type string" : ` +
+		`"invalid JSON in user.info")`
+}

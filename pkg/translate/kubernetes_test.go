@@ -1,0 +1,142 @@
+package translate
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+)
+
+func kubernetesSources(t *testing.T, configMap string) *Sources {
+	t.Helper()
+	s := &Sources{}
+	if err := s.Add("yunikorn-configs.yaml", []byte(configMap), KindAuto); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// CEL's string escapes are Go's: every literal celString writes reads back,
+// as a Go literal, as the text it was given; no raw control character or
+// line separator is left in the policy's YAML.
+func TestCELStringReadsBackAsTheText(t *testing.T) {
+	for _, s := range []string{"", "^kube-system$", `a"b\c`, "tab\there", "nl\nx\x00\x1f\x7f", "é\u2028\u2029ü", "\xff\xfe", `\p{Greek}`} {
+		lit := celString(s)
+		back, err := strconv.Unquote(lit)
+		if err != nil || back != s {
+			t.Errorf("celString(%q) = %s, reads back as %q (%v)", s, lit, back, err)
+		}
+		if strings.ContainsAny(lit, "\x00\n\t\u2028") {
+			t.Errorf("celString(%q) = %q keeps a raw control character", s, lit)
+		}
+	}
+}
+
+// Each object is written as a typed admissionregistration/v1 object that
+// strict YAML decoding reads back unchanged; bypassAuth leaves out the
+// mutating policy, and the refusals of a pre-set value with it.
+func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
+	for _, tc := range []struct {
+		rule, source string
+		kinds        string
+	}{
+		{"defaults write both policies and their bindings", "admissionController.accessControl.externalGroups: \"^admins$\"\n",
+			"MutatingAdmissionPolicy MutatingAdmissionPolicyBinding ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
+		{"bypassAuth writes no mutating policy", "admissionController.accessControl.bypassAuth: \"true\"\n",
+			"ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			objs, err := KubernetesObjects(kubernetesSources(t, tc.source))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, o := range objs {
+				kinds = append(kinds, o.Kind)
+				doc, err := o.YAML()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var into any
+				switch o.Kind {
+				case "MutatingAdmissionPolicy":
+					into = &admissionregistrationv1.MutatingAdmissionPolicy{}
+				case "MutatingAdmissionPolicyBinding":
+					into = &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
+				case "ValidatingAdmissionPolicy":
+					into = &admissionregistrationv1.ValidatingAdmissionPolicy{}
+				case "ValidatingAdmissionPolicyBinding":
+					into = &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+				}
+				if err := yaml.UnmarshalStrict(doc, into); err != nil {
+					t.Errorf("%s: strict decoding: %v", o.Kind, err)
+				}
+				again, _ := yaml.Marshal(into)
+				if want, _ := yaml.Marshal(o.Object); string(again) != string(want) {
+					t.Errorf("%s does not read back unchanged", o.Kind)
+				}
+			}
+			if got := strings.Join(kinds, " "); got != tc.kinds {
+				t.Errorf("kinds %s, want %s", got, tc.kinds)
+			}
+		})
+	}
+}
+
+// A pattern Go's regexp refuses would make the API server refuse the
+// policy (CEL compiles literal patterns when the policy is created).
+// YuniKorn's parsing never keeps one, so only settings made by hand reach
+// the check.
+func TestKubernetesRefusesAPatternThatDoesNotCompile(t *testing.T) {
+	st := &admission.Settings{ExternalUsers: []string{"^ok$", "(unclosed"}}
+	err := checkPatterns(st)
+	if err == nil || !strings.Contains(err.Error(), admission.KeyExternalUsers) || !strings.Contains(err.Error(), `"(unclosed"`) {
+		t.Errorf("checkPatterns: %v", err)
+	}
+}
+
+// A CEL expression longer than CEL's parser takes is refused with the
+// expression named, and nothing is returned; a pattern list just short of
+// it is written.
+func TestKubernetesRefusesAnExpressionTooLongToParse(t *testing.T) {
+	for _, tc := range []struct {
+		rule     string
+		patterns int
+		refused  bool
+	}{
+		{"a thousand patterns are written", 1000, false},
+		{"three thousand patterns make the allowed variable too long", 3000, true},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			patterns := make([]string, tc.patterns)
+			for i := range patterns {
+				patterns[i] = "^system:serviceaccount:team-" + strconv.Itoa(i) + ":runner$"
+			}
+			objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalUsers: \""+strings.Join(patterns, ",")+"\"\n"))
+			if !tc.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || objs != nil || !strings.Contains(err.Error(), "variable allowed is") || !strings.Contains(err.Error(), "code points") {
+				t.Errorf("objects %d, error %v", len(objs), err)
+			}
+		})
+	}
+}
+
+// A build without YuniKorn configuration is refused as a source error.
+func TestKubernetesNeedsAYuniKornConfiguration(t *testing.T) {
+	s, err := LoadSources([]string{"../../examples/vov/acls.yaml"}, KindAuto)
+	if err != nil {
+		t.Fatalf("VOV source: %v", err)
+	}
+	if _, err := KubernetesObjects(s); err == nil || !strings.Contains(err.Error(), "no YuniKorn configuration") {
+		t.Errorf("error %v", err)
+	}
+}
