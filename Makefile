@@ -41,7 +41,8 @@ build:
 # runs every command block of README.md, docs/ and the chart's README with
 # the aclc built here). Longer runs have their own targets: race,
 # gatekeeper-test, cel-test, long-test, e2e, fuzz, reliability, bench, image-test and
-# cluster-e2e; .ci/run runs test, race, gatekeeper-test and e2e.
+# cluster-e2e; .ci/run runs test, race, gatekeeper-test, gatekeeper-e2e,
+# cel-test and e2e.
 test: $(OPA) $(HELM) build slapd
 	@echo "== go vet ./..."
 	$(GO) vet ./...
