@@ -5,25 +5,35 @@ import (
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
 // The policy checks user names and queue name parts with YuniKorn's own
-// expressions (configs.UserRegExp and configs.QueueNameRegExp), written out
-// in queues.rego: they must be the reference's, character for character,
-// except that the queue name's length bound {1,64} is counted beside a "+".
+// expressions (configs.UserRegExp and configs.QueueNameRegExp) of every
+// release, written out in queues.rego: they must be the reference's,
+// character for character, except that the queue name's length bound
+// {1,64} is counted beside a "+".
 func TestPolicyNameRulesAreYuniKorns(t *testing.T) {
 	src := policy.Modules()["yunikorn/queues.rego"]
-	user := "valid_user_name(u) if regex.match(`" + yunikorn.UserRegExp.String() + "`, u)\n"
-	if strings.Count(src, user) != 1 {
-		t.Errorf("queues.rego does not define the user name rule as %q", user)
-	}
-	class, ok := strings.CutSuffix(yunikorn.QueueNameRegExp.String(), "{1,64}$")
-	if !ok {
-		t.Fatalf("YuniKorn's queue name rule %q no longer ends in {1,64}$", yunikorn.QueueNameRegExp)
-	}
-	queue := "valid_queue_name(n) if {\n\tcount(n) <= 64\n\tregex.match(`" + class + "+$`, n)\n}\n"
-	if strings.Count(src, queue) != 1 {
-		t.Errorf("queues.rego does not define the queue name rule as %q", queue)
+	for _, name := range []string{"1.5.0", release.Snapshot} {
+		rel, err := release.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Releases that do not check the user name at submit only use
+		// their rule in the validator.
+		user := "\tregex.match(`" + yunikorn.UserRegExpOf(rel).String() + "`, u)\n"
+		if !rel.Has(release.UncheckedUserNames) && strings.Count(src, user) != 1 {
+			t.Errorf("queues.rego does not check user names of %s with %q", name, user)
+		}
+		class, ok := strings.CutSuffix(yunikorn.QueueNameRegExpOf(rel).String(), "{1,64}$")
+		if !ok {
+			t.Fatalf("YuniKorn's queue name rule %q no longer ends in {1,64}$", yunikorn.QueueNameRegExpOf(rel))
+		}
+		queue := "\tregex.match(`" + class + "+$`, n)\n"
+		if strings.Count(src, queue) != 1 {
+			t.Errorf("queues.rego does not check queue names of %s with %q", name, queue)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission/internal/si"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // The queue review (spec yunikorn-placement.md §4, §5.2) answers, at
@@ -52,6 +53,10 @@ const (
 	uniqueAutogen = "-uniqueautogen"
 	nobody        = "nobody"
 )
+
+// LabelUsername is the pod label the shim of releases up to 1.9.0 reads
+// the user from when the pod has no user.info annotation.
+const LabelUsername = "yunikorn.apache.org/username"
 
 // KeyGenerateUniqueAppID and KeyDisableGangScheduling are the two
 // scheduler settings the pod → application rules read.
@@ -235,6 +240,10 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 		}
 	case !present && kind != kindPod && !s.BypassAuth && processed && !labelledYuniKorn:
 		app.User, app.Groups, out.Controller = podControllerUsers[kind], podControllerGroups, true
+	case q.Tree != nil && q.Tree.Release.Has(release.UsernameLabel) && meta.Labels[LabelUsername] != "":
+		// Releases up to 1.9.0 still read the user from this label when
+		// user.info is absent or empty; the groups are then resolved.
+		app.User = meta.Labels[LabelUsername]
 	default:
 		app.User = nobody
 	}

@@ -141,7 +141,13 @@ identity := annotation_identity if {
 	not adm.bypass_auth
 	adm.should_process_namespace
 	not labelled_yunikorn
+} else := {"user": username_label, "groups": [], "controller": false} if {
+	release_switches["username-label"]
+	username_label != ""
 } else := {"user": "nobody", "groups": [], "controller": false}
+
+# Releases up to 1.9.0 read the user from this label when user.info is absent or empty.
+username_label := str(labels, "yunikorn.apache.org/username")
 
 requester := "nobody" if adm.user == ""
 
