@@ -119,6 +119,11 @@ type Sources struct {
 	compiled [len(families)]family.Compiled
 }
 
+// YuniKornRelease is a YuniKorn release a configuration is read, validated
+// and decided as (package release); the zero value is the newest release
+// aclc knows.
+type YuniKornRelease = release.Version
+
 // YuniKornRelease returns the YuniKorn release the sources' YuniKorn
 // configuration is read, validated and decided as.
 func (s *Sources) YuniKornRelease() release.Version { return s.release }
