@@ -484,6 +484,20 @@ var releaseFields = []releaseField{
 	{release.NoQuotaPreemptionField, "preemption/quotapreemptionenabled", "quotapreemptionenabled", "configs.PartitionPreemptionConfig"},
 }
 
+// firstWithout names the first release without the switch, "1.8.0 and
+// later".
+func firstWithout(sw release.Switch) string {
+	for _, name := range release.Known() {
+		if r, _ := release.Lookup(name); !r.Has(sw) {
+			if name == release.Snapshot {
+				return "the snapshot"
+			}
+			return "YuniKorn " + name + " and later"
+		}
+	}
+	return ""
+}
+
 // releaseFieldErrors refuses the fields rel's decoder does not know, with
 // yaml.v3's words for an unknown field, located at the key.
 func releaseFieldErrors(idx *sourceIndex, value any, rel release.Version) SourceErrors {
@@ -500,7 +514,7 @@ func releaseFieldErrors(idx *sourceIndex, value any, rel release.Version) Source
 				continue
 			}
 			errs = append(errs, idx.AtKey(source.CodeUnknownKey, ptr, f.key,
-				fmt.Sprintf("unknown key %q: YuniKorn %s does not know it (YuniKorn: field %s not found in type %s)", f.key, rel, f.key, f.typ)))
+				fmt.Sprintf("unknown key %q: YuniKorn %s does not know it, %s read it (YuniKorn: field %s not found in type %s)", f.key, rel, firstWithout(f.sw), f.key, f.typ)))
 		}
 	}
 	return errs

@@ -71,9 +71,9 @@ func TestLoadAsRelease(t *testing.T) {
 		name, release, yaml string
 		want                string // "" accepts; else the error's text contains it
 	}{
-		{"usergroupresolver is an unknown field up to 1.7.0", "1.7.0", resolver, `3:3: unknown key "usergroupresolver": YuniKorn 1.7.0 does not know it (YuniKorn: field usergroupresolver not found in type configs.PartitionConfig)`},
+		{"usergroupresolver is an unknown field up to 1.7.0", "1.7.0", resolver, `3:3: unknown key "usergroupresolver": YuniKorn 1.7.0 does not know it, YuniKorn 1.8.0 and later read it (YuniKorn: field usergroupresolver not found in type configs.PartitionConfig)`},
 		{"usergroupresolver is parsed from 1.8.0", "1.8.0", resolver, ""},
-		{"quotapreemptionenabled is an unknown field up to 1.7.0", "1.5.0", quotaPreemption, `5:5: unknown key "quotapreemptionenabled": YuniKorn 1.5.0 does not know it (YuniKorn: field quotapreemptionenabled not found in type configs.PartitionPreemptionConfig)`},
+		{"quotapreemptionenabled is an unknown field up to 1.7.0", "1.5.0", quotaPreemption, `5:5: unknown key "quotapreemptionenabled": YuniKorn 1.5.0 does not know it, YuniKorn 1.8.0 and later read it (YuniKorn: field quotapreemptionenabled not found in type configs.PartitionPreemptionConfig)`},
 		{"quotapreemptionenabled is parsed from 1.8.0", "1.8.0", quotaPreemption, ""},
 		{"queue names without @ in 1.5", "1.5.2", atChild, "invalid child name team@x, a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"},
 		{"queue names with @ from 1.6", "1.6.0", atChild, ""},
@@ -159,6 +159,40 @@ func TestPlaceAsRelease(t *testing.T) {
 				g, _ := json.Marshal(m[k])
 				if string(w) != string(g) {
 					t.Errorf("%s: got %s, want %s\nfull: %s", k, g, w, raw)
+				}
+			}
+		})
+	}
+}
+
+// The warnings about settings a newer release reads or decides
+// differently than the one checked.
+func TestDiagnoseReleases(t *testing.T) {
+	const userRule = "partitions:\n- name: default\n  placementrules:\n  - name: user\n    create: true\n  queues:\n  - name: root\n    queues:\n    - name: a\n      limits:\n      - users: [\"*\"]\n        maxapplications: 1\n"
+	const quota = "partitions:\n- name: default\n  preemption:\n    quotapreemptionenabled: true\n  queues:\n  - name: root\n"
+	tests := []struct {
+		name, release, yaml string
+		want                []string // the messages' beginnings, in order
+	}{
+		{"a user rule checked as 1.5 warns that 1.6 on check its names", "1.5.2", userRule,
+			[]string{"partition default: placement rule #0 (user): checked as YuniKorn 1.5.2; YuniKorn 1.6.0–1.9.0 check the queue name the rule generates"}},
+		{"the newest release has nothing newer to differ from", "1.9.0", userRule, nil},
+		{"a field no newer release refuses gives no warning", "1.8.0", quota, nil},
+		{"1.6 and later agree on rule names", "1.6.0", userRule, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf, err := LoadAs("q.yaml", []byte(tt.yaml), releaseOf(t, tt.release))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := DiagnoseReleases("q.yaml", conf)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d warnings, want %d: %v", len(got), len(tt.want), got)
+			}
+			for i, d := range got {
+				if d.Code != CodeReleaseDifference || !strings.HasPrefix(d.Msg, tt.want[i]) {
+					t.Errorf("warning %d: %s %q, want %s %q...", i, d.Code, d.Msg, CodeReleaseDifference, tt.want[i])
 				}
 			}
 		})
