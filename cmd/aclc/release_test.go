@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,5 +69,50 @@ func TestChartSchemaKnowsTheReleases(t *testing.T) {
 	want := append([]string{""}, release.Known()...)
 	if got := schema.Properties.YuniKorn.Properties.Version.Enum; !slices.Equal(got, want) {
 		t.Errorf("values.schema.json yunikorn.version enum %q, want %q", got, want)
+	}
+}
+
+const (
+	releasesDoc   = "../../README.md"
+	releasesBegin = "<!-- releases: generated, do not edit -->\n"
+	releasesEnd   = "<!-- /releases -->"
+)
+
+// releasesTable is the README's table of the release switches, from the
+// registry the decisions read.
+func releasesTable() string {
+	var b strings.Builder
+	b.WriteString("| switch | row | releases | what those releases do | decided |\n| --- | --- | --- | --- | --- |\n")
+	for _, s := range release.Switches() {
+		decided := "no"
+		if s.Decided {
+			decided = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Switch, s.Row, release.Span(s.Versions), s.Summary, decided)
+	}
+	return b.String()
+}
+
+// TestReleasesDocumented keeps the README's table of releases and
+// switches equal to the registry (-update rewrites it).
+func TestReleasesDocumented(t *testing.T) {
+	raw, err := os.ReadFile(releasesDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	i, j := strings.Index(doc, releasesBegin), strings.Index(doc, releasesEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q ... %q section", releasesDoc, releasesBegin, releasesEnd)
+	}
+	want := releasesTable()
+	if doc[i+len(releasesBegin):j] != want {
+		if *update {
+			if err := os.WriteFile(releasesDoc, []byte(doc[:i+len(releasesBegin)]+want+doc[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("the release table of %s is out of date: go test ./cmd/aclc -run TestReleasesDocumented -update rewrites it", releasesDoc)
 	}
 }

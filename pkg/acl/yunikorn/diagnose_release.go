@@ -3,7 +3,6 @@ package yunikorn
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -106,7 +105,7 @@ func DiagnoseReleases(file string, conf *SchedulerConfig) []Diagnostic {
 			does = f.on
 		}
 		out = append(out, Diagnostic{File: file, Line: f.at.line, Column: f.at.column, Code: CodeReleaseDifference,
-			Msg: fmt.Sprintf("%s: checked as YuniKorn %s; YuniKorn %s %s", f.what, conf.Release, releaseRange(differ), does)})
+			Msg: fmt.Sprintf("%s: checked as YuniKorn %s; YuniKorn %s %s", f.what, conf.Release, release.Span(differ), does)})
 	}
 	return out
 }
@@ -119,25 +118,4 @@ func partitionQueues(queues []QueueConfig) []*QueueConfig {
 		out = append(out, partitionQueues(queues[i].Queues)...)
 	}
 	return out
-}
-
-// releaseRange names releases compactly: a run of three or more
-// consecutive known releases as "first–last".
-func releaseRange(names []string) string {
-	known := release.Known()
-	var parts []string
-	for i := 0; i < len(names); {
-		j := i
-		for j+1 < len(names) && slices.Index(known, names[j+1]) == slices.Index(known, names[j])+1 {
-			j++
-		}
-		switch {
-		case j-i >= 2:
-			parts = append(parts, names[i]+"–"+names[j])
-		default:
-			parts = append(parts, names[i:j+1]...)
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

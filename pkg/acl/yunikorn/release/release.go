@@ -165,6 +165,25 @@ func Switches() []Info {
 	return out
 }
 
+// Span names releases compactly, as messages and tables list them: a run
+// of three or more consecutive known releases as "first–last".
+func Span(releases []string) string {
+	var parts []string
+	for i := 0; i < len(releases); {
+		j := i
+		for j+1 < len(releases) && slices.Index(names, releases[j+1]) == slices.Index(names, releases[j])+1 {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, releases[i]+"–"+releases[j])
+		} else {
+			parts = append(parts, releases[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Known returns the names of the releases aclc knows, oldest first, the
 // snapshot last.
 func Known() []string { return slices.Clone(names) }

@@ -105,6 +105,25 @@ func TestEverySwitchNamesKnownReleases(t *testing.T) {
 	}
 }
 
+func TestSpanNamesRunsOfReleases(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want string
+	}{
+		{"three in a row are a range", []string{"1.5.0", "1.5.1", "1.5.2"}, "1.5.0–1.5.2"},
+		{"two in a row are listed", []string{"1.5.0", "1.5.1"}, "1.5.0, 1.5.1"},
+		{"a gap ends a range", []string{"1.5.0", "1.5.1", "1.5.2", "1.6.1"}, "1.5.0–1.5.2, 1.6.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Span(tt.in); got != tt.want {
+				t.Errorf("Span(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDataCarriesTheSwitchesOn(t *testing.T) {
 	d := mustLookup(t, "1.7.0").Data()
 	if d["version"] != "1.7.0" {
