@@ -775,7 +775,7 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 				note(label, o.queue+" is not a leaf")
 			case !v.submit(o.queue, user, groups):
 				note(label, "user "+user+" may not submit to "+o.queue)
-			case v.draining[strings.ToLower(o.queue)]:
+			case v.draining[strings.ToLower(o.queue)] && !v.rel.Has(release.DrainingQueuesPlaced):
 				note(label, o.queue+" is draining")
 			default:
 				queue = o.queue

@@ -811,6 +811,7 @@ queue_check(label, q) := placed(label, q) if {
 } else := skipped(label, concat("", [q, " is draining"])) if {
 	exists(q)
 	draining(q)
+	not yq.release_switches["draining-queues-placed"]
 } else := placed(label, q) if {
 	exists(q)
 } else := {"kind": "panic", "panic": no_dot_panic, "entry": concat("", [label, ": panic: ", no_dot_panic])} if {

@@ -138,7 +138,7 @@ var switches = []Info{
 	{NarrowQueueNames, "C3", "queue names without : # / @; an invalid generated name fails at queue creation, not at placement", v15, true},
 	{UncheckedUserNames, "C4", "user names not checked at submit; limit and filter user names without # or /", v15, true},
 	{OldMessageWording, "C5", "older validator and queue creation messages", v15, true},
-	{DrainingQueuesPlaced, "C6", "a draining queue still takes new applications", append(slices.Clone(v15), v16...), false},
+	{DrainingQueuesPlaced, "C6", "a draining queue still takes new applications", append(slices.Clone(v15), v16...), true},
 	{NoUserGroupResolverField, "C7", "partition usergroupresolver refused as an unknown field", upTo("1.7.0"), true},
 	{NoQuotaPreemptionField, "C8", "partition preemption.quotapreemptionenabled refused as an unknown field", upTo("1.7.0"), true},
 	{QuotaPreemptionDelayOldName, "C9", "queue property preemption.quota.delay instead of quota.preemption.delay", []string{"1.8.0"}, false},
