@@ -240,7 +240,7 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 		}
 	case !present && kind != kindPod && !s.BypassAuth && processed && !labelledYuniKorn:
 		app.User, app.Groups, out.Controller = podControllerUsers[kind], podControllerGroups, true
-	case q.Tree != nil && q.Tree.Release.Has(release.UsernameLabel) && meta.Labels[LabelUsername] != "":
+	case q.release().Has(release.UsernameLabel) && meta.Labels[LabelUsername] != "":
 		// Releases up to 1.9.0 still read the user from this label when
 		// user.info is absent or empty; the groups are then resolved.
 		app.User = meta.Labels[LabelUsername]
@@ -253,9 +253,26 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 		uid = unknownUID
 	}
 	app.ID = q.appID(meta, ns, uid)
-	app.Queue = firstNonEmpty(meta.Labels[labelQueue], meta.Annotations[labelQueue], meta.Labels[labelQueueShort])
+	if q.release().Has(release.LegacyMetadataPrecedence) {
+		// 1.5's shim reads the label queue first and no canonical label.
+		app.Queue = firstNonEmpty(meta.Labels[labelQueueShort], meta.Annotations[labelQueue])
+	} else {
+		app.Queue = firstNonEmpty(meta.Labels[labelQueue], meta.Annotations[labelQueue], meta.Labels[labelQueueShort])
+	}
+	if app.Queue == "" && q.release().Has(release.ShimDefaultQueue) {
+		app.Queue = yunikorn.DefaultQueue
+	}
 	app.Tags = q.tags(meta, spec, ns)
 	return out, true
+}
+
+// release is the YuniKorn release the review decides as: the queue
+// configuration's.
+func (q *QueueReview) release() release.Version {
+	if q.Tree == nil {
+		return release.Default()
+	}
+	return q.Tree.Release
 }
 
 // addsUserInfo reports whether YuniKorn's admission controller adds
@@ -303,6 +320,10 @@ func truncate(s string, n int) string {
 // appID is the shim's application id (spec §4.2).
 func (q *QueueReview) appID(meta metav1.ObjectMeta, ns, uid string) string {
 	id := firstNonEmpty(meta.Labels[labelCanonicalAppID], meta.Annotations[labelCanonicalAppID], meta.Labels[labelAppID], meta.Labels[labelSparkAppID])
+	if q.release().Has(release.LegacyMetadataPrecedence) {
+		// 1.5's shim reads no canonical label.
+		id = firstNonEmpty(meta.Annotations[labelCanonicalAppID], meta.Labels[labelAppID], meta.Labels[labelSparkAppID])
+	}
 	switch {
 	case id != "":
 		if base, cut := strings.CutSuffix(id, uniqueAutogen); cut {

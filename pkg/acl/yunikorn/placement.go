@@ -753,6 +753,9 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 		}
 		if last && o.queue == "" {
 			note(label, o.why)
+			if t.Release.Has(release.NoDefaultQueueFallback) {
+				break
+			}
 			label, rule = RuleDefault, RuleDefault
 			if !v.exists(DefaultQueue) {
 				note(label, DefaultQueue+" does not exist")
@@ -773,7 +776,9 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 			switch {
 			case !v.leaf(o.queue):
 				note(label, o.queue+" is not a leaf")
-			case !v.submit(o.queue, user, groups):
+			case !(rule == RuleDefault && t.Release.Has(release.DefaultQueueSkipsACL)) && !v.submit(o.queue, user, groups):
+				// 1.5.2 runs its fallback as the recovery rule's, which
+				// skips the ACL.
 				note(label, "user "+user+" may not submit to "+o.queue)
 			case v.draining[strings.ToLower(o.queue)] && !v.rel.Has(release.DrainingQueuesPlaced):
 				note(label, o.queue+" is draining")

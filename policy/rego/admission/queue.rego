@@ -215,7 +215,14 @@ ugi_groups(doc) := [s | some x in g; s := str({"x": x}, "x")] if {
 
 # --- Step 6: the application (§4.2 id, §4.3 queue, §4.5 tags).
 
+# Releases with the legacy precedence (1.5) read no canonical label.
 app_id_sources := [
+	str(annotations, "yunikorn.apache.org/app-id"),
+	str(labels, "applicationId"),
+	str(labels, "spark-app-selector"),
+] if {
+	release_switches["legacy-metadata-precedence"]
+} else := [
 	str(labels, "yunikorn.apache.org/app-id"),
 	str(annotations, "yunikorn.apache.org/app-id"),
 	str(labels, "applicationId"),
@@ -242,6 +249,11 @@ app_id := concat("", [trim_suffix(given_ids[0], "-uniqueautogen"), "-", pod_uid]
 } else := shared_app_id
 
 queue_sources := [
+	str(labels, "queue"),
+	str(annotations, "yunikorn.apache.org/queue"),
+] if {
+	release_switches["legacy-metadata-precedence"]
+} else := [
 	str(labels, "yunikorn.apache.org/queue"),
 	str(annotations, "yunikorn.apache.org/queue"),
 	str(labels, "queue"),
@@ -250,6 +262,9 @@ queue_sources := [
 queue := xs[0] if {
 	xs := [x | some x in queue_sources; x != ""]
 	count(xs) > 0
+} else := "root.default" if {
+	# The 1.5.0 and 1.5.1 shim submits a pod without queue metadata to root.default.
+	release_switches["shim-default-queue"]
 } else := ""
 
 ns_object := o if {

@@ -874,12 +874,24 @@ placement := settle(outcomes[t], rule_entries(t), rule_lookups(t)) if {
 } else := fallback(array.concat(rule_entries(count(outcomes)), ["recovery: not forced"]), rule_lookups(count(outcomes)))
 
 # The root.default fallback of the last rule; its rule is "default".
-fallback(entries, lookups) := stateful_flag(
+fallback(entries, lookups) := stateful_flag(rejected(place_failed(no_rule_matched), entries), lookups) if {
+	# 1.5.0 and 1.5.1 have no fallback.
+	yq.release_switches["no-default-queue-fallback"]
+} else := stateful_flag(
 	rejected(place_failed(no_rule_matched), array.concat(entries, ["default: root.default does not exist"])),
 	array.concat(lookups, ["root.default"]),
 ) if {
 	not exists("root.default")
-} else := settle(object.union(queue_check("default", "root.default"), {"name": "default"}), array.concat(entries, [queue_check("default", "root.default").entry]), array.concat(lookups, ["root.default"]))
+} else := settle(object.union(default_check, {"name": "default"}), array.concat(entries, [default_check.entry]), array.concat(lookups, ["root.default"]))
+
+# 1.5.2 runs its fallback as the recovery rule's, which skips the ACL (and, as every
+# release before 1.7.0, the draining check).
+default_check := skipped("default", "root.default is not a leaf") if {
+	yq.release_switches["default-queue-skips-acl"]
+	not leaf("root.default")
+} else := placed("default", "root.default") if {
+	yq.release_switches["default-queue-skips-acl"]
+} else := queue_check("default", "root.default")
 
 settle(o, entries, lookups) := stateful_flag(rejected(place_failed(o.error), entries), lookups) if {
 	o.kind == "error"

@@ -133,8 +133,8 @@ var (
 
 // switches is the table, in row order.
 var switches = []Info{
-	{NoDefaultQueueFallback, "C1", "no root.default fallback when no rule places an application", []string{"1.5.0", "1.5.1"}, false},
-	{DefaultQueueSkipsACL, "C2", "the root.default fallback skips the submit ACL", []string{"1.5.2"}, false},
+	{NoDefaultQueueFallback, "C1", "no root.default fallback when no rule places an application", []string{"1.5.0", "1.5.1"}, true},
+	{DefaultQueueSkipsACL, "C2", "the root.default fallback skips the submit ACL", []string{"1.5.2"}, true},
 	{NarrowQueueNames, "C3", "queue names without : # / @; an invalid generated name fails at queue creation, not at placement", v15, true},
 	{UncheckedUserNames, "C4", "user names not checked at submit; limit and filter user names without # or /", v15, true},
 	{OldMessageWording, "C5", "older validator and queue creation messages", v15, true},
@@ -145,8 +145,8 @@ var switches = []Info{
 	{GroupCacheNeverExpires, "C10", "resolved groups are never re-resolved", upTo("1.8.0"), false},
 	{PropertiesKeptOnReload, "C12", "queue properties removed from the configuration are kept on a reload", upTo("1.9.0"), false},
 	{NamespaceMaxAppsIgnored, "C13", "namespace maxApps annotation ignored for dynamic queues", v15, false},
-	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, false},
-	{LegacyMetadataPrecedence, "S2", "label queue before the yunikorn.apache.org/queue label and annotation", v15, false},
+	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true},
+	{LegacyMetadataPrecedence, "S2", "the queue from label queue, then the yunikorn.apache.org/queue annotation; the app ID from that annotation, applicationId, spark-app-selector; no yunikorn.apache.org/ label read", v15, true},
 	{LegacyAdmissionLabels, "S3", "the admission controller adds applicationId and disableStateAware", v15, false},
 	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, false},
 	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
