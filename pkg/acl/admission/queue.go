@@ -347,7 +347,11 @@ func firstNonEmpty(values ...string) string {
 
 // tags are the application's tags (spec §4.5).
 func (q *QueueReview) tags(meta metav1.ObjectMeta, spec corev1.PodSpec, ns string) map[string]string {
-	tags := map[string]string{tagForce: strconv.FormatBool(spec.NodeName != "")}
+	tags := map[string]string{}
+	if !q.release().Has(release.NoForceCreateTag) {
+		// The 1.5 shim never sets the tag: no pod reaches the recovery queue.
+		tags[tagForce] = strconv.FormatBool(spec.NodeName != "")
+	}
 	if len(spec.ImagePullSecrets) > 0 {
 		names := make([]string, len(spec.ImagePullSecrets))
 		for i, s := range spec.ImagePullSecrets {

@@ -283,9 +283,9 @@ tags := {k: v |
 	some part in [
 		{
 			"namespace": namespace,
-			"application.create.force": force,
 			"yunikorn.apache.org/schedulingPolicyParameters": str(annotations, "yunikorn.apache.org/schedulingPolicyParameters"),
 		},
+		force_tag,
 		image_pull_secrets_tag,
 		task_groups_tag,
 		creation_time_tag,
@@ -296,6 +296,11 @@ tags := {k: v |
 	]
 	some k, v in part
 }
+
+# The 1.5 shim never sets the tag: no pod reaches the recovery queue.
+force_tag := {} if {
+	release_switches["no-force-create-tag"]
+} else := {"application.create.force": force}
 
 force := "true" if str(spec, "nodeName") != ""
 

@@ -148,7 +148,7 @@ var switches = []Info{
 	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true},
 	{LegacyMetadataPrecedence, "S2", "the queue from label queue, then the yunikorn.apache.org/queue annotation; the app ID from that annotation, applicationId, spark-app-selector; no yunikorn.apache.org/ label read", v15, true},
 	{LegacyAdmissionLabels, "S3", "the admission controller adds applicationId and disableStateAware", v15, false},
-	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, false},
+	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true},
 	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
 	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application", upTo("1.9.0"), false},
 	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), false},
