@@ -187,7 +187,7 @@ valid_queue_name(n) if {
 }
 
 # The refusal of a dynamic queue named part.
-invalid_queue_name_of(part) := sprintf("invalid queue name '%s', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters", [part]) if {
+invalid_queue_name_of(part) := concat("", ["invalid queue name '", part, "', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"]) if {
 	release_switches["narrow-queue-names"]
 } else := invalid_queue_name
 
