@@ -37,6 +37,9 @@ var (
 // differently, naming those releases: after an upgrade the same
 // configuration gives other answers.
 func DiagnoseReleases(file string, conf *SchedulerConfig) []Diagnostic {
+	if conf.Default {
+		return nil // YuniKorn's built-in configuration: a tag rule on the namespace
+	}
 	var features []releaseFeature
 	for i := range conf.Partitions {
 		p := &conf.Partitions[i]
@@ -74,7 +77,13 @@ func DiagnoseReleases(file string, conf *SchedulerConfig) []Diagnostic {
 			}
 		}
 		for j, r := range p.PlacementRules {
-			switch strings.ToLower(r.Name) {
+			// A namespace name is a DNS label, valid under every release's
+			// rule, so a tag rule on it decides alike.
+			name := strings.ToLower(r.Name)
+			if name == RuleTag && strings.EqualFold(r.Value, "namespace") {
+				name = ""
+			}
+			switch name {
 			case RuleUser, RuleProvided, RuleTag:
 				features = append(features, releaseFeature{release.NarrowQueueNames, fmt.Sprintf("partition %s: placement rule #%d (%s)", p.Name, j, r.Name),
 					"do not check the queue name the rule generates: a name with : # / @ or another invalid character fails when the queue is created, and only then",

@@ -179,6 +179,7 @@ func TestDiagnoseReleases(t *testing.T) {
 		{"the newest release has nothing newer to differ from", "1.9.0", userRule, nil},
 		{"a field no newer release refuses gives no warning", "1.8.0", quota, nil},
 		{"1.6 and later agree on rule names", "1.6.0", userRule, nil},
+		{"a tag rule on the namespace decides alike everywhere", "1.5.0", "partitions:\n- name: default\n  placementrules:\n  - name: tag\n    value: namespace\n  queues:\n  - name: root\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
