@@ -237,6 +237,7 @@ func TestCompletion(t *testing.T) {
 		{"targets", []string{"build", "-t", ""}, []string{"rego", "wasm", "gatekeeper"}, nil},
 		{"kinds", []string{"check", "--kind", ""}, []string{"yunikorn-queues", "yunikorn-admission", "vov"}, nil},
 		{"check formats", []string{"check", "-o", ""}, []string{"text", "json", "yaml"}, nil},
+		{"yunikorn versions", []string{"serve", "--yunikorn-version", ""}, []string{"1.5.0", "1.9.0", "snapshot"}, nil},
 		{"report formats", []string{"report", "-o", ""}, []string{"table", "wide", "json", "yaml"}, nil},
 		{"entry points of the SOURCE", []string{"eval", "../../examples/vov/acls.yaml", "-e", ""}, []string{"vov/acl/decision"}, []string{"yunikorn/queues/decision"}},
 		{"entry points of the bundle", []string{"eval", "-b", bundle, "--entrypoint", ""}, []string{"vov/acl/decision"}, nil},
