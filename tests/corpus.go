@@ -72,17 +72,6 @@ type Case struct {
 	Releases []translate.YuniKornRelease `yaml:"-"`
 }
 
-// HoldsForDefault reports whether the case holds for the default release,
-// which runtimes that take no release (a server started on its own) run.
-func (c *Case) HoldsForDefault() bool {
-	for _, r := range c.Releases {
-		if r.Same(release.Default()) {
-			return true
-		}
-	}
-	return false
-}
-
 // CaseSource is one of a case's several sources.
 type CaseSource struct {
 	Name string `yaml:"name"`
