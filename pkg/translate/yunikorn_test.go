@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	policy "github.com/aclc-dev/aclc/policy/rego"
@@ -35,5 +36,38 @@ func TestPolicyNameRulesAreYuniKorns(t *testing.T) {
 		if strings.Count(src, queue) != 1 {
 			t.Errorf("queues.rego does not check queue names of %s with %q", name, queue)
 		}
+	}
+}
+
+// Releases up to 1.8.0 never expire a group cache entry: their resolution
+// runs its cache on the clock that never moves, in Sources and in a bundle.
+func TestGroupCacheClockFollowsTheRelease(t *testing.T) {
+	for _, tt := range []struct {
+		name, version string
+		frozen        bool
+	}{
+		{"1.8.0 never expires an entry", "1.8.0", true},
+		{"1.9.0 expires entries", "1.9.0", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, err := release.Lookup(tt.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadSourcesAs([]string{"../../examples/yunikorn/org.yaml"}, KindAuto, rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, got := s.Groups().Clock().(builtins.ZeroClock); got != tt.frozen {
+				t.Errorf("sources: clock %T, want frozen %v", s.Groups().Clock(), tt.frozen)
+			}
+			g, err := BundleGroupResolution(s.Data(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, got := g.Clock().(builtins.ZeroClock); got != tt.frozen {
+				t.Errorf("bundle: clock %T, want frozen %v", g.Clock(), tt.frozen)
+			}
+		})
 	}
 }

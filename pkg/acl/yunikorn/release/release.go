@@ -142,7 +142,7 @@ var switches = []Info{
 	{NoUserGroupResolverField, "C7", "partition usergroupresolver refused as an unknown field", upTo("1.7.0"), true},
 	{NoQuotaPreemptionField, "C8", "partition preemption.quotapreemptionenabled refused as an unknown field", upTo("1.7.0"), true},
 	{QuotaPreemptionDelayOldName, "C9", "queue property preemption.quota.delay instead of quota.preemption.delay", []string{"1.8.0"}, false},
-	{GroupCacheNeverExpires, "C10", "resolved groups are never re-resolved", upTo("1.8.0"), false},
+	{GroupCacheNeverExpires, "C10", "resolved groups are never re-resolved and a failed lookup is served from the cache for good", upTo("1.8.0"), true},
 	{PropertiesKeptOnReload, "C12", "queue properties removed from the configuration are kept on a reload", upTo("1.9.0"), false},
 	{NamespaceMaxAppsIgnored, "C13", "namespace maxApps annotation ignored for dynamic queues", v15, false},
 	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true},
