@@ -60,6 +60,16 @@ type SystemClock struct{}
 // Now returns time.Now().
 func (SystemClock) Now() time.Time { return time.Now() }
 
+// ZeroClock is the clock of YuniKorn's user group cache up to 1.8.0: a
+// package time that was never set, so every entry is stamped with the
+// zero time, a resolved entry is never stale, the cleaner removes nothing
+// and a failed lookup is served with its error for the life of the
+// scheduler.
+type ZeroClock struct{}
+
+// Now returns the zero time.
+func (ZeroClock) Now() time.Time { return time.Time{} }
+
 // UserGroup is a cache entry (YuniKorn's security.UserGroup).
 type UserGroup struct {
 	User     string

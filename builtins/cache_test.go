@@ -482,3 +482,27 @@ func BenchmarkUserGroupsBuiltin(b *testing.B) {
 		}
 	}
 }
+
+// YuniKorn up to 1.8.0 stamped its cache entries with a package time that
+// was never set: no entry ever went stale and the cleaner removed nothing.
+// ZeroClock is that clock.
+func TestZeroClockCacheNeverExpires(t *testing.T) {
+	r := &countingResolver{Resolver: TestResolver{}}
+	c := NewCache(r, ZeroClock{})
+	if _, err := c.Resolve("testuser1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Resolve("unknown")
+	if err == nil {
+		t.Fatal("unknown user resolved")
+	}
+	c.Clean()
+	if _, err := c.Resolve("testuser1"); err != nil || r.calls.Load() != 2 {
+		t.Errorf("resolved entry after a clean: %v, %d lookups, want the cached entry (2 lookups)", err, r.calls.Load())
+	}
+	_, err = c.Resolve("unknown")
+	want := "user resolution failed, cached data returned: " + fmt.Sprint(time.Unix(time.Time{}.Unix(), 0))
+	if err == nil || err.Error() != want || r.calls.Load() != 2 {
+		t.Errorf("failed entry after a clean: %v, %d lookups, want %q from the cache", err, r.calls.Load(), want)
+	}
+}

@@ -1390,3 +1390,40 @@ func TestChartREADMECommands(t *testing.T) {
 		})
 	}
 }
+
+// TestChartYuniKornVersion pins that yunikorn.version reaches every
+// container that reads YuniKorn's configuration as --yunikorn-version, and
+// that an empty value leaves aclc's default.
+func TestChartYuniKornVersion(t *testing.T) {
+	helm(t)
+	for _, tt := range []struct {
+		name string
+		sets []string
+		want string // "" : no --yunikorn-version
+	}{
+		{"an empty version leaves aclc's default", []string{"serve.enabled=true"}, ""},
+		{"the version the cluster runs reaches webhook and serve", []string{"serve.enabled=true", "yunikorn.version=1.7.0"}, "--yunikorn-version=1.7.0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.sets...)
+			if len(r.deployments) < 2 {
+				t.Fatalf("deployments %v: want webhook and serve", keys(r.deployments))
+			}
+			for name, dep := range r.deployments {
+				args := dep.Spec.Template.Spec.Containers[0].Args
+				var got string
+				for _, a := range args {
+					if strings.HasPrefix(a, "--yunikorn-version") {
+						got = a
+					}
+				}
+				if got != tt.want {
+					t.Errorf("%s args %q: --yunikorn-version %q, want %q", name, args, got, tt.want)
+				}
+			}
+		})
+	}
+	if _, err := helmTemplate(t, "yunikorn.version=1.4.0"); err == nil {
+		t.Error("yunikorn.version=1.4.0 rendered: want the values schema to refuse a release aclc does not know")
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -50,6 +51,10 @@ type Case struct {
 	WantReason         *string        `yaml:"want_reason"`
 	WantReasonContains string         `yaml:"want_reason_contains"`
 	WantError          string         `yaml:"want_error"`
+	// Versions are the YuniKorn releases the case holds for ("1.5.0",
+	// "snapshot"): it runs once on each, on every engine. Without it the
+	// case holds for the default release.
+	Versions []string `yaml:"versions"`
 
 	// Sources are several source files read together, as in aclc build
 	// a.yaml b.yaml: YuniKorn's two ConfigMaps, Namespace objects, a
@@ -62,6 +67,9 @@ type Case struct {
 	SourceName string  `yaml:"-"`
 	SourceText []byte  `yaml:"-"`
 	Inputs     []Input `yaml:"-"`
+	// Releases are the Versions looked up; the default release alone for
+	// a case without Versions.
+	Releases []translate.YuniKornRelease `yaml:"-"`
 }
 
 // CaseSource is one of a case's several sources.
@@ -157,6 +165,17 @@ func Load(root, dir string) ([]*File, error) {
 			}
 			seen[c.Note] = p
 			c.Portable = c.Portable || f.Portable
+			c.Releases = []translate.YuniKornRelease{release.Default()}
+			if len(c.Versions) > 0 {
+				c.Releases = nil
+				for _, v := range c.Versions {
+					r, err := release.Lookup(v)
+					if err != nil {
+						return fmt.Errorf("%s: %s: %w", p, c.Note, err)
+					}
+					c.Releases = append(c.Releases, r)
+				}
+			}
 			if c.Entrypoint == "" {
 				c.Entrypoint = f.Entrypoint
 			}

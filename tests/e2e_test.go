@@ -159,10 +159,12 @@ func writeBundle(t *testing.T, s *translate.Sources) string {
 	return p
 }
 
-// sourceGroup is the cases that share one source (and resolver and
-// replicated namespaces): one server of each kind answers them all.
+// sourceGroup is the cases that share one source (and resolver,
+// replicated namespaces and YuniKorn release): one server of each kind
+// answers them all.
 type sourceGroup struct {
 	first *Case
+	rel   translate.YuniKornRelease
 	cases []*Case
 }
 
@@ -193,14 +195,16 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 			if c.WantError != "" {
 				continue // a source that does not load is never served; TestCorpus checks its error
 			}
-			key := c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
-			g, ok := groups[key]
-			if !ok {
-				g = &sourceGroup{first: c}
-				groups[key] = g
-				keys = append(keys, key)
+			for _, rel := range c.Releases {
+				key := rel.Name() + "\x00" + c.Resolver + "\x00" + mustJSON(c.Namespaces) + "\x00" + Key(c.Inputs)
+				g, ok := groups[key]
+				if !ok {
+					g = &sourceGroup{first: c, rel: rel}
+					groups[key] = g
+					keys = append(keys, key)
+				}
+				g.cases = append(g.cases, c)
 			}
-			g.cases = append(g.cases, c)
 		}
 	}
 	sdk := jsSDK(t)
@@ -216,11 +220,14 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 		g := groups[key]
 		c0 := g.first
 		load := func(static, portable bool) (*translate.Sources, error) {
-			s := &translate.Sources{}
+			s, err := (&translate.Sources{}).WithYuniKornRelease(g.rel)
+			if err != nil {
+				return nil, err
+			}
 			if err := AddTo(s, c0.Inputs); err != nil {
 				return nil, err
 			}
-			s, err := s.WithKubernetes(c0.Kubernetes()).WithGroupResolution(c0.Resolver, static)
+			s, err = s.WithKubernetes(c0.Kubernetes()).WithGroupResolution(c0.Resolver, static)
 			if err == nil && portable {
 				s = s.WithPlainDecoding()
 			}
@@ -273,7 +280,11 @@ func TestE2ECorpusOverHTTP(t *testing.T) {
 		}
 
 		for _, c := range g.cases {
-			t.Run(c.Note, func(t *testing.T) {
+			name := c.Note
+			if len(c.Versions) > 0 {
+				name += "/" + g.rel.Name()
+			}
+			t.Run(name, func(t *testing.T) {
 				input, err := c.InputJSON()
 				if err != nil {
 					t.Fatal(err)

@@ -33,21 +33,30 @@ func (n namedEngine) Name() string { return n.name }
 // a --resolver value ("" for the configuration's choice). When the resolver
 // can be compiled in, a rego engine over the static bundle joins too.
 func NewEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any) (*EngineSet, error) {
-	return newEngineSet(ctx, inputs, resolver, kubernetes, false)
+	return newEngineSet(ctx, inputs, resolver, kubernetes, false, translate.YuniKornRelease{})
+}
+
+// NewReleaseEngineSet is NewEngineSet (portable: NewPortableEngineSet)
+// with the YuniKorn configuration read and decided as release rel.
+func NewReleaseEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool, rel translate.YuniKornRelease) (*EngineSet, error) {
+	return newEngineSet(ctx, inputs, resolver, kubernetes, portable, rel)
 }
 
 // NewPortableEngineSet is NewEngineSet over bundles built with --portable:
 // no aclc builtin, groups compiled into data.
 func NewPortableEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any) (*EngineSet, error) {
-	return newEngineSet(ctx, inputs, resolver, kubernetes, true)
+	return newEngineSet(ctx, inputs, resolver, kubernetes, true, translate.YuniKornRelease{})
 }
 
-func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool) (*EngineSet, error) {
-	s := &translate.Sources{}
+func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool, rel translate.YuniKornRelease) (*EngineSet, error) {
+	s, err := (&translate.Sources{}).WithYuniKornRelease(rel)
+	if err != nil {
+		return nil, err
+	}
 	if err := AddTo(s, inputs); err != nil {
 		return nil, err
 	}
-	s, err := s.WithKubernetes(kubernetes).WithGroupResolution(resolver, portable)
+	s, err = s.WithKubernetes(kubernetes).WithGroupResolution(resolver, portable)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +86,10 @@ func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 		set.Engines = append(set.Engines, e)
 	}
 	if !portable && s.Groups().NeedsHostBuiltin() {
-		st := &translate.Sources{}
+		st, err := (&translate.Sources{}).WithYuniKornRelease(rel)
+		if err != nil {
+			return nil, err
+		}
 		if err := AddTo(st, inputs); err != nil {
 			return nil, err
 		}

@@ -120,6 +120,9 @@ type checkSummary struct {
 	Warnings int      `json:"warnings"`
 	Ignored  int      `json:"ignored"`
 	OK       bool     `json:"ok"`
+	// YuniKornVersion is the YuniKorn release a YuniKorn configuration
+	// was checked as; "" without one.
+	YuniKornVersion string `json:"yunikorn_version,omitempty"`
 }
 
 type checkResult struct {
@@ -160,6 +163,9 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	loc := newLocator()
 	diags := o.diagnose(s, err, names, loc)
 	res := checkResult{Diagnostics: []checkDiagnostic{}, Summary: checkSummary{Files: shown}}
+	if (err == nil && s.Layout() != nil) || translate.Consequence(err) != "" {
+		res.Summary.YuniKornVersion = yunikornRelease.Name()
+	}
 	for _, d := range diags {
 		if d.Severity == severityWarning && (slices.Contains(o.ignore, d.Code) || loc.ignored(d)) {
 			res.Summary.Ignored++
@@ -193,7 +199,9 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 			if !res.Summary.OK {
 				verdict = "failed (--fail-on warning)"
 			}
-			fmt.Fprintf(stdout, "%s: %s (%s%s)\n", strings.Join(shown, ", "), verdict, count(res.Summary.Warnings, "warning"), ignored)
+			fmt.Fprintf(stdout, "%s: %s (%s%s%s)\n", strings.Join(shown, ", "), verdict, asRelease(res.Summary), count(res.Summary.Warnings, "warning"), ignored)
+		} else if res.Summary.YuniKornVersion != "" {
+			fmt.Fprintf(stdout, "checked as YuniKorn %s (--yunikorn-version)\n", res.Summary.YuniKornVersion)
 		}
 	default:
 		if err := writeStructured(stdout, o.output, res); err != nil {
@@ -205,6 +213,15 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// asRelease names the YuniKorn release a configuration was checked as, for
+// the summary line.
+func asRelease(s checkSummary) string {
+	if s.YuniKornVersion == "" {
+		return ""
+	}
+	return "YuniKorn " + s.YuniKornVersion + ", "
 }
 
 // diagnose collects every error and warning of the loaded sources (or
@@ -232,6 +249,7 @@ func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, l
 	warnings = append(warnings, s.Diagnostics()...)
 	if s.Queues() != nil {
 		warnings = append(warnings, yunikorn.Diagnose(s.Queues())...)
+		warnings = append(warnings, yunikorn.DiagnoseReleases(s.Queues().File, s.QueueConfig())...)
 	}
 	for _, d := range warnings {
 		out = append(out, loc.warning(d))

@@ -150,8 +150,8 @@ func TestCheckListsEachErrorOfALoad(t *testing.T) {
 		t.Errorf("exit %d, want %d, two errors starting %q:\n%s", code, exitError, want, stdout)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[2], "YuniKorn refuses this configuration") {
-		t.Errorf("want two errors and their consequence once:\n%s", stdout)
+	if len(lines) != 4 || !strings.HasPrefix(lines[2], "YuniKorn refuses this configuration") || lines[3] != "checked as YuniKorn 1.9.0 (--yunikorn-version)" {
+		t.Errorf("want two errors, their consequence once and the release checked as:\n%s", stdout)
 	}
 	_, stdout, _ = runCLI(t, "", "check", "-o", "json", src)
 	var res checkResult

@@ -109,9 +109,9 @@ func TestCheckFailOnAndIgnore(t *testing.T) {
 		code int
 		want string
 	}{
-		{"warnings pass by default", []string{org}, exitOK, "ok (1 warning)"},
-		{"warnings fail with --fail-on warning", []string{"--fail-on", "warning", org}, exitError, "failed (--fail-on warning) (1 warning)"},
-		{"an ignored code does not fail", []string{"--fail-on", "warning", "--ignore", "dropped-name", org}, exitOK, "ok (0 warnings, 1 ignored)"},
+		{"warnings pass by default", []string{org}, exitOK, "ok (YuniKorn 1.9.0, 1 warning)"},
+		{"warnings fail with --fail-on warning", []string{"--fail-on", "warning", org}, exitError, "failed (--fail-on warning) (YuniKorn 1.9.0, 1 warning)"},
+		{"an ignored code does not fail", []string{"--fail-on", "warning", "--ignore", "dropped-name", org}, exitOK, "ok (YuniKorn 1.9.0, 0 warnings, 1 ignored)"},
 		{"comma-separated codes", []string{"--ignore", "root-no-acl,dropped-name", org}, exitOK, "1 ignored"},
 		{"an unknown --fail-on", []string{"--fail-on", "notice", org}, exitUsage, ""},
 		{"an unknown --output", []string{"-o", "xml", org}, exitUsage, ""},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // A command line aclc refuses gets two lines on stderr, what is wrong and
@@ -110,7 +112,8 @@ func TestVersionNamesTheEmbeddedRuntimes(t *testing.T) {
 // whether the tree was modified.
 func TestVersionWithVCSStamp(t *testing.T) {
 	v := buildVersion{Version: "v1.2.3", Commit: "0123abcd", Time: "2026-11-25T17:00:00Z", Modified: true, Go: "go1.26.8", OPA: "v1.22.0", Wazero: "v1.12.0"}
-	want := "aclc v1.2.3\ncommit: 0123abcd (modified)\ncommit time: 2026-11-25T17:00:00Z\ngo: go1.26.8\nopa: v1.22.0\nwazero: v1.12.0\n"
+	want := "aclc v1.2.3\ncommit: 0123abcd (modified)\ncommit time: 2026-11-25T17:00:00Z\ngo: go1.26.8\nopa: v1.22.0\nwazero: v1.12.0\n" +
+		"yunikorn: " + release.DefaultName + " (the default --yunikorn-version; known: " + strings.Join(release.Known(), ", ") + ")\n"
 	if got := v.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -234,6 +237,7 @@ func TestCompletion(t *testing.T) {
 		{"targets", []string{"build", "-t", ""}, []string{"rego", "wasm", "gatekeeper"}, nil},
 		{"kinds", []string{"check", "--kind", ""}, []string{"yunikorn-queues", "yunikorn-admission", "vov"}, nil},
 		{"check formats", []string{"check", "-o", ""}, []string{"text", "json", "yaml"}, nil},
+		{"yunikorn versions", []string{"serve", "--yunikorn-version", ""}, []string{"1.5.0", "1.9.0", "snapshot"}, nil},
 		{"report formats", []string{"report", "-o", ""}, []string{"table", "wide", "json", "yaml"}, nil},
 		{"entry points of the SOURCE", []string{"eval", "../../examples/vov/acls.yaml", "-e", ""}, []string{"vov/acl/decision"}, []string{"yunikorn/queues/decision"}},
 		{"entry points of the bundle", []string{"eval", "-b", bundle, "--entrypoint", ""}, []string{"vov/acl/decision"}, nil},

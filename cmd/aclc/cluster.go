@@ -156,7 +156,10 @@ func (f *sourceFeed) Load() (*translate.Sources, error) {
 	if f.cluster == nil {
 		return readSourceFiles(f.files, f.kind)
 	}
-	s := &translate.Sources{}
+	s, err := (&translate.Sources{}).WithYuniKornRelease(yunikornRelease)
+	if err != nil {
+		return nil, err
+	}
 	if len(f.files) > 0 {
 		var err error
 		if s, err = readSourceFiles(f.files, f.kind); err != nil {
@@ -278,7 +281,7 @@ func (c *clusterFlags) loadOnce(srcs []string, kind translate.Kind) (*translate.
 // followed until ctx is done.
 func (c *clusterFlags) serveSources(ctx context.Context, cfg serve.Config, srcs []string, kind translate.Kind) (serve.Config, error) {
 	if !c.enabled {
-		return cfg.WithSources(srcs...).WithKind(kind), nil
+		return cfg.WithSources(srcs...).WithKind(kind).WithYuniKornRelease(yunikornRelease), nil
 	}
 	f, err := c.feed(ctx, srcs, kind, true)
 	if err != nil {

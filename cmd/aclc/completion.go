@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -28,6 +29,7 @@ func registerCompletions(cmd *cobra.Command) {
 	}
 	reg("target", fixedCompletion(buildTargets...))
 	reg("kind", fixedCompletion(sourceKinds()...))
+	reg("yunikorn-version", fixedCompletion(release.Known()...))
 	reg("resolver", fixedCompletion("none", "os", "test", "file=", "ldap="))
 	reg("log-level", fixedCompletion("debug", "info", "warn", "error"))
 	reg("log-format", fixedCompletion("json", "text"))

@@ -122,7 +122,7 @@ type usageFault struct {
 func (u usageFault) Error() string { return u.err.Error() }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	resetStdin()
+	resetCommandLine()
 	root := newRootCommand(stdout, stderr)
 	root.SetIn(stdin)
 	root.SetArgs(longFlagsWithOneDash(root, args))

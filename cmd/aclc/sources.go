@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -27,6 +29,12 @@ var (
 )
 
 func resetStdin() { stdinData, stdinErr, stdinRead = nil, nil, false }
+
+// resetCommandLine forgets what the previous command line set.
+func resetCommandLine() {
+	resetStdin()
+	yunikornRelease = release.Default()
+}
 
 func readStdin() ([]byte, error) {
 	if !stdinRead {
@@ -51,7 +59,7 @@ func openInput(path string) (io.ReadCloser, error) {
 // readSourceFiles loads the SOURCE arguments; "-" is standard input.
 func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, error) {
 	if !slices.Contains(paths, "-") {
-		return translate.LoadSources(paths, kind)
+		return translate.LoadSourcesAs(paths, kind, yunikornRelease)
 	}
 	inputs := make([]translate.Input, 0, len(paths))
 	for _, p := range paths {
@@ -73,7 +81,10 @@ func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, e
 		}
 		inputs = append(inputs, translate.Input{Name: p, Data: b})
 	}
-	s := &translate.Sources{}
+	s, err := (&translate.Sources{}).WithYuniKornRelease(yunikornRelease)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.AddInputs(inputs, kind); err != nil {
 		return nil, err
 	}
@@ -142,10 +153,35 @@ func sourceKinds() []string {
 	return out
 }
 
-// kindFlag adds --kind to a command that reads sources.
+// kindFlag adds the flags of a command that reads sources: --kind, and
+// --yunikorn-version, which every such command reads its YuniKorn
+// configuration as.
 func kindFlag(fs *pflag.FlagSet, kind *string) {
 	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: "+translate.KindList())
+	fs.Var(releaseValue{}, "yunikorn-version", "the YuniKorn release the cluster runs, whose parsing, validation and decisions apply: "+
+		strings.Join(release.Known(), ", ")+" (the newest YuniKorn code aclc reproduces, newer than any release); default "+release.DefaultName)
 }
+
+// yunikornRelease is the --yunikorn-version of the command line being
+// run; run resets it.
+var yunikornRelease release.Version
+
+// releaseValue refuses an unknown release as the command line is read: a
+// usage error naming the known ones.
+type releaseValue struct{}
+
+func (releaseValue) String() string { return yunikornRelease.Name() }
+
+func (releaseValue) Set(v string) error {
+	r, err := release.Lookup(v)
+	if err != nil {
+		return err
+	}
+	yunikornRelease = r
+	return nil
+}
+
+func (releaseValue) Type() string { return "version" }
 
 // kindValue refuses an unknown kind as the command line is read, so that
 // it is a usage error naming the kinds, not a failure to load.

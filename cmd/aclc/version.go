@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // buildVersion describes the binary from what the Go toolchain stamped in
@@ -76,6 +78,7 @@ func (v buildVersion) String() string {
 	fmt.Fprintf(&b, "go: %s\n", v.Go)
 	fmt.Fprintf(&b, "opa: %s\n", orUnknown(v.OPA))
 	fmt.Fprintf(&b, "wazero: %s\n", orUnknown(v.Wazero))
+	fmt.Fprintf(&b, "yunikorn: %s (the default --yunikorn-version; known: %s)\n", release.DefaultName, strings.Join(release.Known(), ", "))
 	return b.String()
 }
 
@@ -87,7 +90,7 @@ func orUnknown(s string) string {
 }
 
 func newVersionCommand() *cobra.Command {
-	cmd := newCommand("version", "print aclc's version and the OPA, wazero and Go versions it was built with",
+	cmd := newCommand("version", "print aclc's version, the OPA, wazero and Go versions it was built with, and the YuniKorn releases it decides as",
 		"  aclc version\n  aclc --version", func(cmd *cobra.Command, args []string) int {
 			fmt.Fprint(cmd.OutOrStdout(), versionString())
 			return exitOK

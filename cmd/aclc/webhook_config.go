@@ -240,7 +240,7 @@ func candidate(old *translate.Sources, cm *corev1.ConfigMap) (*translate.Sources
 	if err := write(cm); err != nil {
 		return nil, err
 	}
-	next, err := translate.LoadSources(files, translate.KindAuto)
+	next, err := translate.LoadSourcesAs(files, translate.KindAuto, old.YuniKornRelease())
 	if err != nil {
 		return nil, err
 	}

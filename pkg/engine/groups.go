@@ -15,7 +15,7 @@ import (
 // resolvers. Engines share a cache only when given the same one, which is
 // how a program gets YuniKorn's one cache per scheduler.
 func NewGroupCache(g translate.GroupResolution) *builtins.Cache {
-	return builtins.NewCache(g.Resolver(), builtins.SystemClock{})
+	return builtins.NewCache(g.Resolver(), g.Clock())
 }
 
 // GroupCached is implemented by the engines that resolve groups in

@@ -68,6 +68,7 @@ type Config struct {
 	addr         string
 	sources      []string
 	kind         translate.Kind
+	release      translate.YuniKornRelease
 	bundlePath   string
 	resolver     string
 	static       bool
@@ -119,6 +120,10 @@ func (c Config) WithSources(paths ...string) Config {
 	c.sources = append([]string(nil), paths...)
 	return c
 }
+
+// WithYuniKornRelease reads, validates and decides the YuniKorn
+// configuration of the sources as that YuniKorn release.
+func (c Config) WithYuniKornRelease(v translate.YuniKornRelease) Config { c.release = v; return c }
 
 // WithKind forces the kind of the sources instead of detecting it.
 func (c Config) WithKind(kind translate.Kind) Config { c.kind = kind; return c }
@@ -365,7 +370,7 @@ func (s *Server) load() (*bundle.Bundle, string, translate.GroupResolution, erro
 	if s.cfg.feed != nil {
 		src, err = s.cfg.feed.Load()
 	} else {
-		src, err = translate.LoadSources(s.cfg.sources, s.cfg.kind)
+		src, err = translate.LoadSourcesAs(s.cfg.sources, s.cfg.kind, s.cfg.release)
 	}
 	if err != nil {
 		return nil, "", none, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/family"
 )
 
@@ -22,6 +23,19 @@ type GroupResolution struct {
 	Static bool
 
 	resolver builtins.Resolver
+	// frozen is set for a YuniKorn release whose group cache never
+	// expires an entry (release.GroupCacheNeverExpires).
+	frozen bool
+}
+
+// Clock is the clock a group cache of this resolution runs on: the wall
+// clock, or the never-set clock of the YuniKorn releases whose cache never
+// expires an entry.
+func (g GroupResolution) Clock() builtins.Clock {
+	if g.frozen {
+		return builtins.ZeroClock{}
+	}
+	return builtins.SystemClock{}
 }
 
 // ErrResolver is returned, wrapped, for a resolver that cannot be used.
@@ -97,7 +111,11 @@ func BundleGroupResolution(data map[string]any, spec string) (GroupResolution, e
 			spec = name
 		}
 	}
-	return NewGroupResolution(spec, static)
+	g, err := NewGroupResolution(spec, static)
+	rel, _ := yk["release"].(map[string]any)
+	switches, _ := rel["switches"].(map[string]any)
+	g.frozen = switches[string(release.GroupCacheNeverExpires)] == true
+	return g, err
 }
 
 // ConfiguredResolver is the group resolver the sources choose (the first
@@ -123,10 +141,12 @@ func (s *Sources) chosenResolver() (spec, hint string) {
 
 // Groups returns the group resolution of the build (none by default).
 func (s *Sources) Groups() GroupResolution {
-	if s.groups.resolver == nil {
-		return GroupResolution{Spec: builtins.ResolverNone, resolver: builtins.NoResolver{}}
+	g := s.groups
+	if g.resolver == nil {
+		g = GroupResolution{Spec: builtins.ResolverNone, resolver: builtins.NoResolver{}}
 	}
-	return s.groups
+	g.frozen = s.queues != nil && s.release.Has(release.GroupCacheNeverExpires)
+	return g
 }
 
 // Resolver returns the chosen resolver.

@@ -19,6 +19,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/family"
 	vovfamily "github.com/aclc-dev/aclc/pkg/family/vov"
 )
@@ -110,9 +111,49 @@ type Sources struct {
 	vov *vov.Spec
 
 	groups GroupResolution
+	// release is the YuniKorn release the YuniKorn configuration is read
+	// and decided as.
+	release release.Version
 	// compiled holds each family's sources, by its place in families; nil
 	// for a family without any.
 	compiled [len(families)]family.Compiled
+}
+
+// YuniKornRelease is a YuniKorn release a configuration is read, validated
+// and decided as (package release); the zero value is the newest release
+// aclc knows.
+type YuniKornRelease = release.Version
+
+// YuniKornRelease returns the YuniKorn release the sources' YuniKorn
+// configuration is read, validated and decided as.
+func (s *Sources) YuniKornRelease() release.Version { return s.release }
+
+// WithYuniKornRelease returns a copy of the sources whose YuniKorn
+// configuration is read, validated and decided as release rel. On sources
+// not loaded yet it only sets the release the loading then uses; on loaded
+// ones the YuniKorn files are settled again as rel reads them, which fails
+// where rel refuses them.
+func (s *Sources) WithYuniKornRelease(rel release.Version) (*Sources, error) {
+	c := s.with()
+	c.release = rel
+	prev, _ := s.compiled[0].(*yunikornCompiled)
+	if prev == nil {
+		return c, nil
+	}
+	yk, err := settleYuniKorn(nil, prev.files, rel)
+	if err != nil {
+		return nil, err
+	}
+	c.adopt(0, yk)
+	return c, nil
+}
+
+// family returns families[i] as the sources' choices configure it.
+func (s *Sources) family(i int) family.Family {
+	if i == 0 {
+		return yunikornFamily{rel: s.release}
+	}
+	return families[i]
 }
 
 // Files returns the files and directories the sources were read from, in
@@ -221,6 +262,12 @@ func KindList() string {
 // and directories (a ConfigMap mounted as a directory). force, when not
 // KindAuto, overrides content detection.
 func LoadSources(paths []string, force Kind) (*Sources, error) {
+	return LoadSourcesAs(paths, force, release.Default())
+}
+
+// LoadSourcesAs is LoadSources with the YuniKorn configuration read,
+// validated and decided as release rel.
+func LoadSourcesAs(paths []string, force Kind, rel release.Version) (*Sources, error) {
 	if len(paths) == 0 {
 		return nil, sourceError{err: errors.New("no source files given")}
 	}
@@ -236,7 +283,7 @@ func LoadSources(paths []string, force Kind) (*Sources, error) {
 		}
 		inputs = append(inputs, Input{Name: p, Data: data})
 	}
-	s := &Sources{}
+	s := &Sources{release: rel}
 	if err := s.AddInputs(inputs, force); err != nil {
 		return nil, err
 	}
@@ -286,7 +333,7 @@ func (s *Sources) AddInputs(inputs []Input, force Kind) error {
 		if len(byFamily[i]) == 0 {
 			continue
 		}
-		c, err := families[i].Compile(n.compiled[i], byFamily[i])
+		c, err := n.family(i).Compile(n.compiled[i], byFamily[i])
 		if err != nil {
 			var se sourceError
 			if !errors.As(err, &se) {
@@ -356,7 +403,7 @@ func (s *Sources) AddLayout(files ...*layout.File) error {
 		return nil
 	}
 	prev, _ := s.compiled[0].(*yunikornCompiled)
-	c, err := settleYuniKorn(prev, files)
+	c, err := settleYuniKorn(prev, files, s.release)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func YuniKornData(t *yunikorn.QueueTree) map[string]any {
 	if cluster == "" {
 		cluster = yunikorn.DefaultClusterID
 	}
-	return map[string]any{"partitions": parts, "cluster": cluster}
+	return map[string]any{"partitions": parts, "cluster": cluster, "release": t.Release.Data()}
 }
 
 // placementData is a partition's placement manager for the placement

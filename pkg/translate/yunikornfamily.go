@@ -11,6 +11,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/family"
 )
 
@@ -19,7 +20,11 @@ import (
 // placement reads, and the admission controller's settings they hold. It
 // lives here, not in a package of its own, because the Gatekeeper writer
 // and aclc's commands read its queue tree and settings by their types.
-type yunikornFamily struct{}
+type yunikornFamily struct {
+	// rel is the YuniKorn release the configuration is read, validated
+	// and decided as.
+	rel release.Version
+}
 
 func (yunikornFamily) Kinds() []string {
 	return []string{string(KindYuniKornQueues), string(KindYuniKornAdmission)}
@@ -45,7 +50,7 @@ func (yunikornFamily) HostModules() []family.HostModule {
 	}
 }
 
-func (yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
+func (f yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	var files []*layout.File
 	for _, i := range in {
 		var f *layout.File
@@ -61,7 +66,7 @@ func (yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.C
 		files = append(files, f)
 	}
 	p, _ := prev.(*yunikornCompiled)
-	return settleYuniKorn(p, files)
+	return settleYuniKorn(p, files, f.rel)
 }
 
 // yunikornCompiled is the configuration YuniKorn runs from every file of
@@ -79,7 +84,7 @@ type yunikornCompiled struct {
 
 // settleYuniKorn adds files of YuniKorn ConfigMaps or Namespaces to those
 // of prev (nil: none), then settles the configuration of them all.
-func settleYuniKorn(prev *yunikornCompiled, added []*layout.File) (*yunikornCompiled, error) {
+func settleYuniKorn(prev *yunikornCompiled, added []*layout.File, rel release.Version) (*yunikornCompiled, error) {
 	var files []*layout.File
 	if prev != nil {
 		files = slices.Clip(prev.files)
@@ -110,7 +115,7 @@ func settleYuniKorn(prev *yunikornCompiled, added []*layout.File) (*yunikornComp
 		if err := yunikorn.CheckSettings(c.layout); err != nil {
 			return nil, sourceError{err: err, consequence: ConsequenceSettings}
 		}
-		if c.conf, err = yunikorn.FromLayout(c.layout); err != nil {
+		if c.conf, err = yunikorn.FromLayoutAs(c.layout, rel); err != nil {
 			return nil, sourceError{err: err, consequence: ConsequenceValidator}
 		}
 		if c.tree, err = yunikorn.BuildTree(c.conf.Source, c.conf); err != nil {

@@ -129,6 +129,9 @@ The YuniKorn ConfigMaps' mount points, in YuniKorn's order (configs win):
 the directory names are the ConfigMap names aclc recognises.
 */}}
 {{- define "aclc.configDirs" -}}
+{{- with .Values.yunikorn.version }}
+- --yunikorn-version={{ . }}
+{{- end }}
 {{- if .Values.yunikorn.fromCluster }}
 - --from-cluster
 - --namespace={{ .Values.yunikorn.namespace }}

@@ -14,6 +14,7 @@ import (
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission/internal/si"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // The queue review (spec yunikorn-placement.md §4, §5.2) answers, at
@@ -52,6 +53,10 @@ const (
 	uniqueAutogen = "-uniqueautogen"
 	nobody        = "nobody"
 )
+
+// LabelUsername is the pod label the shim of releases up to 1.9.0 reads
+// the user from when the pod has no user.info annotation.
+const LabelUsername = "yunikorn.apache.org/username"
 
 // KeyGenerateUniqueAppID and KeyDisableGangScheduling are the two
 // scheduler settings the pod → application rules read.
@@ -235,6 +240,10 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 		}
 	case !present && kind != kindPod && !s.BypassAuth && processed && !labelledYuniKorn:
 		app.User, app.Groups, out.Controller = podControllerUsers[kind], podControllerGroups, true
+	case q.release().Has(release.UsernameLabel) && meta.Labels[LabelUsername] != "":
+		// Releases up to 1.9.0 still read the user from this label when
+		// user.info is absent or empty; the groups are then resolved.
+		app.User = meta.Labels[LabelUsername]
 	default:
 		app.User = nobody
 	}
@@ -244,9 +253,26 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 		uid = unknownUID
 	}
 	app.ID = q.appID(meta, ns, uid)
-	app.Queue = firstNonEmpty(meta.Labels[labelQueue], meta.Annotations[labelQueue], meta.Labels[labelQueueShort])
+	if q.release().Has(release.LegacyMetadataPrecedence) {
+		// 1.5's shim reads the label queue first and no canonical label.
+		app.Queue = firstNonEmpty(meta.Labels[labelQueueShort], meta.Annotations[labelQueue])
+	} else {
+		app.Queue = firstNonEmpty(meta.Labels[labelQueue], meta.Annotations[labelQueue], meta.Labels[labelQueueShort])
+	}
+	if app.Queue == "" && q.release().Has(release.ShimDefaultQueue) {
+		app.Queue = yunikorn.DefaultQueue
+	}
 	app.Tags = q.tags(meta, spec, ns)
 	return out, true
+}
+
+// release is the YuniKorn release the review decides as: the queue
+// configuration's.
+func (q *QueueReview) release() release.Version {
+	if q.Tree == nil {
+		return release.Default()
+	}
+	return q.Tree.Release
 }
 
 // addsUserInfo reports whether YuniKorn's admission controller adds
@@ -294,6 +320,10 @@ func truncate(s string, n int) string {
 // appID is the shim's application id (spec §4.2).
 func (q *QueueReview) appID(meta metav1.ObjectMeta, ns, uid string) string {
 	id := firstNonEmpty(meta.Labels[labelCanonicalAppID], meta.Annotations[labelCanonicalAppID], meta.Labels[labelAppID], meta.Labels[labelSparkAppID])
+	if q.release().Has(release.LegacyMetadataPrecedence) {
+		// 1.5's shim reads no canonical label.
+		id = firstNonEmpty(meta.Annotations[labelCanonicalAppID], meta.Labels[labelAppID], meta.Labels[labelSparkAppID])
+	}
 	switch {
 	case id != "":
 		if base, cut := strings.CutSuffix(id, uniqueAutogen); cut {
@@ -317,7 +347,11 @@ func firstNonEmpty(values ...string) string {
 
 // tags are the application's tags (spec §4.5).
 func (q *QueueReview) tags(meta metav1.ObjectMeta, spec corev1.PodSpec, ns string) map[string]string {
-	tags := map[string]string{tagForce: strconv.FormatBool(spec.NodeName != "")}
+	tags := map[string]string{}
+	if !q.release().Has(release.NoForceCreateTag) {
+		// The 1.5 shim never sets the tag: no pod reaches the recovery queue.
+		tags[tagForce] = strconv.FormatBool(spec.NodeName != "")
+	}
 	if len(spec.ImagePullSecrets) > 0 {
 		names := make([]string, len(spec.ImagePullSecrets))
 		for i, s := range spec.ImagePullSecrets {

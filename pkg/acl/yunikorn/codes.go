@@ -137,6 +137,7 @@ func Codes() []source.CodeInfo {
 		source.WarningCode(CodeRootNoACL, "root has no ACL: nobody administers it"),
 		source.WarningCode(CodeResolverFallback, "an unknown usergroupresolver type falls back to no resolver"),
 		source.WarningCode(CodeRecoveryQueue, "a configured root.@recovery@ admits nobody"),
+		source.WarningCode(CodeReleaseDifference, "a setting a newer YuniKorn release reads or decides differently"),
 		source.WarningCode(CodeACLFallthrough, "a user a queue's ACL denies is placed by a later rule"),
 		source.WarningCode(CodeCreateBelowLeaf, "a rule can name a queue below a leaf: the application is rejected"),
 		source.WarningCode(CodeFilterTypeCase, "a filter type not in lower case acts as allow"),

@@ -6,6 +6,8 @@
 // See https://yunikorn.apache.org/docs/user_guide/acls
 package yunikorn
 
+import "github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+
 // The configuration types mirror YuniKorn's configs package. Keys are the
 // lower-cased field names, matched case-sensitively; unknown keys are errors.
 
@@ -20,6 +22,9 @@ type SchedulerConfig struct {
 	// Default is set for YuniKorn's built-in default configuration, which
 	// runs when the flattened ConfigMaps hold no queue configuration.
 	Default bool `yaml:"-" json:"-"`
+	// Release is the YuniKorn release the configuration was read and
+	// validated as; the queue tree built from it decides as that release.
+	Release release.Version `yaml:"-" json:"-"`
 
 	// src is where the configuration was read from, kept by validation
 	// for BuildTree's located errors; nil for a configuration built in Go.

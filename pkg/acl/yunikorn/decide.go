@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // Actions of the queue decision.
@@ -113,6 +114,12 @@ func InputFromMap(m map[string]any) (Input, string) {
 // groups is resolved and not checked against the user name regex; a request
 // with groups is not resolved but the user name must be valid.
 func ConvertUGI(user string, groups []string, forced bool, r builtins.GroupResolver) (string, []string, error) {
+	return convertUGI(user, groups, forced, r, release.Default())
+}
+
+// convertUGI is ConvertUGI as release rel converts: releases with
+// unchecked user names take any user name.
+func convertUGI(user string, groups []string, forced bool, r builtins.GroupResolver, rel release.Version) (string, []string, error) {
 	if user == "" {
 		if !forced {
 			return "", nil, fmt.Errorf("empty user cannot resolve")
@@ -129,7 +136,7 @@ func ConvertUGI(user string, groups []string, forced bool, r builtins.GroupResol
 		}
 		groups = []string{AnonymousGroup}
 	}
-	if !UserRegExp.MatchString(user) {
+	if !rel.Has(release.UncheckedUserNames) && !UserRegExp.MatchString(user) {
 		return "", nil, fmt.Errorf("invalid username, it contains invalid characters")
 	}
 	return user, groups, nil
@@ -153,7 +160,7 @@ func (t *QueueTree) Decide(in Input, r builtins.GroupResolver) Decision {
 	if p == nil {
 		return deny(`partition "` + NormalisePartitionName(in.Partition) + `" not found`)
 	}
-	user, groups, err := ConvertUGI(in.User, in.Groups, in.Forced, r)
+	user, groups, err := convertUGI(in.User, in.Groups, in.Forced, r, t.Release)
 	if err != nil {
 		return deny(err.Error())
 	}
@@ -192,12 +199,21 @@ func (t *QueueTree) Decide(in Input, r builtins.GroupResolver) Decision {
 		return deny("creation of queue " + path + " failed parent is already a leaf: " + a.Path)
 	}
 	for _, part := range parts[depth:] {
-		if !QueueNameRegExp.MatchString(part) {
-			return deny(invalidQueueName)
+		if !QueueNameRegExpOf(t.Release).MatchString(part) {
+			return deny(invalidQueueNameOf(t.Release, part))
 		}
 	}
 	d.Reason = "queue " + path + " does not exist: created under " + a.Path + ", where " + d.Reason
 	return d
+}
+
+// invalidQueueNameOf is the refusal of a dynamic queue named part by
+// release rel.
+func invalidQueueNameOf(rel release.Version, part string) string {
+	if rel.Has(release.NarrowQueueNames) {
+		return fmt.Sprintf("invalid queue name '%s', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters", part)
+	}
+	return invalidQueueName
 }
 
 const invalidQueueName = "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"

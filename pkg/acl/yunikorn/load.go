@@ -17,6 +17,7 @@ import (
 	"github.com/aclc-dev/aclc/internal/yamlbound"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // Load parses and validates a YuniKorn queue configuration from one file;
@@ -29,6 +30,11 @@ import (
 // Every error satisfies errors.Is(err, ErrInvalidConfig) and is a
 // *SourceError or SourceErrors.
 func Load(name string, data []byte) (*SchedulerConfig, error) {
+	return LoadAs(name, data, release.Default())
+}
+
+// LoadAs is Load as YuniKorn release rel reads and validates the file.
+func LoadAs(name string, data []byte, rel release.Version) (*SchedulerConfig, error) {
 	f, err := layout.Read(name, data)
 	if err != nil {
 		return nil, layout.Rekind[configKind](err)
@@ -37,7 +43,7 @@ func Load(name string, data []byte) (*SchedulerConfig, error) {
 	if err != nil {
 		return nil, layout.Rekind[configKind](err)
 	}
-	return FromLayout(c)
+	return FromLayoutAs(c, rel)
 }
 
 // LoadFile reads and loads the queue configuration at path, a regular
@@ -74,16 +80,23 @@ const defaultConfig = `partitions:
 // comments, or partitions: []) is a configuration without partitions,
 // which YuniKorn accepts and then rejects every application with.
 func FromLayout(c *layout.Config) (*SchedulerConfig, error) {
+	return FromLayoutAs(c, release.Default())
+}
+
+// FromLayoutAs is FromLayout as YuniKorn release rel reads and validates
+// the configuration: a field rel does not know is refused as its strict
+// decoder refuses it, and its validator's rules and messages apply.
+func FromLayoutAs(c *layout.Config, rel release.Version) (*SchedulerConfig, error) {
 	v, ok := c.QueueConfig()
 	if !ok || v.Text == "" {
-		conf, err := decodeText([]byte(defaultConfig), layout.TextLocator(DefaultConfigName))
+		conf, err := decodeText([]byte(defaultConfig), layout.TextLocator(DefaultConfigName), rel)
 		if err != nil {
 			return nil, err
 		}
 		conf.Default, conf.Source = true, DefaultConfigName
 		return conf, nil
 	}
-	conf, err := decodeText([]byte(v.Text), v.Locator())
+	conf, err := decodeText([]byte(v.Text), v.Locator(), rel)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +110,10 @@ type document struct {
 	content []byte
 	root    *yaml.Node // nil for empty content
 	loc     layout.Locator
+	rel     release.Version
 }
 
-func decodeText(content []byte, loc layout.Locator) (*SchedulerConfig, error) {
+func decodeText(content []byte, loc layout.Locator, rel release.Version) (*SchedulerConfig, error) {
 	// The text is counted before the YAML library builds its tree, and the
 	// tree with its aliases expanded before anything is decoded from it:
 	// an inflated value was never part of a source's text.
@@ -113,7 +127,7 @@ func decodeText(content []byte, loc layout.Locator) (*SchedulerConfig, error) {
 	if err := yamlbound.CheckNode(loc.File, top, yamlbound.MaxNodes); err != nil {
 		return nil, nodeBound(err, loc)
 	}
-	conf, err := decode(document{content: content, root: top, loc: loc})
+	conf, err := decode(document{content: content, root: top, loc: loc, rel: rel})
 	if err != nil {
 		return nil, withFile(err, loc.File)
 	}
@@ -164,7 +178,7 @@ func pickFirst(content []byte) (top *yaml.Node, err error) {
 // decode checks the document against the schema, decodes it strictly as
 // YuniKorn does, records source lines and validates.
 func decode(doc document) (*SchedulerConfig, error) {
-	conf := &SchedulerConfig{}
+	conf := &SchedulerConfig{Release: doc.rel}
 	var idx *sourceIndex
 	if doc.root != nil {
 		var value any
@@ -175,6 +189,7 @@ func decode(doc document) (*SchedulerConfig, error) {
 		if idx.Complete() && idx.Depth() <= maxSchemaDepth {
 			errs = append(errs, idx.SchemaErrors(value)...)
 		}
+		errs = append(errs, releaseFieldErrors(idx, value, doc.rel)...)
 		if len(errs) > 0 {
 			withDecoderPhrases(errs, doc)
 			return nil, errs.SortAndCompact().Err()
@@ -453,4 +468,54 @@ func decoderAccepts(node *yaml.Node, types []string) bool {
 		}
 	}
 	return false
+}
+
+// releaseField is a partition field that older releases' strict decoder
+// does not know: a configuration that sets it, even to nothing, fails to
+// parse there.
+type releaseField struct {
+	sw       release.Switch
+	at       string // below the partition: "usergroupresolver", "preemption/quotapreemptionenabled"
+	key, typ string // the key and the Go type yaml.v3 names in its error
+}
+
+var releaseFields = []releaseField{
+	{release.NoUserGroupResolverField, "usergroupresolver", "usergroupresolver", "configs.PartitionConfig"},
+	{release.NoQuotaPreemptionField, "preemption/quotapreemptionenabled", "quotapreemptionenabled", "configs.PartitionPreemptionConfig"},
+}
+
+// firstWithout names the first release without the switch, "1.8.0 and
+// later".
+func firstWithout(sw release.Switch) string {
+	for _, name := range release.Known() {
+		if r, _ := release.Lookup(name); !r.Has(sw) {
+			if name == release.Snapshot {
+				return "the snapshot"
+			}
+			return "YuniKorn " + name + " and later"
+		}
+	}
+	return ""
+}
+
+// releaseFieldErrors refuses the fields rel's decoder does not know, with
+// yaml.v3's words for an unknown field, located at the key.
+func releaseFieldErrors(idx *sourceIndex, value any, rel release.Version) SourceErrors {
+	top, _ := value.(map[string]any)
+	partitions, _ := top["partitions"].([]any)
+	var errs SourceErrors
+	for i := range partitions {
+		for _, f := range releaseFields {
+			if !rel.Has(f.sw) {
+				continue
+			}
+			ptr := "/partitions/" + strconv.Itoa(i) + "/" + f.at
+			if idx.Node(ptr) == nil {
+				continue
+			}
+			errs = append(errs, idx.AtKey(source.CodeUnknownKey, ptr, f.key,
+				fmt.Sprintf("unknown key %q: YuniKorn %s does not know it, %s read it (YuniKorn: field %s not found in type %s)", f.key, rel, firstWithout(f.sw), f.key, f.typ)))
+		}
+	}
+	return errs
 }

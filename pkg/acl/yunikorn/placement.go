@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // Placement follows YuniKorn's placement manager (pkg/scheduler/placement)
@@ -100,13 +101,19 @@ type PlacementFilter struct {
 // does: no rules means one provided rule without create; the first rule that
 // does not build leaves the manager without any rule.
 func BuildPlacementRules(conf []PlacementRule) *PlacementRules {
+	return BuildPlacementRulesAs(conf, release.Default())
+}
+
+// BuildPlacementRulesAs is BuildPlacementRules as release rel builds the
+// rules.
+func BuildPlacementRulesAs(conf []PlacementRule, rel release.Version) *PlacementRules {
 	pr := &PlacementRules{}
 	if len(conf) == 0 {
 		conf = []PlacementRule{{Name: RuleProvided}}
 		pr.Implicit = true
 	}
 	for i := range conf {
-		r, err := buildPlacementRule(conf[i])
+		r, err := buildPlacementRule(conf[i], rel)
 		if err != nil {
 			return &PlacementRules{Err: err, Implicit: pr.Implicit}
 		}
@@ -121,7 +128,7 @@ type buildError struct{ code, msg string }
 
 func (e buildError) Error() string { return e.msg }
 
-func buildPlacementRule(conf PlacementRule) (*PlacementRuleSpec, error) {
+func buildPlacementRule(conf PlacementRule, rel release.Version) (*PlacementRuleSpec, error) {
 	r := &PlacementRuleSpec{Name: strings.ToLower(conf.Name), Create: conf.Create}
 	switch r.Name {
 	case RuleProvided, RuleUser, RuleTest:
@@ -135,8 +142,10 @@ func buildPlacementRule(conf PlacementRule) (*PlacementRuleSpec, error) {
 		if r.Value == "" {
 			return nil, buildError{CodeRuleFixedMissing, "a fixed queue rule must have a queue name set"}
 		}
+		// Releases with narrow names check the name only when they create
+		// the queue.
 		for _, part := range strings.Split(r.Value, ".") {
-			if !QueueNameRegExp.MatchString(part) {
+			if !rel.Has(release.NarrowQueueNames) && !QueueNameRegExp.MatchString(part) {
 				return nil, buildError{CodeRuleFixedName, invalidQueueName}
 			}
 		}
@@ -145,13 +154,16 @@ func buildPlacementRule(conf PlacementRule) (*PlacementRuleSpec, error) {
 			return nil, buildError{CodeRuleFixedQualifiedParent, fmt.Sprintf("cannot have a fixed queue rule with qualified queue getName and a parent rule: %s", ruleGoValue(conf))}
 		}
 	case RuleRecovery:
+		if rel.Has(release.OldMessageWording) {
+			return nil, buildError{CodeRuleRecovery, fmt.Sprintf("unknown rule name specified %s, failing placement rule config", conf.Name)}
+		}
 		return nil, buildError{CodeRuleRecovery, "recovery rule cannot be part of the config, failing placement rule config"}
 	default:
 		return nil, buildError{CodeRuleUnknown, fmt.Sprintf("unknown rule name specified %s, failing placement rule config", conf.Name)}
 	}
-	r.Filter = NewPlacementFilter(conf.Filter)
+	r.Filter = newPlacementFilter(conf.Filter, rel)
 	if conf.Parent != nil {
-		p, err := buildPlacementRule(*conf.Parent)
+		p, err := buildPlacementRule(*conf.Parent, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -180,10 +192,14 @@ func emptyIfNil(s []string) []string {
 // regexp character is an unanchored regexp; one other entry is a name if it
 // is valid; two or more entries are names and invalid ones are dropped.
 func NewPlacementFilter(conf Filter) PlacementFilter {
+	return newPlacementFilter(conf, release.Default())
+}
+
+func newPlacementFilter(conf Filter, rel release.Version) PlacementFilter {
 	f := PlacementFilter{Allow: conf.Type != "deny", Empty: true, Users: map[string]bool{}, Groups: map[string]bool{}}
 	if len(conf.Users) > 0 {
 		f.Empty = false
-		f.UserExp, f.UserExpBad, f.userRE = filterList(conf.Users, UserRegExp, f.Users)
+		f.UserExp, f.UserExpBad, f.userRE = filterList(conf.Users, UserRegExpOf(rel), f.Users)
 	}
 	if len(conf.Groups) > 0 {
 		f.Empty = false
@@ -447,6 +463,8 @@ type partitionView struct {
 	draining map[string]bool
 	// stateful records that a lookup went beyond the configured queues.
 	stateful bool
+	// rel is the release the placement decides as.
+	rel release.Version
 }
 
 func newPartitionView(p *Partition, st *PlacementState) *partitionView {
@@ -629,7 +647,7 @@ func (v *partitionView) placeRule(r *PlacementRuleSpec, app *Application, user s
 		queue = name
 	case r.Name != RuleUser && r.Name != RuleFixed && strings.HasPrefix(name, "root."):
 		for _, part := range strings.Split(name, ".") {
-			if !QueueNameRegExp.MatchString(part) {
+			if v.checksNames() && !QueueNameRegExp.MatchString(part) {
 				return ruleError(invalidQueueName)
 			}
 		}
@@ -638,7 +656,7 @@ func (v *partitionView) placeRule(r *PlacementRuleSpec, app *Application, user s
 		child := name
 		if r.Name != RuleFixed {
 			child = replaceDot(name)
-			if !QueueNameRegExp.MatchString(child) {
+			if v.checksNames() && !QueueNameRegExp.MatchString(child) {
 				return ruleError(invalidQueueName)
 			}
 		}
@@ -667,6 +685,11 @@ func (v *partitionView) placeRule(r *PlacementRuleSpec, app *Application, user s
 	return ruleOutcome{queue: queue}
 }
 
+// checksNames reports whether the rules validate the queue names they
+// generate, which aborts the placement on an invalid one; releases with
+// narrow names leave that to the creation of the queue.
+func (v *partitionView) checksNames() bool { return !v.rel.Has(release.NarrowQueueNames) }
+
 func replaceDot(name string) string { return strings.ReplaceAll(name, ".", "_dot_") }
 
 // Place decides where YuniKorn puts the application, or why it rejects it.
@@ -683,7 +706,7 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 		return reject(fmt.Sprintf("Failed to add application %s to partition %s, partition doesn't exist", app.ID, t.partitionName(partition)),
 			"partition "+partition+" does not exist")
 	}
-	user, groups, err := ConvertUGI(app.User, app.Groups, out.Forced, r)
+	user, groups, err := convertUGI(app.User, app.Groups, out.Forced, r, t.Release)
 	if err != nil {
 		return reject(err.Error(), "user: "+err.Error())
 	}
@@ -699,6 +722,7 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 		return placeFailed(errNoRuleMatched, []string{"no placement rules: " + rules.Err.Error()})
 	}
 	v := newPartitionView(p, in.State)
+	v.rel = t.Release
 	var reasons []string
 	note := func(label, outcome string) { reasons = append(reasons, label+": "+outcome) }
 	queue, rule := "", ""
@@ -729,6 +753,9 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 		}
 		if last && o.queue == "" {
 			note(label, o.why)
+			if t.Release.Has(release.NoDefaultQueueFallback) {
+				break
+			}
 			label, rule = RuleDefault, RuleDefault
 			if !v.exists(DefaultQueue) {
 				note(label, DefaultQueue+" does not exist")
@@ -749,9 +776,11 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 			switch {
 			case !v.leaf(o.queue):
 				note(label, o.queue+" is not a leaf")
-			case !v.submit(o.queue, user, groups):
+			case !(rule == RuleDefault && t.Release.Has(release.DefaultQueueSkipsACL)) && !v.submit(o.queue, user, groups):
+				// 1.5.2 runs its fallback as the recovery rule's, which
+				// skips the ACL.
 				note(label, "user "+user+" may not submit to "+o.queue)
-			case v.draining[strings.ToLower(o.queue)]:
+			case v.draining[strings.ToLower(o.queue)] && !v.rel.Has(release.DrainingQueuesPlaced):
 				note(label, o.queue+" is draining")
 			default:
 				queue = o.queue
@@ -784,7 +813,11 @@ func (t *QueueTree) Place(in PlacementInput, r builtins.GroupResolver) Placement
 	if created {
 		if cause := v.create(queue, user, groups); cause != "" {
 			reasons = append(reasons, "creation failed: "+cause)
-			return reject(fmt.Sprintf("failed to create rule based queue %s for application %s\n%s", queue, app.ID, cause), reasons...)
+			msg := fmt.Sprintf("failed to create rule based queue %s for application %s", queue, app.ID)
+			if !t.Release.Has(release.OldMessageWording) {
+				msg += "\n" + cause
+			}
+			return reject(msg, reasons...)
 		}
 	} else if !v.leaf(queue) {
 		return reject(fmt.Sprintf("failed to find queue %s for application %s", queue, app.ID), reasons...)
@@ -822,8 +855,8 @@ func (v *partitionView) create(name, user string, groups []string) string {
 	parent := strings.ToLower(current)
 	for i := len(toCreate) - 1; i >= 0; i-- {
 		part := toCreate[i]
-		if !QueueNameRegExp.MatchString(part) {
-			return invalidQueueName
+		if !QueueNameRegExpOf(v.rel).MatchString(part) {
+			return invalidQueueNameOf(v.rel, part)
 		}
 		if part == "@recovery@" {
 			return "dynamic queue cannot be root.@recovery@"

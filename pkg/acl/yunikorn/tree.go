@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // RecoveryQueue is the queue YuniKorn creates under root for forced
@@ -84,6 +85,9 @@ type QueueTree struct {
 	// ClusterID is service.clusterId, which YuniKorn's rejection messages
 	// print with the partition; "" means DefaultClusterID.
 	ClusterID string
+	// Release is the YuniKorn release the tree decides as: the
+	// configuration's.
+	Release release.Version
 }
 
 // Partition returns the named partition; "" and any case of "default" name
@@ -107,7 +111,7 @@ func NormalisePartitionName(name string) string {
 // rejects, and child templates of parent queues whose resources do not
 // parse.
 func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
-	t := &QueueTree{byName: map[string]*Partition{}, File: file}
+	t := &QueueTree{byName: map[string]*Partition{}, File: file, Release: conf.Release}
 	for i := range conf.Partitions {
 		pc := &conf.Partitions[i]
 		if len(pc.Queues) != 1 || pc.Queues[0].Name != "root" {
@@ -118,7 +122,7 @@ func BuildTree(file string, conf *SchedulerConfig) (*QueueTree, error) {
 			return nil, sourceError(CodeNoRootQueue, file, line, column, pc.Name, "partition cannot be created without root queue")
 		}
 		p := &Partition{Name: NormalisePartitionName(pc.Name), Resolver: pc.UserGroupResolver.Type, byPath: map[string]*Queue{},
-			Placement: BuildPlacementRules(pc.PlacementRules), PlacementConfig: pc.PlacementRules, Line: pc.Line, Column: pc.Column}
+			Placement: BuildPlacementRulesAs(pc.PlacementRules, conf.Release), PlacementConfig: pc.PlacementRules, Line: pc.Line, Column: pc.Column}
 		b := treeBuilder{file: file, src: conf.src, partition: p}
 		// An inserted root is written nowhere; its children are the
 		// partition's queues.

@@ -10,7 +10,25 @@ import (
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
+
+// UserRegExpOf is the user name rule of rel: in limits, placement filters
+// and ConvertUGI.
+func UserRegExpOf(rel release.Version) *regexp.Regexp {
+	if rel.Has(release.UncheckedUserNames) {
+		return narrowUserRegExp
+	}
+	return UserRegExp
+}
+
+// QueueNameRegExpOf is the queue name rule of rel.
+func QueueNameRegExpOf(rel release.Version) *regexp.Regexp {
+	if rel.Has(release.NarrowQueueNames) {
+		return narrowQueueNameRegExp
+	}
+	return QueueNameRegExp
+}
 
 // The name rules of YuniKorn's configs package (configvalidator.go). They
 // are wider than the ACL parser's own rules in acl.go.
@@ -24,6 +42,12 @@ var (
 	QueueNameRegExp = regexp.MustCompile(`^[a-zA-Z0-9_:#/@-]{1,64}$`)
 	// RuleNameRegExp is a valid placement rule name.
 	RuleNameRegExp = regexp.MustCompile(`^[_a-zA-Z][a-zA-Z0-9_]*$`)
+
+	// narrowUserRegExp and narrowQueueNameRegExp are the user and queue
+	// name rules of the releases with release.UncheckedUserNames and
+	// release.NarrowQueueNames.
+	narrowUserRegExp      = regexp.MustCompile(`^[_a-zA-Z][a-zA-Z0-9:_.@-]*[$]?$`)
+	narrowQueueNameRegExp = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 	// specialRegExp holds the characters that make a one-entry placement
 	// filter list a regular expression rather than a name.
@@ -75,6 +99,8 @@ type validator struct {
 	// written. checkQueues records every queue before the later steps walk
 	// the tree again.
 	queues map[*QueueConfig]queueSource
+	// rel is the release whose rules and messages apply.
+	rel release.Version
 }
 
 // queueSource is where a queue is written: the JSON pointers of the queue,
@@ -94,7 +120,7 @@ func validate(conf *SchedulerConfig, src *sourceIndex) error {
 		// BuildTree locates queue creation errors with the same index.
 		conf.src = src
 	}
-	v := validator{src: src, queues: map[*QueueConfig]queueSource{}}
+	v := validator{src: src, queues: map[*QueueConfig]queueSource{}, rel: conf.Release}
 	seen := map[string]bool{}
 	for i := range conf.Partitions {
 		p := &conf.Partitions[i]
@@ -211,13 +237,20 @@ func (v validator) checkQueues(q *QueueConfig, qs queueSource, partitionLine, le
 		child := &q.Queues[i]
 		childAt := qs.children + "/" + strconv.Itoa(i)
 		childLine := orLine(child.Line, line)
-		if !QueueNameRegExp.MatchString(child.Name) {
-			return v.errorAt(CodeQueueName, childLine, child.Name, errInvalidQueueName+": "+strconv.Quote(child.Name), childAt+"/name", childAt)
+		if !QueueNameRegExpOf(v.rel).MatchString(child.Name) {
+			msg := errInvalidQueueName + ": " + strconv.Quote(child.Name)
+			if v.rel.Has(release.NarrowQueueNames) {
+				msg = fmt.Sprintf("invalid child name %s, a name must only have alphanumeric characters, - or _, and be no longer than 64 characters", child.Name)
+			}
+			return v.errorAt(CodeQueueName, childLine, child.Name, msg, childAt+"/name", childAt)
 		}
 		lower := strings.ToLower(child.Name)
 		if names[lower] {
-			return v.errorAt(CodeDuplicateQueue, childLine, child.Name,
-				fmt.Sprintf("duplicate child name found with name '%s', level %d", child.Name, level), childAt+"/name", childAt)
+			format := "duplicate child name found with name '%s', level %d"
+			if v.rel.Has(release.OldMessageWording) {
+				format = "duplicate child name found with name %s, level %d"
+			}
+			return v.errorAt(CodeDuplicateQueue, childLine, child.Name, fmt.Sprintf(format, child.Name, level), childAt+"/name", childAt)
 		}
 		names[lower] = true
 	}
@@ -260,11 +293,15 @@ func (v validator) checkLimits(q *QueueConfig, qs queueSource) error {
 		}
 		for j, name := range l.Users {
 			nameAt := limitAt + "/users/" + strconv.Itoa(j)
-			if name != wildcard && !UserRegExp.MatchString(name) {
+			if name != wildcard && !UserRegExpOf(v.rel).MatchString(name) {
 				return v.errorAt(CodeLimitUserName, line, name, fmt.Sprintf("invalid limit user name '%s' in limit definition", name), nameAt)
 			}
 			if users[name] {
-				return v.errorAt(CodeLimitUserDuplicate, line, name, fmt.Sprintf("duplicated user name '%s', already exists", name), nameAt)
+				format := "duplicated user name '%s', already exists"
+				if v.rel.Has(release.OldMessageWording) {
+					format = "duplicated user name %s , already existed"
+				}
+				return v.errorAt(CodeLimitUserDuplicate, line, name, fmt.Sprintf(format, name), nameAt)
 			}
 			users[name] = true
 			if users[wildcard] && name != wildcard {
@@ -278,7 +315,11 @@ func (v validator) checkLimits(q *QueueConfig, qs queueSource) error {
 			}
 			if groups[name] {
 				// Unlike the user message, YuniKorn's has no "already exists".
-				return v.errorAt(CodeLimitGroupDuplicate, line, name, fmt.Sprintf("duplicated group name '%s'", name), nameAt)
+				format := "duplicated group name '%s'"
+				if v.rel.Has(release.OldMessageWording) {
+					format = "duplicated group name %s , already existed"
+				}
+				return v.errorAt(CodeLimitGroupDuplicate, line, name, fmt.Sprintf(format, name), nameAt)
 			}
 			groups[name] = true
 			if groups[wildcard] && name != wildcard {
@@ -706,7 +747,7 @@ func (v validator) checkPlacementFilter(f Filter, at string, line int) error {
 	if f.Type != "" && !strings.EqualFold(f.Type, "allow") && !strings.EqualFold(f.Type, "deny") {
 		return v.errorAt(CodePlacementFilterType, line, f.Type, fmt.Sprintf("invalid rule filter type %s, filter type  must be either '', allow or deny", f.Type), at+"/type", at)
 	}
-	if len(f.Users) == 1 && !isNameOrRegexp(f.Users[0], UserRegExp) {
+	if len(f.Users) == 1 && !isNameOrRegexp(f.Users[0], UserRegExpOf(v.rel)) {
 		return v.errorAt(CodePlacementFilterUsers, line, f.Users[0], fmt.Sprintf("invalid rule filter user list is not a proper list or regexp: %v", f.Users), at+"/users", at)
 	}
 	if len(f.Groups) == 1 && !isNameOrRegexp(f.Groups[0], GroupRegExp) {

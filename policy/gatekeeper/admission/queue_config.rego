@@ -5,4 +5,7 @@ package yunikorn.admission_queue
 
 flags := object.get(input, "flags", {})
 
+# The behaviour switches of the YuniKorn release the configuration was compiled for.
+release_switches := object.get(input, ["yunikorn", "release", "switches"], {})
+
 placement_input(application) := {"partition": "default", "application": application, "yunikorn": input.yunikorn}

@@ -141,7 +141,13 @@ identity := annotation_identity if {
 	not adm.bypass_auth
 	adm.should_process_namespace
 	not labelled_yunikorn
+} else := {"user": username_label, "groups": [], "controller": false} if {
+	release_switches["username-label"]
+	username_label != ""
 } else := {"user": "nobody", "groups": [], "controller": false}
+
+# Releases up to 1.9.0 read the user from this label when user.info is absent or empty.
+username_label := str(labels, "yunikorn.apache.org/username")
 
 requester := "nobody" if adm.user == ""
 
@@ -209,7 +215,14 @@ ugi_groups(doc) := [s | some x in g; s := str({"x": x}, "x")] if {
 
 # --- Step 6: the application (§4.2 id, §4.3 queue, §4.5 tags).
 
+# Releases with the legacy precedence (1.5) read no canonical label.
 app_id_sources := [
+	str(annotations, "yunikorn.apache.org/app-id"),
+	str(labels, "applicationId"),
+	str(labels, "spark-app-selector"),
+] if {
+	release_switches["legacy-metadata-precedence"]
+} else := [
 	str(labels, "yunikorn.apache.org/app-id"),
 	str(annotations, "yunikorn.apache.org/app-id"),
 	str(labels, "applicationId"),
@@ -236,6 +249,11 @@ app_id := concat("", [trim_suffix(given_ids[0], "-uniqueautogen"), "-", pod_uid]
 } else := shared_app_id
 
 queue_sources := [
+	str(labels, "queue"),
+	str(annotations, "yunikorn.apache.org/queue"),
+] if {
+	release_switches["legacy-metadata-precedence"]
+} else := [
 	str(labels, "yunikorn.apache.org/queue"),
 	str(annotations, "yunikorn.apache.org/queue"),
 	str(labels, "queue"),
@@ -244,6 +262,9 @@ queue_sources := [
 queue := xs[0] if {
 	xs := [x | some x in queue_sources; x != ""]
 	count(xs) > 0
+} else := "root.default" if {
+	# The 1.5.0 and 1.5.1 shim submits a pod without queue metadata to root.default.
+	release_switches["shim-default-queue"]
 } else := ""
 
 ns_object := o if {
@@ -262,9 +283,9 @@ tags := {k: v |
 	some part in [
 		{
 			"namespace": namespace,
-			"application.create.force": force,
 			"yunikorn.apache.org/schedulingPolicyParameters": str(annotations, "yunikorn.apache.org/schedulingPolicyParameters"),
 		},
+		force_tag,
 		image_pull_secrets_tag,
 		task_groups_tag,
 		creation_time_tag,
@@ -275,6 +296,11 @@ tags := {k: v |
 	]
 	some k, v in part
 }
+
+# The 1.5 shim never sets the tag: no pod reaches the recovery queue.
+force_tag := {} if {
+	release_switches["no-force-create-tag"]
+} else := {"application.create.force": force}
 
 force := "true" if str(spec, "nodeName") != ""
 

@@ -279,6 +279,8 @@ valid_user_name(u) if yq.valid_user_name(u)
 
 valid_queue_name(n) if yq.valid_queue_name(n)
 
+narrow_queue_names if yq.release_switches["narrow-queue-names"]
+
 # --- Rules decided without the rule machinery: no state, and a rule of a single element
 # that names, on its own, a configured queue other than the recovery queue. Then the
 # chain's lookups are all configured, its create check passes, and PlaceApplication's
@@ -628,6 +630,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 named(n, may_qualify, children) := {"kind": "error", "error": invalid_queue_name} if {
 	may_qualify
 	startswith(n, "root.")
+	not narrow_queue_names
 	not parts_valid(n)
 } else := {"kind": "final", "queue": n} if {
 	may_qualify
@@ -639,7 +642,10 @@ named(n, may_qualify, children) := {"kind": "error", "error": invalid_queue_name
 # A name below a parent: its dots replaced by _dot_, and valid as one queue name. The
 # length is counted first: the replacement only lengthens a name, and a name of megabytes
 # would otherwise be copied, a pass over every character, only to fail the length check.
-dot_child(n) := child if {
+dot_child(n) := replace(n, ".", "_dot_") if {
+	# Releases with narrow names do not check the name here: creating the queue does.
+	narrow_queue_names
+} else := child if {
 	count(n) <= 64
 	child := replace(n, ".", "_dot_")
 	valid_queue_name(child)
@@ -805,6 +811,7 @@ queue_check(label, q) := placed(label, q) if {
 } else := skipped(label, concat("", [q, " is draining"])) if {
 	exists(q)
 	draining(q)
+	not yq.release_switches["draining-queues-placed"]
 } else := placed(label, q) if {
 	exists(q)
 } else := {"kind": "panic", "panic": no_dot_panic, "entry": concat("", [label, ": panic: ", no_dot_panic])} if {
@@ -867,12 +874,24 @@ placement := settle(outcomes[t], rule_entries(t), rule_lookups(t)) if {
 } else := fallback(array.concat(rule_entries(count(outcomes)), ["recovery: not forced"]), rule_lookups(count(outcomes)))
 
 # The root.default fallback of the last rule; its rule is "default".
-fallback(entries, lookups) := stateful_flag(
+fallback(entries, lookups) := stateful_flag(rejected(place_failed(no_rule_matched), entries), lookups) if {
+	# 1.5.0 and 1.5.1 have no fallback.
+	yq.release_switches["no-default-queue-fallback"]
+} else := stateful_flag(
 	rejected(place_failed(no_rule_matched), array.concat(entries, ["default: root.default does not exist"])),
 	array.concat(lookups, ["root.default"]),
 ) if {
 	not exists("root.default")
-} else := settle(object.union(queue_check("default", "root.default"), {"name": "default"}), array.concat(entries, [queue_check("default", "root.default").entry]), array.concat(lookups, ["root.default"]))
+} else := settle(object.union(default_check, {"name": "default"}), array.concat(entries, [default_check.entry]), array.concat(lookups, ["root.default"]))
+
+# 1.5.2 runs its fallback as the recovery rule's, which skips the ACL (and, as every
+# release before 1.7.0, the draining check).
+default_check := skipped("default", "root.default is not a leaf") if {
+	yq.release_switches["default-queue-skips-acl"]
+	not leaf("root.default")
+} else := placed("default", "root.default") if {
+	yq.release_switches["default-queue-skips-acl"]
+} else := queue_check("default", "root.default")
 
 settle(o, entries, lookups) := stateful_flag(rejected(place_failed(o.error), entries), lookups) if {
 	o.kind == "error"
@@ -888,7 +907,7 @@ accept(o, entries) := {"allow": true, "forced": forced, "queue": lower(o.queue),
 	not exists(o.queue)
 	lower(o.queue) == recovery_queue
 } else := rejected(
-	concat("", ["failed to create rule based queue ", o.queue, " for application ", app_id, "\n", cause]),
+	create_failed(o.queue, cause),
 	array.concat(entries, [concat("", ["creation failed: ", cause])]),
 ) if {
 	not exists(o.queue)
@@ -898,6 +917,11 @@ accept(o, entries) := {"allow": true, "forced": forced, "queue": lower(o.queue),
 } else := rejected(concat("", ["failed to find queue ", o.queue, " for application ", app_id]), entries) if {
 	not leaf(o.queue)
 } else := {"allow": true, "forced": forced, "queue": lower(o.queue), "rule": rule_name(o), "created": false, "reason": concat("; ", entries)}
+
+# Releases with the old wording leave the cause out of the message.
+create_failed(q, cause) := concat("", ["failed to create rule based queue ", q, " for application ", app_id]) if {
+	yq.release_switches["old-message-wording"]
+} else := concat("", ["failed to create rule based queue ", q, " for application ", app_id, "\n", cause])
 
 rule_name(o) := o.name if {
 	o.name
@@ -925,7 +949,7 @@ create_step_error(q, current, new) := concat("", ["submit access to queue ", cur
 	count(errs) > 0
 }
 
-new_queue_error(part, first, parent) := invalid_queue_name if {
+new_queue_error(part, first, parent) := yq.invalid_queue_name_of(part) if {
 	not valid_queue_name(part)
 } else := "dynamic queue cannot be root.@recovery@" if {
 	part == "@recovery@"

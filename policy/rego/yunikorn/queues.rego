@@ -156,15 +156,40 @@ resolved := lookup_groups(user_raw)
 # Wasm host serves regex.match with Go's regexp, compiled once per policy: cheaper than
 # any check of every character in Rego (split and a table lookup a character cost several
 # times more on a service account's name).
-valid_user_name(u) if regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, u)
+# Whether ConvertUGI takes the user name: releases with unchecked user names take any.
+valid_user_name(u) if {
+	not release_switches["unchecked-user-names"]
+	regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, u)
+}
+
+valid_user_name(u) if {
+	release_switches["unchecked-user-names"]
+	u != ""
+}
+
+# The behaviour switches of the YuniKorn release the configuration was compiled for
+# (package release of aclc's Go code names them).
+release_switches := object.get(compiled, ["release", "switches"], {})
 
 # The length bound is counted, not repeated in the expression: RE2 in OPA's own Wasm
 # runtime, which compiles the expression at every evaluation, takes about a millisecond to
 # compile {1,64}.
 valid_queue_name(n) if {
 	count(n) <= 64
+	not release_switches["narrow-queue-names"]
 	regex.match(`^[a-zA-Z0-9_:#/@-]+$`, n)
 }
+
+valid_queue_name(n) if {
+	count(n) <= 64
+	release_switches["narrow-queue-names"]
+	regex.match(`^[a-zA-Z0-9_-]+$`, n)
+}
+
+# The refusal of a dynamic queue named part.
+invalid_queue_name_of(part) := concat("", ["invalid queue name '", part, "', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"]) if {
+	release_switches["narrow-queue-names"]
+} else := invalid_queue_name
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
 
@@ -260,7 +285,7 @@ dynamic_queue_decision := {"allow": c.allow, "reason": concat("", ["queue ", pat
 	not submit_check(ancestor).allow
 } else := {"allow": false, "reason": concat("", ["creation of queue ", path, " failed parent is already a leaf: ", ancestor])} if {
 	queues[ancestor].leaf
-} else := {"allow": false, "reason": invalid_queue_name} if {
-	some part in new_parts
-	not valid_queue_name(part)
+} else := {"allow": false, "reason": invalid_queue_name_of(bad[0])} if {
+	bad := [part | some part in new_parts; not valid_queue_name(part)]
+	count(bad) > 0
 } else := {"allow": true, "reason": concat("", ["queue ", path, " does not exist: created under ", ancestor, ", where ", submit_check(ancestor).reason])}
