@@ -110,6 +110,12 @@ type Policy struct {
 	// same in every instance (see instance.loadData).
 	memoBytes uint32
 	memoTable uint32
+	// direct is set when the host moves the input and the result in the
+	// module's value layout (see layout.go and instance.checkLayout).
+	direct bool
+	// internedBools are the module's static false and true, which its
+	// parser returns for booleans (0 when it allocates them).
+	internedBools [2]uint32
 	// regexes serves opa_regex_match when the module's calls of it are
 	// sent to the host (see internal/reroute); nil when they are not.
 	regexes *regexCache
@@ -297,6 +303,7 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	if p.regexes != nil && !cfg.regexThroughJSON {
 		p.regexes.direct = first.checkValueLayout(ctx)
 	}
+	p.direct = !cfg.noDirect && first.checkLayout(ctx)
 	if err := p.readEntrypoints(ctx, first); err != nil {
 		return nil, err
 	}
