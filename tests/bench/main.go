@@ -496,8 +496,8 @@ func verdict(ok bool) string {
 	return "**not met**"
 }
 
-// floorRun measures what the wasm host cannot go below: opa_eval of a
-// module whose entry point is a constant, with the same input.
+// floorRun measures what the wasm host cannot go below: the evaluation of
+// a module whose entry point is a constant, with the same input.
 func floorRun(ctx context.Context, input []byte, samples int) result {
 	p, err := wasm.Load(ctx, floorBundle(ctx), wasm.NewConfig())
 	check(err)
