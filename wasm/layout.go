@@ -128,6 +128,7 @@ type inputWriter struct {
 	// written, reused across objects and evaluations.
 	members []member
 	scratch []byte
+	tails   []uint32
 }
 
 type member struct {
@@ -142,6 +143,16 @@ func (w *inputWriter) reset(base uint32) {
 	w.members = w.members[:0]
 }
 
+// reserve makes room for the layout of a document of n bytes of text,
+// which takes a few times its size, so that alloc rarely grows buf; the
+// room an outsized input took is given back at the next small one.
+func (w *inputWriter) reserve(n int) {
+	need := 8*n + 256
+	if c := cap(w.buf); c < need || c > max(4*need, 1<<20) {
+		w.buf = make([]byte, 0, need)
+	}
+}
+
 // end is the address just past the last block written.
 func (w *inputWriter) end() uint32 { return w.base + uint32(len(w.buf)) }
 
@@ -149,7 +160,11 @@ func (w *inputWriter) end() uint32 { return w.base + uint32(len(w.buf)) }
 func (w *inputWriter) alloc(n uint32) uint32 {
 	size := blockSize(n)
 	off := len(w.buf)
-	w.buf = slices.Grow(w.buf, blockHeader+int(size))[:off+blockHeader+int(size)]
+	end := off + blockHeader + int(size)
+	if end > cap(w.buf) {
+		w.buf = slices.Grow(w.buf, end-off)
+	}
+	w.buf = w.buf[:end]
 	clear(w.buf[off:])
 	binary.LittleEndian.PutUint32(w.buf[off:], size)
 	return w.base + uint32(off) + blockHeader
@@ -173,6 +188,7 @@ func (w *inputWriter) evalCtx(input, data uint32, entrypoint int32) uint32 {
 // document writes the JSON document text (valid, and sanitized: see
 // checkInput) and returns the address of its value.
 func (w *inputWriter) document(text []byte) (uint32, error) {
+	w.reserve(len(text))
 	p := jsonReader{b: text}
 	p.ws()
 	addr, err := w.value(&p)
@@ -502,7 +518,8 @@ func (w *inputWriter) objectValue(ms []member) uint32 {
 	buckets := w.alloc(n * 4)
 	// Keys are inserted in ascending order, each at the end of its chain.
 	slices.SortFunc(ms, func(x, y member) int { return bytes.Compare(w.keyBytes(x), w.keyBytes(y)) })
-	tails := make([]uint32, n) // address of the last link of each chain
+	w.tails = append(w.tails[:0], make([]uint32, n)...) // address of the last link of each chain
+	tails := w.tails
 	for _, m := range ms {
 		h := stringHash(w.keyBytes(m)) % n
 		e := w.alloc(objectElem)
