@@ -20,7 +20,12 @@ type report struct {
 	samples   int
 	scenarios []*scenario
 	results   map[string][]result
-	floor     result
+	// floor is the floor with the seed input; floors, by scenario, the
+	// floor with the scenario's input measured right after its wasm
+	// engine, which its multiples of the floor divide by, so that the two
+	// figures of a ratio share the machine's conditions.
+	floor  result
+	floors map[string]result
 	// The sections a run with -scenarios skips are nil.
 	heap   *heapResult
 	res    *resolution
@@ -40,6 +45,15 @@ func (r report) median(scenario, eng string) time.Duration {
 	return find(r.results[scenario], eng).median
 }
 
+// floorOf is the floor a scenario's multiples divide by: the one
+// measured beside its wasm engine, else the seed's.
+func (r report) floorOf(scenario string) result {
+	if f, ok := r.floors[scenario]; ok {
+		return f
+	}
+	return r.floor
+}
+
 // ratio is a / b, 0 when either was not measured.
 func ratio(a, b time.Duration) float64 {
 	if a <= 0 || b <= 0 {
@@ -56,7 +70,7 @@ func (r report) scenarioRatios(name string) map[string]float64 {
 		"opa-wasm/wasm": ratio(r.median(name, engine.OPAWasm), w),
 		"rego/wasm":     ratio(r.median(name, engine.Rego), w),
 		"wasm/native":   ratio(w, r.median(name, engine.Native)),
-		"wasm/floor":    ratio(w, r.floor.median),
+		"wasm/floor":    ratio(w, r.floorOf(name).median),
 	}
 }
 
@@ -89,11 +103,11 @@ func (r report) targets() []target {
 	atLeast := func(x float64) func(float64) bool { return func(v float64) bool { return v >= x } }
 	ts = ratioTarget(ts, "a 48-character user costs ≤ 1.2× a 4-character one (seed-long-user / seed, `wasm`, median)", w("seed-long-user"), w("seed"), atMost(1.2))
 	ts = ratioTarget(ts, "large / seed ≤ 1.15× (`wasm`, median)", w("large"), w("seed"), atMost(1.15))
-	ts = ratioTarget(ts, "seed on `wasm` ≤ 2.5× the floor (median)", w("seed"), r.floor.median, atMost(2.5))
+	ts = ratioTarget(ts, "seed on `wasm` ≤ 2.5× the floor (median)", w("seed"), r.floorOf("seed").median, atMost(2.5))
 	ts = ratioTarget(ts, "`opa-wasm` / `wasm` ≥ 12× (seed, median)", r.median("seed", engine.OPAWasm), w("seed"), atLeast(12))
 	ts = ratioTarget(ts, "`rego` / `wasm` ≥ 15× (seed, median)", r.median("seed", engine.Rego), w("seed"), atLeast(15))
 	ts = ratioTarget(ts, "admission on `wasm` ≤ 1.5× `native` (median)", w("admission"), r.median("admission", engine.Native), atMost(1.5))
-	ts = ratioTarget(ts, "VOV on `wasm` ≤ 3× the floor (vov, median)", w("vov"), r.floor.median, atMost(3))
+	ts = ratioTarget(ts, "VOV on `wasm` ≤ 3× the floor (vov, median)", w("vov"), r.floorOf("vov").median, atMost(3))
 	if ws := w("seed"); ws > 0 {
 		ts = append(ts, target{what: "`wasm` median ≤ 3 µs per decision with explicit groups (seed)", measured: us(ws), value: float64(ws.Nanoseconds()), met: ws <= 3*time.Microsecond})
 	}
@@ -180,7 +194,7 @@ func topSteps(p *callProfile, n int) string {
 // own work, and it gets harder as the floor gets cheaper.
 func (r report) floorBudget(name string, factor float64) string {
 	p, f := r.profile(name), r.profile("floor")
-	d, m := r.median(name, engine.Wasm), r.floor.median
+	d, m := r.median(name, engine.Wasm), r.floorOf(name).median
 	extra := 0.0
 	if p != nil && f != nil {
 		extra = p.totalCalls() - f.totalCalls()
@@ -234,7 +248,7 @@ func (r report) limit(what string) string {
 		return ""
 	case strings.HasPrefix(what, "`wasm` median ≤ 3 µs"):
 		if b := r.beyondFloor("seed"); b != "" {
-			return fmt.Sprintf("the floor alone, the host's work for any evaluation, is %s of it; ", us(r.floor.median)) + b
+			return fmt.Sprintf("the floor alone, the host's work for any evaluation, is %s of it; ", us(r.floorOf("seed").median)) + b
 		}
 		return ""
 	case strings.HasPrefix(what, "admission on `wasm`"):
@@ -280,7 +294,11 @@ func (r report) markdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %.0f decisions/s | %d |\n", x.engine, us(x.median), us(x.p90), us(x.p99), us(x.mean), x.allocs, x.parallelOpsPerSec, x.wrongDecisionsCount+x.parallelErrors)
 		}
 		q := r.scenarioRatios(sc.name)
-		fmt.Fprintf(&b, "\nRatios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×, wasm / native = %.2f×, wasm / floor = %.2f×.\n\n", q["opa-wasm/wasm"], q["rego/wasm"], q["wasm/native"], q["wasm/floor"])
+		fmt.Fprintf(&b, "\nRatios (median): opa-wasm / wasm = %.1f×, rego / wasm = %.1f×, wasm / native = %.2f×, wasm / floor = %.2f×.\n", q["opa-wasm/wasm"], q["rego/wasm"], q["wasm/native"], q["wasm/floor"])
+		if f, ok := r.floors[sc.name]; ok {
+			fmt.Fprintf(&b, "The floor with this input, measured right after the `wasm` engine: median %s.\n", us(f.median))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Targets\n\n| target | measured | |\n|---|---|---|\n")
 	var limits []target
@@ -334,13 +352,16 @@ func (r report) markdown() string {
 // The JSON document: floor_ns and scenarios.<scenario>.<engine>.median_ns
 // and p99_ns are the stable part; the rest describes the run.
 type reportJSON struct {
-	Generated string                           `json:"generated"`
-	GoVersion string                           `json:"go_version"`
-	Platform  string                           `json:"platform"`
-	CPUs      int                              `json:"cpus"`
-	Samples   int                              `json:"samples"`
-	FloorNs   int64                            `json:"floor_ns"`
-	FloorP99  int64                            `json:"floor_p99_ns"`
+	Generated string `json:"generated"`
+	GoVersion string `json:"go_version"`
+	Platform  string `json:"platform"`
+	CPUs      int    `json:"cpus"`
+	Samples   int    `json:"samples"`
+	FloorNs   int64  `json:"floor_ns"`
+	FloorP99  int64  `json:"floor_p99_ns"`
+	// FloorsNs is the floor with each scenario's input, measured beside
+	// its wasm engine (the divisor of its wasm/floor ratio).
+	FloorsNs  map[string]int64                 `json:"floor_ns_by_scenario,omitempty"`
 	Scenarios map[string]map[string]engineJSON `json:"scenarios"`
 	Ratios    map[string]map[string]jsonFloat  `json:"ratios"`
 	Targets   []targetJSON                     `json:"targets"`
@@ -432,6 +453,12 @@ func (r report) json() ([]byte, error) {
 				AllocsPerOp: x.allocs, ParallelPerSecond: x.parallelOpsPerSec, WrongAnswers: x.wrongDecisionsCount + x.parallelErrors}
 		}
 		doc.Scenarios[sc.name] = es
+		if f, ok := r.floors[sc.name]; ok {
+			if doc.FloorsNs == nil {
+				doc.FloorsNs = map[string]int64{}
+			}
+			doc.FloorsNs[sc.name] = f.median.Nanoseconds()
+		}
 		q := map[string]jsonFloat{}
 		for k, v := range r.scenarioRatios(sc.name) {
 			q[k] = jsonFloat(v)
