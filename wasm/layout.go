@@ -132,13 +132,17 @@ type inputWriter struct {
 }
 
 type member struct {
-	key  []byte // decoded
+	key  uint32 // offset in buf of the key's bytes
+	n    uint32 // length of the key
 	kval uint32 // address of the key's string value
 	val  uint32
 }
 
+// reset starts a layout at base. buf is kept zero past its length, so
+// that alloc need not clear every block: one clear here instead.
 func (w *inputWriter) reset(base uint32) {
 	w.base = base
+	clear(w.buf)
 	w.buf = w.buf[:0]
 	w.members = w.members[:0]
 }
@@ -149,7 +153,7 @@ func (w *inputWriter) reset(base uint32) {
 func (w *inputWriter) reserve(n int) {
 	need := 8*n + 256
 	if c := cap(w.buf); c < need || c > max(4*need, 1<<20) {
-		w.buf = make([]byte, 0, need)
+		w.buf = make([]byte, 0, need) // zero
 	}
 }
 
@@ -162,10 +166,9 @@ func (w *inputWriter) alloc(n uint32) uint32 {
 	off := len(w.buf)
 	end := off + blockHeader + int(size)
 	if end > cap(w.buf) {
-		w.buf = slices.Grow(w.buf, end-off)
+		w.buf = slices.Grow(w.buf, end-off) // zero past the length
 	}
 	w.buf = w.buf[:end]
-	clear(w.buf[off:])
 	binary.LittleEndian.PutUint32(w.buf[off:], size)
 	return w.base + uint32(off) + blockHeader
 }
@@ -468,20 +471,8 @@ func (w *inputWriter) object(p *jsonReader) (uint32, error) {
 			if err != nil {
 				return 0, err
 			}
-			// A key given twice keeps its first string and takes the
-			// last value, as opa_object_insert does.
-			dup := false
-			key := w.keyBytes(member{kval: kval})
-			for i := first; i < len(w.members); i++ {
-				if bytes.Equal(w.keyBytes(w.members[i]), key) {
-					w.members[i].val = v
-					dup = true
-					break
-				}
-			}
-			if !dup {
-				w.members = append(w.members, member{kval: kval, val: v})
-			}
+			kb := w.at(kval)
+			w.members = append(w.members, member{key: binary.LittleEndian.Uint32(kb[8:]) - w.base, n: binary.LittleEndian.Uint32(kb[4:]), kval: kval, val: v})
 			p.ws()
 			if p.i >= len(p.b) {
 				return 0, errLayout
@@ -503,21 +494,29 @@ func (w *inputWriter) object(p *jsonReader) (uint32, error) {
 	return a, nil
 }
 
-// keyBytes is the bytes of a member's key string, in buf.
-func (w *inputWriter) keyBytes(m member) []byte {
-	s := w.at(m.kval)
-	n := binary.LittleEndian.Uint32(s[4:])
-	return w.at(binary.LittleEndian.Uint32(s[8:]))[:n]
-}
+// keyBytes is the bytes of a member's key, in buf.
+func (w *inputWriter) keyBytes(m member) []byte { return w.buf[m.key : m.key+m.n] }
 
-// objectValue writes an object of the members, whose keys are distinct
-// strings: each bucket's chain sorted by key, as the C library keeps it.
+// objectValue writes an object of the members in the order the text gives
+// them: each bucket's chain sorted by key, as the C library keeps it, and a
+// key given twice with its first string and its last value, as
+// opa_object_insert leaves it.
 func (w *inputWriter) objectValue(ms []member) uint32 {
+	// Keys are inserted in ascending order, each at the end of its chain;
+	// the stable sort keeps the members of one key in the text's order.
+	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(w.keyBytes(x), w.keyBytes(y)) })
+	distinct := ms[:0]
+	for i, m := range ms {
+		if i > 0 && bytes.Equal(w.keyBytes(m), w.keyBytes(distinct[len(distinct)-1])) {
+			distinct[len(distinct)-1].val = m.val
+			continue
+		}
+		distinct = append(distinct, m)
+	}
+	ms = distinct
 	n := bucketCount(len(ms))
 	a := w.alloc(collSize)
 	buckets := w.alloc(n * 4)
-	// Keys are inserted in ascending order, each at the end of its chain.
-	slices.SortFunc(ms, func(x, y member) int { return bytes.Compare(w.keyBytes(x), w.keyBytes(y)) })
 	w.tails = append(w.tails[:0], make([]uint32, n)...) // address of the last link of each chain
 	tails := w.tails
 	for _, m := range ms {

@@ -137,3 +137,23 @@ func TestDirectInputGrowsMemory(t *testing.T) {
 		t.Fatalf("got %s, %v", got, err)
 	}
 }
+
+// BenchmarkDirectWideObject writes an input object of 10,000 keys, a few
+// of them twice: the host sorts the keys once, so the cost grows as
+// n log n, as the guest's own parser's grows about linearly.
+func BenchmarkDirectWideObject(b *testing.B) {
+	ctx := context.Background()
+	bundle := buildWasmBundle(b, map[string]string{"layout.rego": layoutPolicy}, `{}`, "layout/count_all")
+	p, err := wasm.Load(ctx, bundle, wasm.NewConfig().WithPoolSize(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close(ctx) })
+	input := []byte(strings.TrimSuffix(objectOf(10000), "}") + `, "key-a0": 1, "key-xb1": 2}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := p.Eval(ctx, "layout/count_all", input); err != nil || string(v) != "10000" {
+			b.Fatalf("got %s, %v", v, err)
+		}
+	}
+}
