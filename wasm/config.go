@@ -77,6 +77,11 @@ type Config struct {
 	// For tests: noSortRewrite keeps the C library's insertion sort (see
 	// package opasort).
 	noSortRewrite bool
+	// For tests: noDirect moves the input and the result as text through
+	// opa_eval; checkLayout compares, at every evaluation, what the host
+	// writes and prints in the module's layout with what the guest parses
+	// and dumps (see layout.go), and fails the evaluation when they differ.
+	noDirect, checkLayout bool
 }
 
 // NewConfig returns the default configuration: a pool of

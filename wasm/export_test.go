@@ -114,7 +114,14 @@ func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []by
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := inst.evalResultSet(ctx, e.id, input)
+	// A JSON input goes the way Eval takes it: in the module's layout
+	// when the policy moves values so (see layout.go).
+	var res []byte
+	if _, jerr := checkInput(input); p.direct && jerr == nil {
+		res, _, err = inst.evalDirect(ctx, e.id, input)
+	} else {
+		res, _, err = inst.evalResultSet(ctx, e.id, input)
+	}
 	if err != nil {
 		p.discard(inst)
 		return nil, err
@@ -185,3 +192,20 @@ func PlainJSON(text []byte) ([]byte, bool) {
 // PlainResult is the host's path for a result set whose value JSON holds
 // as it is.
 func PlainResult(res []byte) ([]byte, bool) { return plainResult(res) }
+
+// WithoutDirect moves the input and the result as text through opa_eval.
+func WithoutDirect(c Config) Config {
+	c.noDirect = true
+	return c
+}
+
+// WithLayoutCheck fails every evaluation in which the input the host
+// wrote, or the result it printed, differs from the guest's own parse and
+// dump (see layout.go).
+func WithLayoutCheck(c Config) Config {
+	c.checkLayout = true
+	return c
+}
+
+// Direct reports whether the policy moves values in the module's layout.
+func Direct(p *Policy) bool { return p.direct }

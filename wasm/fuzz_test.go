@@ -43,7 +43,10 @@ const fuzzData = `{"admins":{"root":true,"ops":true}}`
 
 // FuzzEval feeds arbitrary input bytes to a compiled policy. Properties:
 // Eval never panics; input that is not JSON is refused; for JSON input the
-// result equals OPA topdown's whenever topdown evaluates without error.
+// result equals OPA topdown's whenever topdown evaluates without error, and
+// the input the host writes in the module's layout, and the result it
+// prints, equal the module's own parse and dump (the layout check fails
+// the evaluation otherwise).
 func FuzzEval(f *testing.F) {
 	for _, s := range []string{
 		`{"user":"alice","action":"read"}`,
@@ -67,7 +70,7 @@ func FuzzEval(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p, err := wasm.Load(context.Background(), b, wasm.NewConfig().WithPoolSize(2))
+	p, err := wasm.Load(context.Background(), b, wasm.WithLayoutCheck(wasm.NewConfig().WithPoolSize(2)))
 	if err != nil {
 		f.Fatal(err)
 	}

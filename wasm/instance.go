@@ -38,6 +38,14 @@ type instance struct {
 	fnHeapPtrGet api.Function
 	fnHeapPtrSet api.Function
 	fnStash      api.Function // nil before ABI 1.3
+	fnEvalCtx    api.Function // eval(ctx), for the direct path
+
+	// writer and printer move the input and the result across the
+	// boundary in the C library's layout (see layout.go); argPrinter
+	// prints the arguments of host builtins.
+	writer     inputWriter
+	printer    valuePrinter
+	argPrinter valuePrinter
 
 	// evalStack is the reused parameter/result stack of opa_eval.
 	evalStack [7]uint64
@@ -168,6 +176,7 @@ func (p *Policy) newInstance(ctx context.Context, glue wazero.CompiledModule) (_
 		}
 	}
 	inst.fnStash = inst.mod.ExportedFunction("opa_heap_blocks_stash")
+	inst.fnEvalCtx = inst.mod.ExportedFunction("eval")
 	return inst, nil
 }
 
@@ -440,7 +449,14 @@ const (
 // in format, and whether the instance should be recycled even though it
 // succeeded.
 func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte, format resultFormat) ([]byte, bool, error) {
-	res, recycle, err := inst.evalResultSet(ctx, entrypoint, input)
+	var res []byte
+	var recycle bool
+	var err error
+	if inst.p.direct && format == formatJSON {
+		res, recycle, err = inst.evalDirect(ctx, entrypoint, input)
+	} else {
+		res, recycle, err = inst.evalResultSet(ctx, entrypoint, input)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -502,6 +518,195 @@ func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input
 	}
 	recycle := mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
 	return res, recycle, nil
+}
+
+// evalDirect runs one evaluation as evalResultSet does, moving values in
+// the C library's layout instead of in text (see layout.go): the host
+// writes the parsed input and an evaluation context at the start of the
+// evaluation heap, resets the guest's heap just past them and calls
+// eval(ctx), the function opa_eval calls after parsing; then it prints the
+// result set from guest memory as opa_value_dump would. Two guest calls
+// instead of one, but the guest neither lexes the input nor prints the
+// result. The text returned is valid until the next evaluation.
+func (inst *instance) evalDirect(ctx context.Context, entrypoint int32, input []byte) ([]byte, bool, error) {
+	p := inst.p
+	mem := inst.mem
+	w := &inst.writer
+	w.bools = p.internedBools
+	build := func(base uint32) (inAddr, ctxAddr uint32, err error) {
+		w.reset(base)
+		if len(input) > 0 {
+			if inAddr, err = w.document(input); err != nil {
+				return 0, 0, err
+			}
+		}
+		return inAddr, w.evalCtx(inAddr, p.dataAddr, entrypoint), nil
+	}
+	var inAddr, ctxAddr uint32
+	err := inst.place(ctx, func(base uint32) (err error) {
+		inAddr, ctxAddr, err = build(base)
+		return err
+	})
+	if errors.Is(err, errLayout) {
+		return inst.evalResultSet(ctx, entrypoint, input)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	rc, err := inst.call(ctx, inst.fnEvalCtx, ctxAddr)
+	if err != nil {
+		return nil, false, inst.evalError(ctx, err)
+	}
+	if rc != 0 {
+		// opa_eval aborts so.
+		return nil, false, errors.New("wasm: policy aborted: eval failed")
+	}
+	resAddr, ok := mem.ReadUint32Le(ctxAddr + 8)
+	if !ok {
+		return nil, false, errors.New("wasm: read result: out of range")
+	}
+	res, err := inst.printValue(ctx, &inst.printer, resAddr)
+	if err != nil {
+		return nil, false, err
+	}
+	if p.cfg.checkLayout {
+		if err := inst.checkDirect(ctx, inAddr, input, resAddr, res); err != nil {
+			return nil, false, err
+		}
+	}
+	recycle := mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
+	return res, recycle, nil
+}
+
+// place has build lay values out in inst.writer at the start of the
+// evaluation heap, writes them there and resets the guest's heap just past
+// them. When they do not fit in the memory, the guest's allocator grows it
+// and reserves their room (as allocInput does for text), and build lays
+// them out again there.
+func (inst *instance) place(ctx context.Context, build func(base uint32) error) error {
+	w := &inst.writer
+	if err := build(inst.p.evalHeapPtr); err != nil {
+		return err
+	}
+	if uint64(w.end()) <= uint64(inst.mem.Size()) {
+		if !inst.mem.Write(w.base, w.buf) {
+			return errors.New("wasm: write input: out of range")
+		}
+		if _, err := inst.call(ctx, inst.fnHeapPtrSet, w.end()); err != nil {
+			return inst.evalError(ctx, err)
+		}
+		return nil
+	}
+	a, err := inst.allocInput(ctx, uint32(len(w.buf)))
+	if err != nil {
+		return err
+	}
+	if err := build(a); err != nil {
+		return err
+	}
+	if !inst.mem.Write(w.base, w.buf) {
+		return errors.New("wasm: write input: out of range")
+	}
+	return nil
+}
+
+// printValue prints the guest value at addr as opa_value_dump does, into
+// pr's buffer; a value the printer does not read is printed by the guest.
+func (inst *instance) printValue(ctx context.Context, pr *valuePrinter, addr uint32) ([]byte, error) {
+	if mem, ok := inst.mem.Read(0, inst.mem.Size()); ok {
+		pr.mem, pr.out = mem, pr.out[:0]
+		ok = pr.print(addr, 0)
+		pr.mem = nil
+		if ok {
+			return pr.out, nil
+		}
+	}
+	return inst.dump(ctx, inst.fnValueDump, addr)
+}
+
+// checkDirect compares, for tests, what evalDirect did with what the guest
+// does: the input the host wrote with the guest's parse of the same text,
+// and the printed result with the guest's opa_value_dump.
+func (inst *instance) checkDirect(ctx context.Context, inAddr uint32, input []byte, resAddr uint32, printed []byte) error {
+	if err := inst.checkPrinted(ctx, printed, resAddr); err != nil {
+		return err
+	}
+	if len(input) == 0 {
+		return nil
+	}
+	parsed, err := inst.parseRegoText(ctx, input)
+	if err != nil {
+		return err
+	}
+	mem, ok := inst.mem.Read(0, inst.mem.Size())
+	if !ok || !sameValue(mem, inAddr, parsed, 0) {
+		return fmt.Errorf("wasm: layout check: the input the host wrote differs from the guest's parse of %.200q", input)
+	}
+	return nil
+}
+
+// checkPrinted compares, for tests, what the host printed of the value at
+// addr with the guest's opa_value_dump of it.
+func (inst *instance) checkPrinted(ctx context.Context, printed []byte, addr uint32) error {
+	printed = bytes.Clone(printed)
+	dumped, err := inst.dump(ctx, inst.fnValueDump, addr)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(printed, dumped) {
+		return fmt.Errorf("wasm: layout check: the host printed %.200q, the guest %.200q", printed, dumped)
+	}
+	return nil
+}
+
+// checkLayout tells whether the host can move values in the module's own
+// layout: the module exports eval, the values the host writes for a probe
+// document are those the module's parser builds from it, and the host
+// prints them as the module's opa_value_dump does. It runs on the first
+// instance after data loading, in the evaluation heap.
+func (inst *instance) checkLayout(ctx context.Context) bool {
+	if inst.fnEvalCtx == nil || len(inst.fnEvalCtx.Definition().ParamTypes()) != 1 || len(inst.fnEvalCtx.Definition().ResultTypes()) != 1 {
+		return false
+	}
+	const probe = `{"a": [1, -2.5e3, true, false, null, "x\u00e9\n\"\\\/\ud83d\ude00 ☺", 0.5], "b": {}, "c": [],
+		"k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": {"z": null}, "dup": 1, "dup": {"y": "\u0001"},
+		"arr": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, [12], {"13": 13}], "": ""}`
+	// The module's parser may return interned booleans, static values
+	// the host then returns too.
+	for i, text := range []string{"false", "true"} {
+		addr, err := inst.parseRegoText(ctx, []byte(text))
+		if err != nil || addr == 0 {
+			return false
+		}
+		if b, ok := inst.mem.Read(addr, 2); ok && b[0] == typeBoolInterned && addr < inst.p.baseHeapPtr {
+			inst.p.internedBools[i] = addr
+		}
+	}
+	inst.writer.bools = inst.p.internedBools
+	var hostAddr uint32
+	err := inst.place(ctx, func(base uint32) (err error) {
+		inst.writer.reset(base)
+		hostAddr, err = inst.writer.document([]byte(probe))
+		return err
+	})
+	if err != nil {
+		return false
+	}
+	guestAddr, err := inst.parseRegoText(ctx, []byte(probe))
+	if err != nil || guestAddr == 0 {
+		return false
+	}
+	mem, ok := inst.mem.Read(0, inst.mem.Size())
+	if !ok || !sameValue(mem, hostAddr, guestAddr, 0) {
+		return false
+	}
+	printed, err := inst.printValue(ctx, &inst.printer, guestAddr)
+	if err != nil {
+		return false
+	}
+	printed = bytes.Clone(printed)
+	dumped, err := inst.dump(ctx, inst.fnValueDump, guestAddr)
+	return err == nil && bytes.Equal(printed, dumped)
 }
 
 // recycleSlack returns how far an instance's memory may grow past its size
@@ -684,7 +889,16 @@ func (inst *instance) dispatch(ctx context.Context, stack []uint64, nargs int) {
 	}
 	args := make([][]byte, nargs)
 	for i := range nargs {
-		text, err := inst.dump(ctx, inst.fnValueDump, addrs[i])
+		var text []byte
+		var err error
+		if inst.p.direct {
+			text, err = inst.printValue(ctx, &inst.argPrinter, addrs[i])
+			if err == nil && inst.p.cfg.checkLayout {
+				err = inst.checkPrinted(ctx, text, addrs[i])
+			}
+		} else {
+			text, err = inst.dump(ctx, inst.fnValueDump, addrs[i])
+		}
 		if err != nil {
 			panic(&hostCallError{err: err})
 		}

@@ -10,8 +10,11 @@
 // The host implements the OPA Wasm ABI 1.2 and 1.3 (the opa_eval fast path).
 // The module is compiled once per Policy; the data document is parsed once,
 // in the first instance, and its parsed form is copied into every other
-// instance. An evaluation writes the input into an instance's memory and
-// makes a single call into the guest. Before compiling, Load rewrites the
+// instance. An evaluation writes the parsed input into an instance's
+// memory in the module's own value layout, resets the guest heap and calls
+// the module's eval, then prints the result from memory (see layout.go);
+// a module whose layout the host does not recognise at load gets the input
+// as JSON text through opa_eval instead. Before compiling, Load rewrites the
 // module's rule memoization to use a flat table (internal/memo) and adds an
 // interruption check to its loops (internal/interrupt); a module either
 // rewrite cannot handle runs without it.
@@ -35,8 +38,8 @@
 // Semantics are those of OPA's Wasm engine, which differs from topdown in
 // places: builtin errors make the call undefined (there is no strict mode).
 // Values cross the host's boundary as OPA's Wasm engine passes them: the
-// host reads every value the guest gives out as Rego text
-// (opa_value_dump). Eval returns JSON as OPA's ast.JSON writes it: a set is
+// host reads every value the guest gives out as the Rego text
+// opa_value_dump prints. Eval returns JSON as OPA's ast.JSON writes it: a set is
 // the array of its elements in OPA's sort order, an object key that is not
 // a string the string of its JSON, a number a JSON number (0.5 where the
 // policy wrote .5). Entrypoint.EvalValue takes and returns Rego text, so
@@ -110,6 +113,12 @@ type Policy struct {
 	// same in every instance (see instance.loadData).
 	memoBytes uint32
 	memoTable uint32
+	// direct is set when the host moves the input and the result in the
+	// module's value layout (see layout.go and instance.checkLayout).
+	direct bool
+	// internedBools are the module's static false and true, which its
+	// parser returns for booleans (0 when it allocates them).
+	internedBools [2]uint32
 	// regexes serves opa_regex_match when the module's calls of it are
 	// sent to the host (see internal/reroute); nil when they are not.
 	regexes *regexCache
@@ -297,6 +306,7 @@ func load(ctx context.Context, bc bundleContents, cfg Config) (_ *Policy, err er
 	if p.regexes != nil && !cfg.regexThroughJSON {
 		p.regexes.direct = first.checkValueLayout(ctx)
 	}
+	p.direct = !cfg.noDirect && first.checkLayout(ctx)
 	if err := p.readEntrypoints(ctx, first); err != nil {
 		return nil, err
 	}

@@ -69,6 +69,26 @@ func (c *regexCache) get(pattern string) *regexp.Regexp {
 // pattern does not compile, else the boolean.
 func (inst *instance) regexMatch(ctx context.Context, stack []uint64) {
 	inst.p.regexes.calls.Add(1)
+	if inst.p.regexes.direct {
+		// Views of guest memory, valid during this call: no copy.
+		pattern, ok := inst.stringBytes(uint32(stack[2]))
+		if !ok {
+			stack[0] = 0
+			return
+		}
+		value, ok := inst.stringBytes(uint32(stack[3]))
+		if !ok {
+			stack[0] = 0
+			return
+		}
+		re := inst.p.regexes.lookup(pattern)
+		if re == nil {
+			stack[0] = 0
+			return
+		}
+		stack[0] = uint64(inst.boolValue(ctx, re.Match(value)))
+		return
+	}
 	pattern, ok := inst.stringArg(ctx, uint32(stack[2]))
 	if !ok {
 		stack[0] = 0
@@ -87,6 +107,18 @@ func (inst *instance) regexMatch(ctx context.Context, stack []uint64) {
 	stack[0] = uint64(inst.boolValue(ctx, re.MatchString(value)))
 }
 
+// lookup is get for a pattern in guest memory: a pattern already compiled
+// is found without copying it.
+func (c *regexCache) lookup(pattern []byte) *regexp.Regexp {
+	c.mu.Lock()
+	re, ok := c.m[string(pattern)]
+	c.mu.Unlock()
+	if ok {
+		return re
+	}
+	return c.get(string(pattern))
+}
+
 // The layout of OPA's C library's values (value.h) on wasm32: a type byte
 // first; a boolean's value in the next byte; a string's length at offset 4
 // and the address of its bytes at offset 8. The compiler's constants are
@@ -100,8 +132,13 @@ const (
 	booleanSize        = 2
 )
 
-// boolValue returns the address of a new guest boolean.
+// boolValue returns the address of a guest boolean: the module's interned
+// constant when its parser returns those (see instance.checkLayout), else a
+// new one.
 func (inst *instance) boolValue(ctx context.Context, b bool) uint32 {
+	if a := inst.p.internedBools[b2i(b)]; a != 0 && inst.p.regexes.direct {
+		return a
+	}
 	if !inst.p.regexes.direct {
 		res := []byte("false")
 		if b {
@@ -148,15 +185,18 @@ func (inst *instance) stringArg(ctx context.Context, addr uint32) (string, bool)
 
 // readString reads the string value at addr in the C library's layout.
 func (inst *instance) readString(addr uint32) (string, bool) {
+	b, ok := inst.stringBytes(addr)
+	return string(b), ok
+}
+
+// stringBytes is a view of the bytes of the string value at addr, valid
+// until the guest next runs.
+func (inst *instance) stringBytes(addr uint32) ([]byte, bool) {
 	hdr, ok := inst.mem.Read(addr, stringHdrSize)
 	if !ok || (hdr[0] != opaString && hdr[0] != opaStringInterned) {
-		return "", false
+		return nil, false
 	}
-	b, ok := inst.mem.Read(binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[4:]))
-	if !ok {
-		return "", false
-	}
-	return string(b), true
+	return inst.mem.Read(binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[4:]))
 }
 
 // checkValueLayout tells whether the module's values have the layout

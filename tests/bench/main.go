@@ -128,7 +128,7 @@ func main() {
 		return
 	}
 
-	r := report{generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}}
+	r := report{generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}, floors: map[string]result{}, wasmBeside: map[string]result{}}
 	for _, sc := range scenarios {
 		fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
 		setup(ctx, sc)
@@ -141,10 +141,20 @@ func main() {
 		for _, e := range sc.engines {
 			fmt.Fprintf(os.Stderr, "scenario %s: engine %s\n", sc.name, e.Name())
 			r.results[sc.name] = append(r.results[sc.name], measure(ctx, epEngine{e, sc.entrypoint()}, sc.input, want, n, *parallelFor))
+			if e.Name() == engine.Wasm {
+				// The floor with the same input, in turns with the
+				// decision: a multiple of the floor compares figures of
+				// the same moments.
+				r.wasmBeside[sc.name], r.floors[sc.name] = pairRun(ctx, epEngine{e, sc.entrypoint()}, sc.input, want, n)
+			}
 		}
 	}
 	seed := all[0]
-	r.floor = floorRun(ctx, seed.input, *samples)
+	if f, ok := r.floors[seed.name]; ok {
+		r.floor = f
+	} else {
+		r.floor = floorRun(ctx, seed.input, *samples)
+	}
 	if long := byName(scenarios, "seed-long-user"); long != nil {
 		fmt.Fprintln(os.Stderr, "per-character probe")
 		probe := charProbeRun(ctx, seed.input, long.input, *samples)
@@ -496,14 +506,71 @@ func verdict(ok bool) string {
 	return "**not met**"
 }
 
-// floorRun measures what the wasm host cannot go below: opa_eval of a
-// module whose entry point is a constant, with the same input.
+// floorRun measures what the wasm host cannot go below: the evaluation of
+// a module whose entry point is a constant, with the same input.
 func floorRun(ctx context.Context, input []byte, samples int) result {
 	p, err := wasm.Load(ctx, floorBundle(ctx), wasm.NewConfig())
 	check(err)
 	defer p.Close(ctx)
 	e := floorEngine{p}
 	return measure(ctx, e, input, []byte("1"), samples, 100*time.Millisecond)
+}
+
+// pairBatch is the number of decisions timed in a row before pairRun
+// turns to the other engine.
+const pairBatch = 250
+
+// pairRun times the decision on e and the floor with the same input in
+// alternating batches, so that the medians of a multiple of the floor come
+// from the same moments of a machine shared with other work, and returns
+// both (medians, tails and wrong answers; no parallel run).
+func pairRun(ctx context.Context, e engine.Engine, input, want []byte, samples int) (decision, floor result) {
+	p, err := wasm.Load(ctx, floorBundle(ctx), wasm.NewConfig())
+	check(err)
+	defer p.Close(ctx)
+	fl := floorEngine{p}
+	for range pairBatch { // warm up
+		_, _ = e.Eval(ctx, ep, input)
+		_, _ = fl.Eval(ctx, ep, input)
+	}
+	decision, floor = result{engine: e.Name()}, result{engine: fl.Name()}
+	var dd, fd []time.Duration
+	for len(dd) < samples {
+		n := min(pairBatch, samples-len(dd))
+		dd = timeBatch(ctx, e, input, want, n, dd, &decision)
+		fd = timeBatch(ctx, fl, input, []byte("1"), n, fd, &floor)
+	}
+	summarize(&decision, dd)
+	summarize(&floor, fd)
+	return decision, floor
+}
+
+// timeBatch times n decisions one by one, appends their times to ds and
+// counts wrong answers in r.
+func timeBatch(ctx context.Context, e engine.Engine, input, want []byte, n int, ds []time.Duration, r *result) []time.Duration {
+	for range n {
+		t0 := time.Now()
+		got, err := e.Eval(ctx, ep, input)
+		ds = append(ds, time.Since(t0))
+		if err != nil || !sameJSON(got, want) {
+			r.wrongDecisionsCount++
+		}
+	}
+	return ds
+}
+
+// summarize sets r's median, tails and mean from the times ds.
+func summarize(r *result, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	var total time.Duration
+	for _, d := range ds {
+		total += d
+	}
+	r.median, r.p90, r.p99 = ds[len(ds)/2], ds[len(ds)*9/10], ds[len(ds)*99/100]
+	r.mean = total / time.Duration(len(ds))
 }
 
 type resolution struct {

@@ -250,6 +250,17 @@ func (p *callProfile) calls(name string) float64 {
 	return float64(c) / float64(p.decisions)
 }
 
+// inclusive returns the guest calls made while the named step runs, per
+// decision (0 when it never ran).
+func (p *callProfile) inclusive(name string) float64 {
+	for _, f := range p.fns {
+		if f.name == name && f.step {
+			return float64(f.inclusive) / float64(p.decisions)
+		}
+	}
+	return 0
+}
+
 // totalCalls is the guest calls per decision.
 func (p *callProfile) totalCalls() float64 {
 	var c int64

@@ -205,11 +205,14 @@ matched := [e | some e in obj.entries; entry_matches(e)]
 # An entry matches through its test (the translator writes it: the agent's kind, or
 # OBJOWNER for a USER entry without a name, the object owner's role). The tests that
 # depend only on the request are worked out once a decision, in fixed_tests; the named
-# ones are one lookup each. OPA's Wasm evaluates every body of a rule, so two bodies,
-# each failing at once where it does not apply, cost less than a chain over the kinds.
-entry_matches(e) if fixed_tests[e.test]
-
-entry_matches(e) if named_match(e.test, e.name)
+# ones are one lookup each. OPA's Wasm evaluates every body of a rule, so two steps, each
+# failing at once where it does not apply, cost less than a chain over the kinds; as an
+# else, the second is skipped for an entry the first matched.
+entry_matches(e) if {
+	fixed_tests[e.test]
+} else if {
+	named_match(e.test, e.name)
+}
 
 fixed_tests contains "EVERYBODY"
 

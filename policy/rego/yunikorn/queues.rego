@@ -214,12 +214,8 @@ submit_check(p) := {"allow": false, "reason": "submit to root.@recovery@ is neve
 # Why queue n (whose compiled entry is q) admits the request to submit, if it does: its
 # submit ACL, then its admin ACL, each checked as ACL.CheckAccess does (the wildcard, the
 # user name, then the groups in request order).
-submit_grant(n, q) := concat("", ["submitacl of ", n, " allows everybody"]) if {
-	q.submit.all
-} else := concat("", ["submitacl of ", n, " allows user \"", ugi_user, "\""]) if {
-	q.submit.users[ugi_user]
-} else := concat("", ["submitacl of ", n, " allows group \"", g, "\""]) if {
-	g := first_group(q.submit)
+submit_grant(n, q) := reason if {
+	reason := acl_grant("submitacl of ", n, q.submit)
 } else := admin_grant(n, q)
 
 # CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
@@ -230,12 +226,18 @@ admin_check(p) := {"allow": true, "reason": reason} if {
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal])}
 
-admin_grant(n, q) := concat("", ["adminacl of ", n, " allows everybody"]) if {
-	q.admin.all
-} else := concat("", ["adminacl of ", n, " allows user \"", ugi_user, "\""]) if {
-	q.admin.users[ugi_user]
-} else := concat("", ["adminacl of ", n, " allows group \"", g, "\""]) if {
-	g := first_group(q.admin)
+admin_grant(n, q) := acl_grant("adminacl of ", n, q.admin)
+
+# Why acl, one ACL of queue n, admits the request, if it does, as ACL.CheckAccess decides.
+# The ACL and the user are looked up once for all three tests: OPA's Wasm repeats every
+# lookup a body spells out.
+acl_grant(what, n, acl) := concat("", [what, n, " allows everybody"]) if {
+	acl.all
+} else := concat("", [what, n, " allows user \"", u, "\""]) if {
+	u := ugi_user
+	acl.users[u]
+} else := concat("", [what, n, " allows group \"", g, "\""]) if {
+	g := first_group(acl)
 }
 
 # The first of the request's groups that acl lists: most often the first group, found
