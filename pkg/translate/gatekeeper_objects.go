@@ -46,18 +46,27 @@ type GatekeeperObject struct {
 
 // FileName is the object's file in a directory build: <kind>-<name>.yaml,
 // lower case, as gator suites and kustomize lay objects out.
-func (o GatekeeperObject) FileName() string {
-	return strings.ToLower(o.Kind) + "-" + o.Name + ".yaml"
+func (o GatekeeperObject) FileName() string { return manifestFileName(o.Kind, o.Name) }
+
+// manifestFileName is an object's file in a directory build of the
+// Gatekeeper and kubernetes targets: <kind>-<name>.yaml, lower case.
+func manifestFileName(kind, name string) string {
+	return strings.ToLower(kind) + "-" + name + ".yaml"
+}
+
+// writeComment writes comment above an object, a "# " before each line.
+func writeComment(buf *bytes.Buffer, comment string) {
+	for _, line := range strings.Split(comment, "\n") {
+		if line != "" {
+			fmt.Fprintf(buf, "# %s\n", line)
+		}
+	}
 }
 
 // YAML is the object as one YAML document, its comment first.
 func (o GatekeeperObject) YAML() ([]byte, error) {
 	var buf bytes.Buffer
-	for _, line := range strings.Split(o.Comment, "\n") {
-		if line != "" {
-			fmt.Fprintf(&buf, "# %s\n", line)
-		}
-	}
+	writeComment(&buf, o.Comment)
 	if err := encodeYAML(&buf, o.body); err != nil {
 		return nil, err
 	}

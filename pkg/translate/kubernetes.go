@@ -49,18 +49,12 @@ type KubernetesObject struct {
 
 // FileName is the object's file in a directory build: <kind>-<name>.yaml,
 // lower case.
-func (o KubernetesObject) FileName() string {
-	return strings.ToLower(o.Kind) + "-" + o.Name + ".yaml"
-}
+func (o KubernetesObject) FileName() string { return manifestFileName(o.Kind, o.Name) }
 
 // YAML is the object as one YAML document, its comment first.
 func (o KubernetesObject) YAML() ([]byte, error) {
 	var buf bytes.Buffer
-	for _, line := range strings.Split(o.Comment, "\n") {
-		if line != "" {
-			fmt.Fprintf(&buf, "# %s\n", line)
-		}
-	}
+	writeComment(&buf, o.Comment)
 	doc, err := yaml.Marshal(o.Object)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
