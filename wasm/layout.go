@@ -211,16 +211,7 @@ type jsonReader struct {
 	i int
 }
 
-func (p *jsonReader) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *jsonReader) ws() { p.i = skipSpace(p.b, p.i) }
 
 func (w *inputWriter) value(p *jsonReader) (uint32, error) {
 	if p.i >= len(p.b) {

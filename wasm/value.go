@@ -96,15 +96,20 @@ func (p *valueParser) err() error {
 	return fmt.Errorf("%w: unexpected %q at offset %d", errValueSyntax, p.b[p.i], p.i)
 }
 
-func (p *valueParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
+func (p *valueParser) ws() { p.i = skipSpace(p.b, p.i) }
+
+// skipSpace is the index of the first byte of b at or after i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (p *valueParser) lit(s string) bool {
