@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -244,6 +245,50 @@ func CheckModules(mods map[string]*ast.Module) error {
 	return nil
 }
 
+// checked remembers the outcome of CheckModules for the module texts it
+// was given last (a few sets of them): the library's texts are the same
+// for every configuration a process builds, and type-checking them took a
+// fifth of each build (a server's reload, each corpus case's sources).
+var checked struct {
+	sync.Mutex
+	keys []string
+	errs map[string]error
+}
+
+// checkedLimit is how many module sets checked remembers.
+const checkedLimit = 8
+
+// checkLibrary is CheckModules(mods), mods parsed from src, remembered by
+// src's content.
+func checkLibrary(src map[string]string, mods map[string]*ast.Module) error {
+	h := sha256.New()
+	for _, name := range policy.Names(src) {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(name), name, len(src[name]), src[name])
+	}
+	key := string(h.Sum(nil))
+	checked.Lock()
+	err, ok := checked.errs[key]
+	checked.Unlock()
+	if ok {
+		return err
+	}
+	err = CheckModules(mods)
+	checked.Lock()
+	defer checked.Unlock()
+	if checked.errs == nil {
+		checked.errs = map[string]error{}
+	}
+	if _, ok := checked.errs[key]; !ok {
+		if len(checked.keys) == checkedLimit {
+			delete(checked.errs, checked.keys[0])
+			checked.keys = checked.keys[1:]
+		}
+		checked.keys = append(checked.keys, key)
+		checked.errs[key] = err
+	}
+	return err
+}
+
 // RegoBundle builds the plain Rego bundle: the policy library, the data
 // document and a manifest whose revision is a hash of the content.
 func RegoBundle(s *Sources) (*bundle.Bundle, error) {
@@ -252,7 +297,7 @@ func RegoBundle(s *Sources) (*bundle.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckModules(mods); err != nil {
+	if err := checkLibrary(src, mods); err != nil {
 		return nil, fmt.Errorf("policy library: %w", err)
 	}
 	data := s.Data()
