@@ -313,12 +313,14 @@ $(KUBE_APISERVER):
 
 # aclc against a real API server: etcd and kube-apiserver on loopback with
 # generated certificates, token users and RBAC; the webhook registered by
-# URL, the configuration read from the cluster and edited there (tests/cluster).
-# Not part of `make test`.
+# URL, the configuration read from the cluster and edited there; then the
+# policies of --target kubernetes applied with no webhook at all (tests/cluster).
+# Not part of `make test`. ETCD, KUBE_APISERVER and HELM may name binaries
+# built elsewhere (absolute paths); CLUSTER_RUN=TestClusterPolicies runs one test.
 cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
-	ACLC_CLUSTER_E2E=1 ACLC=$(CURDIR)/$(BIN) ACLC_ETCD=$(CURDIR)/$(ETCD) \
-	  ACLC_KUBE_APISERVER=$(CURDIR)/$(KUBE_APISERVER) ACLC_HELM=$(CURDIR)/$(HELM) \
-	  $(GO) test -count=1 -timeout 15m -v ./tests/cluster/
+	ACLC_CLUSTER_E2E=1 ACLC=$(abspath $(BIN)) ACLC_ETCD=$(abspath $(ETCD)) \
+	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_HELM=$(abspath $(HELM)) \
+	  $(GO) test -count=1 -timeout 30m -v $(if $(CLUSTER_RUN),-run '$(CLUSTER_RUN)') ./tests/cluster/
 
 clean:
 	rm -rf bin $(OUT)
