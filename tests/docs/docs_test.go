@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// The Markdown whose command blocks run: the README, every page of docs/
-// and the chart's README.
-var documents = []string{"README.md", "docs/*.md", "charts/aclc/README.md"}
+// The Markdown whose command blocks run: the README, every page of docs/,
+// the chart's README and the Kubernetes policies example.
+var documents = []string{"README.md", "docs/*.md", "charts/aclc/README.md", "examples/kubernetes/README.md"}
 
 //go:embed prelude.sh
 var prelude string
