@@ -271,7 +271,7 @@ $(HELM):
 # would render for v1.20; render for a cluster the chart supports.
 CHART        := charts/aclc
 KUBE_VERSION := 1.33.0
-chart-check: $(HELM)
+chart-check: build $(HELM)
 	@mkdir -p $(OUT)/chart
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART)
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set certificates.provider=cert-manager --set webhook.type=validating --set serve.enabled=true
@@ -286,9 +286,14 @@ chart-check: $(HELM)
 	$(HELM) template aclc $(CHART) --namespace yunikorn --kube-version $(KUBE_VERSION) 2>&1 | grep -q 'release namespace "yunikorn" is YuniKorn'"'"'s'
 	$(HELM) lint --strict --kube-version $(KUBE_VERSION) $(CHART) --set serviceMonitor.enabled=true --set commonLabels.team=platform --set podLabels.tier=admission --set serve.enabled=true
 	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set serviceMonitor.enabled=true --set serve.enabled=true > $(OUT)/chart/service-monitor.yaml
+# mode=policies: the admission policies of --target kubernetes instead of the
+# webhook, for a cluster that serves them (MutatingAdmissionPolicy v1: 1.36).
+	$(BIN) build --target kubernetes -o $(OUT)/chart/policies-input.yaml examples/kubernetes/yunikorn-configs.yaml
+	$(HELM) lint --strict --kube-version 1.36.0 $(CHART) --set mode=policies --set-file policies=$(OUT)/chart/policies-input.yaml
+	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version 1.36.0 --set mode=policies --set-file policies=$(OUT)/chart/policies-input.yaml > $(OUT)/chart/policies.yaml
 # The README's command as written: no --kube-version, helm's default.
 	$(HELM) template aclc $(CHART) --namespace aclc-system > /dev/null
-	ACLC_HELM=$(CURDIR)/$(HELM) $(GO) test -count=1 ./charts/...
+	ACLC=$(abspath $(BIN)) ACLC_HELM=$(abspath $(HELM)) $(GO) test -count=1 ./charts/...
 
 # etcd and kube-apiserver for the cluster end-to-end run, each built from the
 # Go module proxy in its own throwaway module (tests/cluster/build/*), kept

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1332,14 +1333,27 @@ func TestChartCommonValues(t *testing.T) {
 // helm install, which needs a cluster, as helm template with the same
 // arguments. helm template checks a chart's kubeVersion against a default
 // version (v1.20 for a helm built without one), so a floor there refused
-// the README's own command.
+// the README's own command. The README's `aclc build` commands run first,
+// in order, so that the files they write are there for helm's --set-file;
+// everything runs in a directory of its own that links the repository's
+// charts and examples, so nothing is written into the repository.
 func TestChartREADMECommands(t *testing.T) {
 	h := helm(t)
+	work := t.TempDir()
+	for _, d := range []string{"charts", "examples"} {
+		abs, err := filepath.Abs(filepath.Join("..", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(work, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	readme, err := os.ReadFile(path.Join(chartDir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var commands []string
+	var commands, builds []string
 	// Fenced lines, a trailing backslash continuing them, and `helm ...`
 	// in the text.
 	inFence := false
@@ -1359,6 +1373,9 @@ func TestChartREADMECommands(t *testing.T) {
 			if strings.HasPrefix(line, "helm ") {
 				commands = append(commands, line)
 			}
+			if strings.HasPrefix(line, "aclc build ") {
+				builds = append(builds, line)
+			}
 			continue
 		}
 		for _, m := range regexp.MustCompile("`(helm [^`]+)`").FindAllStringSubmatch(line, -1) {
@@ -1369,6 +1386,13 @@ func TestChartREADMECommands(t *testing.T) {
 	}
 	if len(commands) < 3 {
 		t.Fatalf("found %d helm commands in the README: %q", len(commands), commands)
+	}
+	for _, build := range builds {
+		cmd := exec.Command(aclc(t), strings.Fields(build)[1:]...)
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", build, err, out)
+		}
 	}
 	for _, command := range commands {
 		t.Run(command, func(t *testing.T) {
@@ -1383,7 +1407,7 @@ func TestChartREADMECommands(t *testing.T) {
 				args[0] = "template"
 			}
 			cmd := exec.Command(h, args...)
-			cmd.Dir = ".."
+			cmd.Dir = work
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 			}

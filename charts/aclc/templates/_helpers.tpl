@@ -183,6 +183,15 @@ webhook.excludeNamespaces, the former name of the same list.
 {{- concat (list .Release.Namespace) (.Values.webhook.exemptNamespaces | default list) (.Values.webhook.excludeNamespaces | default list) | uniq | toYaml }}
 {{- end }}
 
+{{/*
+aclc.runsPods is "true" when the release runs aclc: the webhook (mode
+webhook) or serve. The policies of mode policies are evaluated by the API
+server and need no ServiceAccount and no RBAC.
+*/}}
+{{- define "aclc.runsPods" -}}
+{{- if or (eq .Values.mode "webhook") .Values.serve.enabled }}true{{ end }}
+{{- end }}
+
 {{/* Refuses values that would install something that cannot work. */}}
 {{- define "aclc.validate" -}}
 {{- /*
@@ -194,6 +203,13 @@ the chart's ClusterRole may read Namespaces.
 */}}
 {{- if and (lookup "v1" "Namespace" "" "kube-system") (semverCompare "<1.23.0-0" .Capabilities.KubeVersion.Version) }}
 {{- fail (printf "Kubernetes %s: the chart needs 1.23 or later" .Capabilities.KubeVersion.Version) }}
+{{- end }}
+{{- /* admissionregistration.k8s.io/v1 serves MutatingAdmissionPolicy from 1.36, ValidatingAdmissionPolicy from 1.30. */}}
+{{- if and (eq .Values.mode "policies") (lookup "v1" "Namespace" "" "kube-system") }}
+{{- $floor := ternary "1.36.0-0" "1.30.0-0" (contains "kind: MutatingAdmissionPolicy" .Values.policies) }}
+{{- if semverCompare (printf "<%s" $floor) .Capabilities.KubeVersion.Version }}
+{{- fail (printf "Kubernetes %s: mode policies installs admissionregistration.k8s.io/v1 policies this cluster does not serve (%s or later)" .Capabilities.KubeVersion.Version (trimSuffix "-0" $floor)) }}
+{{- end }}
 {{- end }}
 {{- $own := list "helm.sh/chart" "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/version" "app.kubernetes.io/managed-by" "app.kubernetes.io/component" }}
 {{- range $key, $_ := .Values.commonLabels }}
@@ -217,6 +233,18 @@ the chart's ClusterRole may read Namespaces.
 {{- end }}
 {{- if eq .Release.Namespace .Values.yunikorn.namespace }}
 {{- fail (printf "release namespace %q is YuniKorn's (yunikorn.namespace): install aclc in a namespace of its own, e.g. --namespace aclc-system --create-namespace. The webhooks leave the release namespace out so that aclc can always restart; in YuniKorn's namespace, anyone who may create pods there could set any user.info unchecked, and run a pod that takes the webhook Service's traffic or mounts its TLS Secret" .Release.Namespace) }}
+{{- end }}
+{{- if not (has .Values.mode (list "webhook" "policies")) }}
+{{- fail (printf "mode %q: want webhook or policies" .Values.mode) }}
+{{- end }}
+{{- if and (eq .Values.mode "policies") (not (trim .Values.policies)) }}
+{{- fail "mode policies installs the admission policies of aclc build --target kubernetes: give them with --set-file policies=FILE (the output of aclc build --target kubernetes -o FILE SOURCE...)" }}
+{{- end }}
+{{- if and (eq .Values.mode "webhook") (trim .Values.policies) }}
+{{- fail "policies is set but mode is webhook: the policies would be ignored; set mode=policies to install them instead of the webhook (never both: the webhook would see the user.info the policy added as pre-set)" }}
+{{- end }}
+{{- if and (eq .Values.mode "policies") .Values.serviceMonitor.enabled }}
+{{- fail "serviceMonitor.enabled scrapes the webhook, which mode policies does not install" }}
 {{- end }}
 {{- if not (has .Values.webhook.type (list "mutating" "validating")) }}
 {{- fail (printf "webhook.type %q: want mutating or validating (never both: see values.yaml)" .Values.webhook.type) }}
