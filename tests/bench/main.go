@@ -77,7 +77,8 @@ func main() {
 	parallelFor := flag.Duration("parallel", time.Second, "duration of each parallel throughput run")
 	loadWorkers := flag.Int("load-workers", 4, "concurrent keep-alive TLS clients of the webhook load run")
 	loadFor := flag.Duration("load", 5*time.Second, "duration of the webhook load run")
-	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load)")
+	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load); kubernetes (render -kubernetes into the section of -out it rewrites, measuring nothing)")
+	kubeFigures := flag.String("kubernetes", "", "`file` of the Kubernetes policies figures tests/cel/cmd/kubebench wrote, rendered into their section and carried into the JSON; empty: no such section")
 	names := flag.String("scenarios", "", "comma-separated `names` of the scenarios to run; when set, the heap, group resolution, webhook load and serve sections are skipped")
 	profile := flag.Bool("profile", false, "print, per decision on the wasm engine, how often each guest function is called, instead of benchmarking")
 	profileEvals := flag.Int("profile-evals", 1000, "decisions counted per scenario with -profile")
@@ -97,8 +98,24 @@ func main() {
 		check(os.WriteFile(*out, []byte(md), 0o644))
 		fmt.Print(md)
 		return
+	case "kubernetes":
+		if *kubeFigures == "" {
+			check(errors.New("-only kubernetes: give -kubernetes FILE"))
+		}
+		k, err := loadKubernetes(*kubeFigures)
+		check(err)
+		section := k.markdown()
+		check(spliceKubernetes(*out, section))
+		fmt.Print(section)
+		return
 	default:
-		check(fmt.Errorf("-only %q: want serve", *only))
+		check(fmt.Errorf("-only %q: want serve or kubernetes", *only))
+	}
+	var kube *kubeReport
+	if *kubeFigures != "" {
+		var err error
+		kube, err = loadKubernetes(*kubeFigures)
+		check(err)
 	}
 	if *jsonOut == "" {
 		*jsonOut = strings.TrimSuffix(*out, ".md") + ".json"
@@ -128,7 +145,7 @@ func main() {
 		return
 	}
 
-	r := report{generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}, floors: map[string]result{}, wasmBeside: map[string]result{}}
+	r := report{kube: kube, generated: time.Now().UTC(), samples: *samples, scenarios: scenarios, results: map[string][]result{}, floors: map[string]result{}, wasmBeside: map[string]result{}}
 	for _, sc := range scenarios {
 		fmt.Fprintf(os.Stderr, "scenario %s: building\n", sc.name)
 		setup(ctx, sc)

@@ -17,6 +17,8 @@ import (
 // verdict from the methods below, so the two cannot disagree.
 type report struct {
 	generated time.Time
+	// kube is the Kubernetes policies figures, when given.
+	kube      *kubeReport
 	samples   int
 	scenarios []*scenario
 	results   map[string][]result
@@ -362,6 +364,9 @@ func (r report) markdown() string {
 	if r.served != nil {
 		b.WriteString("\n" + renderServe(*r.served))
 	}
+	if r.kube != nil {
+		b.WriteString("\n" + r.kube.markdown())
+	}
 	return b.String()
 }
 
@@ -388,6 +393,9 @@ type reportJSON struct {
 	// Profiles are the guest calls per decision ("floor" included).
 	Profiles  map[string]profileJSON `json:"profiles,omitempty"`
 	CharProbe *probeJSON             `json:"char_probe,omitempty"`
+	// KubernetesPolicies is tests/cel/cmd/kubebench's document, as it
+	// wrote it.
+	KubernetesPolicies json.RawMessage `json:"kubernetes_policies,omitempty"`
 }
 
 type profileJSON struct {
@@ -509,6 +517,9 @@ func (r report) json() ([]byte, error) {
 		for _, x := range pr.probes {
 			doc.CharProbe.Probes = append(doc.CharProbe.Probes, probeCheckJSON{Check: x.name, ShortNs: x.short.median.Nanoseconds(), LongNs: x.long.median.Nanoseconds(), PerCharNs: pr.perChar(x.name).Nanoseconds()})
 		}
+	}
+	if r.kube != nil {
+		doc.KubernetesPolicies = r.kube.raw
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
