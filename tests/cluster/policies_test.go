@@ -76,19 +76,21 @@ func TestClusterPolicies(t *testing.T) {
 
 	// The chart's mode=policies carries the same stream: its manifests
 	// must be what the API server stores, checked before the real apply.
+	var chart []byte
 	if helm := os.Getenv("ACLC_HELM"); helm != "" {
 		out, err := exec.Command(helm, "template", "aclc", "../../charts/aclc", "--namespace", aclcNS,
 			"--set", "mode=policies", "--set-file", "policies="+policies).CombinedOutput()
 		if err != nil {
 			t.Fatalf("helm template --set mode=policies: %v\n%s", err, out)
 		}
-		objs := createObjects(t, ctx, s, out, true)
+		chart = out
+		objs := createObjects(t, ctx, s, chart, true)
 		if got, want := kindsOf(objs), kindsOf(decodeStream(t, stream)); !slices.Equal(got, want) {
 			t.Errorf("chart mode=policies: the API server accepted %v, want the build's %v", got, want)
 		}
 		t.Logf("chart mode=policies: %d manifests accepted by a server-side dry-run", len(objs))
 	} else {
-		t.Log("ACLC_HELM is not set (make cluster-e2e sets it): the chart's mode=policies is not dry-run")
+		t.Log("ACLC_HELM is not set (make cluster-e2e sets it): the chart's mode=policies is not installed")
 	}
 
 	objs := createObjects(t, ctx, s, stream, false)
@@ -213,7 +215,61 @@ func TestClusterPolicies(t *testing.T) {
 			t.Errorf("warnings %q, want none", got)
 		}
 	})
+	t.Run("the chart's mode=policies installs policies the API server enforces", func(t *testing.T) {
+		if chart == nil {
+			t.Skip("ACLC_HELM is not set (make cluster-e2e sets it)")
+		}
+		deleteObjects(t, ctx, s, objs)
+		dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+		eventually(t, 120*time.Second, "the policies applied with kubectl out of force", func() error {
+			p, err := asAlice.CoreV1().Pods(teamNS).Create(ctx, pod("probe", nil), dry)
+			if err != nil {
+				return err
+			}
+			if v, ok := p.Annotations[userInfoKey]; ok {
+				return fmt.Errorf("user.info %q still added", v)
+			}
+			return nil
+		})
+		installed := createObjects(t, ctx, s, chart, false)
+		for _, o := range installed {
+			if o.GetLabels()["app.kubernetes.io/managed-by"] != "Helm" {
+				t.Errorf("%s/%s: labels %v, want the chart's", o.GetKind(), o.GetName(), o.GetLabels())
+			}
+		}
+		waitForPolicies(t, ctx, asAlice, asBob)
+		p := createPod(t, ctx, asAlice, podName(), nil)
+		if want := `{"user":"alice","groups":["devs","system:authenticated"]}`; p.Annotations[userInfoKey] != want {
+			t.Errorf("user.info %q, want %q", p.Annotations[userInfoKey], want)
+		}
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod(podName(), forged), metav1.CreateOptions{})
+		if err == nil || !strings.Contains(err.Error(), notAllowed(bob)) {
+			t.Errorf("error %v, want %q", err, notAllowed(bob))
+		}
+		noWebhooks(t, ctx, adm)
+	})
 	t.Logf("whole run %s", time.Since(began).Round(time.Millisecond))
+}
+
+// deleteObjects deletes cluster-scoped objects created from a stream.
+func deleteObjects(t *testing.T, ctx context.Context, s *apiServer, objs []*unstructured.Unstructured) {
+	t.Helper()
+	cfg := s.restConfig(admin)
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))
+	for _, u := range objs {
+		gvk := u.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dc.Resource(m.Resource).Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("delete %s/%s: %v", gvk.Kind, u.GetName(), err)
+		}
+	}
 }
 
 // waitForPolicies waits until the API server enforces both user.info
