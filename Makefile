@@ -38,7 +38,8 @@ build:
 # The LDAP tests start their own slapd on loopback; with ACLC_REQUIRE_SLAPD
 # set they fail, rather than skip, when it is missing. helm renders the
 # chart, and runs the chart's and the documents' helm commands (tests/docs
-# runs every command block of README.md, docs/ and the chart's README with
+# runs every command block of README.md, docs/, the chart's README and
+# examples/kubernetes/README.md with
 # the aclc built here). Longer runs have their own targets: race,
 # gatekeeper-test, cel-test, long-test, e2e, fuzz, reliability, bench, image-test and
 # cluster-e2e; .ci/run runs test, race, gatekeeper-test, gatekeeper-e2e,
