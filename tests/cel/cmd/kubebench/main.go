@@ -30,6 +30,7 @@ import (
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
@@ -438,10 +439,15 @@ func costValidating(m *Object, p *admissionregistrationv1.ValidatingAdmissionPol
 			each = append(each, named{fmt.Sprintf("validation %d messageExpression", i), v.MessageExpression})
 		}
 	}
-	total, err := evalCost(c.CompileCondition(conds, opts, environment.StoredExpressions), va, ns)
+	total, err := matchCost(m, p.Spec.MatchConditions, va, ns)
+	if err != nil {
+		return err
+	}
+	vc, err := evalCost(c.CompileCondition(conds, opts, environment.StoredExpressions), va, ns)
 	if err != nil {
 		return fmt.Errorf("validations: %w", err)
 	}
+	total += vc
 	if len(msgs) > 0 {
 		mc, err := evalCost(c.CompileCondition(msgs, plugincel.OptionalVariableDeclarations{}, environment.StoredExpressions), va, ns)
 		if err != nil {
@@ -467,10 +473,39 @@ func costValidating(m *Object, p *admissionregistrationv1.ValidatingAdmissionPol
 	return nil
 }
 
+// matchCost evaluates a policy's match conditions, which the API server
+// evaluates before the policy, and returns their cost; each is a
+// candidate for the costliest expression.
+func matchCost(m *Object, conds []admissionregistrationv1.MatchCondition, va *admission.VersionedAttributes, ns *corev1.Namespace) (int64, error) {
+	if len(conds) == 0 {
+		return 0, nil
+	}
+	c := plugincel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	var all []plugincel.ExpressionAccessor
+	for i, mc := range conds {
+		acc := &matchconditions.MatchCondition{Name: mc.Name, Expression: mc.Expression}
+		all = append(all, acc)
+		cost, err := evalCost(c.CompileCondition([]plugincel.ExpressionAccessor{acc}, opts, environment.StoredExpressions), va, ns)
+		if err != nil {
+			return 0, fmt.Errorf("matchCondition %d (%s): %w", i, mc.Name, err)
+		}
+		if cost > m.CostliestCost {
+			m.CostliestExpression, m.CostliestCost = fmt.Sprintf("matchCondition %d (%s)", i, mc.Name), cost
+		}
+	}
+	return evalCost(c.CompileCondition(all, opts, environment.StoredExpressions), va, ns)
+}
+
 // costMutating measures a MutatingAdmissionPolicy: each mutation with the
 // variables it reads, as the API server evaluates it.
 func costMutating(m *Object, p *admissionregistrationv1.MutatingAdmissionPolicy, queue string) error {
 	va, ns := request(queue, false)
+	mc, err := matchCost(m, p.Spec.MatchConditions, va, ns)
+	if err != nil {
+		return err
+	}
+	m.Cost += mc
 	req := plugincel.CreateAdmissionRequest(va.Attributes, metav1.GroupVersionResource{Version: "v1", Resource: "pods"}, metav1.GroupVersionKind{Version: "v1", Kind: "Pod"})
 	for i, mu := range p.Spec.Mutations {
 		c, err := compiler(p.Spec.Variables)

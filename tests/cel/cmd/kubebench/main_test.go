@@ -3,6 +3,11 @@ package main
 import (
 	"strings"
 	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // TestMeasureEveryObject: a small configuration's build is measured object
@@ -58,5 +63,27 @@ func TestFitsNamesTheLimitExceeded(t *testing.T) {
 				t.Errorf("fits %v, %q; want false naming %q", fit, why, tt.want)
 			}
 		})
+	}
+}
+
+// TestMatchConditionsAreCharged: a policy's match conditions, evaluated by
+// the API server before its validations, count in its cost and may be its
+// costliest expression.
+func TestMatchConditionsAreCharged(t *testing.T) {
+	costly := `[` + strings.Repeat(`"x",`, 200) + `"x"].all(s, s.startsWith("x"))`
+	p := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "many", Expression: costly}},
+			Validations:     []admissionregistrationv1.Validation{{Expression: "true"}},
+		},
+	}
+	m, err := measureObject(translate.KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: "p", Object: p}, "root.q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CostliestExpression != "matchCondition 0 (many)" || m.Cost < m.CostliestCost || m.CostliestCost < 200 {
+		t.Errorf("cost %d, costliest %s %d: want the match condition charged and costliest", m.Cost, m.CostliestExpression, m.CostliestCost)
 	}
 }
