@@ -121,7 +121,11 @@ func (k *kubeReport) markdown() string {
 				longest, cost, costliest, yesNo(o.JSONBytes <= k.Limits.AnnotationBytes), f)
 		}
 	}
-	if l := k.Largest; l != nil {
+	if l := k.Largest; l != nil && l.Queues == 0 {
+		fmt.Fprintf(&b, "\nNo generated configuration fits: the smallest measured, %s queues, does not: %s.\n", thousands(int64(l.Next)), l.NextWhy)
+	} else if l != nil && l.Next == 0 {
+		fmt.Fprintf(&b, "\nEvery configuration tried fits, up to %s queues: %s.\n", thousands(int64(l.Queues)), l.NextWhy)
+	} else if l != nil {
 		fmt.Fprintf(&b, "\nThe largest generated configuration whose policies fit: %s queues (doubling, then bisecting to within 1%%). The next tried, %s queues, does not: %s.\n",
 			thousands(int64(l.Queues)), thousands(int64(l.Next)), l.NextWhy)
 	}

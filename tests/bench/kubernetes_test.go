@@ -79,6 +79,19 @@ func TestKubernetesSectionShowsEveryFigure(t *testing.T) {
 	}
 }
 
+// TestKubernetesSectionNoneFits: when not even the smallest configuration
+// fits, the section says so and why.
+func TestKubernetesSectionNoneFits(t *testing.T) {
+	k, err := loadKubernetes(writeFakeKube(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Largest.Queues, k.Largest.Next, k.Largest.NextWhy = 0, 1000, "over the budget"
+	if want := "No generated configuration fits: the smallest measured, 1,000 queues, does not: over the budget."; !strings.Contains(k.markdown(), want) {
+		t.Errorf("the section lacks %q:\n%s", want, k.markdown())
+	}
+}
+
 // TestKubernetesSectionSplice: the section is rewritten in place, the rest
 // of the file left as it was; appended when the file has none; refused
 // when its markers are broken.

@@ -227,6 +227,10 @@ func fits(objs []Object) (bool, string) {
 	return true, ""
 }
 
+// searchCap bounds the doubling: a generated configuration that large
+// takes minutes and gigabytes to build.
+const searchCap = 1_000_000
+
 // largest searches for the largest queue count that fits: doubling from
 // the largest measured size that fits, then bisecting to within 1%.
 func largest(measured []Size) *Largest {
@@ -241,7 +245,8 @@ func largest(measured []Size) *Largest {
 		}
 	}
 	if lo == 0 {
-		return nil
+		// Nothing measured fits: the smallest tried says why.
+		return &Largest{Next: hi, NextWhy: hiWhy}
 	}
 	try := func(n int) (int, bool, string) {
 		fmt.Fprintf(os.Stderr, "kubebench: search: %d queues\n", n)
@@ -249,6 +254,9 @@ func largest(measured []Size) *Largest {
 		return sz.Queues, sz.Fits, sz.Why
 	}
 	for hi == 0 || hi <= lo {
+		if 2*lo > searchCap {
+			return &Largest{Queues: lo, NextWhy: fmt.Sprintf("not searched beyond %d queues", searchCap)}
+		}
 		got, ok, why := try(2 * lo)
 		if ok {
 			lo = got
