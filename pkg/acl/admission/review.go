@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 const (
@@ -247,11 +249,14 @@ func (s *Settings) processPodUpdate(req *admissionv1.AdmissionRequest, namespace
 }
 
 // passesFilter is YuniKorn's shouldProcessAdmissionReview: a processed
-// namespace, and an app-id label or a labelled namespace.
+// namespace, and an app-id label or a labelled namespace. The admission
+// controller of a release before 1.6.0 does not count the canonical
+// app-id label (release.AppIDLabelNotFiltered).
 func (s *Settings) passesFilter(namespace string, labels map[string]string, namespaces map[string]Namespace) bool {
+	appID := labels[labelAppID] != "" || labels[labelSparkAppID] != "" ||
+		(labels[labelCanonicalAppID] != "" && !s.release.Has(release.AppIDLabelNotFiltered))
 	return s.ShouldProcessNamespace(namespace, namespaces) &&
-		(labels[labelCanonicalAppID] != "" || labels[labelAppID] != "" || labels[labelSparkAppID] != "" ||
-			s.ShouldLabelNamespace(namespace, namespaces))
+		(appID || s.ShouldLabelNamespace(namespace, namespaces))
 }
 
 // checkUserInfo is YuniKorn's checkUserInfoAnnotation: a present annotation
