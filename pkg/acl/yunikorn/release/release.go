@@ -157,7 +157,7 @@ var switches = []Info{
 	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true},
 	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
 	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application", upTo("1.9.0"), false},
-	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), false},
+	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), true},
 	{LenientTaskGroups, "S8", "negative task-group resources accepted", upTo("1.9.0"), false},
 }
 
