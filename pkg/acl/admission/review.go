@@ -33,7 +33,8 @@ const (
 	yunikornPod = "yunikorn"
 
 	// Any of these pod-template labels, non-empty, lets a workload (or a pod
-	// UPDATE) through the filter in a namespace that is not labelled.
+	// UPDATE) through the filter in a namespace that is not labelled; the
+	// canonical one from release 1.6.0 (passesFilter).
 	labelCanonicalAppID = "yunikorn.apache.org/app-id"
 	labelAppID          = "applicationId"
 	labelSparkAppID     = "spark-app-selector"
