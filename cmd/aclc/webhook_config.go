@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
@@ -133,8 +134,9 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		}
 		msg := strings.Join(msgs, "; ")
 		if translate.Consequence(err) == translate.ConsequenceValidator {
-			// YuniKorn's admission controller refuses it, with this text.
-			return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: msg}}
+			// YuniKorn's admission controller refuses it, with this text
+			// as the release's controller words it.
+			return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: admission.ConfigMapDenial(msg, old.YuniKornRelease())}}
 		}
 		// YuniKorn's validator checks YAML and the configuration rules
 		// only: it accepts the rest, which the scheduler then refuses.

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -126,5 +127,44 @@ func TestConfigReviewerAdmitsWhenTheComparisonIsLate(t *testing.T) {
 	resp := r.ReviewConfig(ctx, configMapRequest(t, s.Layout().Namespace, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}))
 	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "not worked out within the webhook's deadline") {
 		t.Errorf("allowed %v, warnings %q", resp.Allowed, resp.Warnings)
+	}
+}
+
+// The refusal of a ConfigMap is worded as the release's admission
+// controller words it: up to 1.6.1 the validator's reason is used as a
+// format string, so a % in it is mangled; from 1.6.2 it is passed on.
+func TestConfigReviewerDenialByRelease(t *testing.T) {
+	const pct = `partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: "a%sb"
+`
+	for _, tt := range []struct {
+		name, version, message string
+	}{
+		{"1.5.0 mangles the verb in the old message", "1.5.0", "invalid child name a%!s(MISSING)b, a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"},
+		{"1.6.1 mangles the verb", "1.6.1", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%!s(MISSING)b"`},
+		{"1.6.2 passes the reason on", "1.6.2", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%sb"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, err := release.Lookup(tt.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			served := func() (*translate.Sources, error) {
+				return translate.LoadSourcesAs([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto, rel)
+			}
+			s, err := served()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &configReviewer{served: served}
+			resp := r.ReviewConfig(context.Background(), configMapRequest(t, s.Layout().Namespace, "yunikorn-configs", map[string]string{"queues.yaml": pct}))
+			if resp.Allowed || resp.Result == nil || resp.Result.Message != tt.message {
+				t.Errorf("allowed %v, result %+v; want refused with %q", resp.Allowed, resp.Result, tt.message)
+			}
+		})
 	}
 }

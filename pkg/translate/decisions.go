@@ -178,7 +178,7 @@ func nativePlacement(c NativeCall, input []byte) (json.RawMessage, error) {
 func nativeAdmissionReview(c NativeCall, input []byte) (json.RawMessage, error) {
 	st := c.Sources.admission
 	if st == nil {
-		st = admission.DefaultSettings()
+		st = admission.DefaultSettings().WithRelease(c.Sources.release)
 	}
 	return st.Review(input, ReplicatedNamespaces(c.Sources.kubernetes)), nil
 }

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	gkpolicy "github.com/aclc-dev/aclc/policy/gatekeeper"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
@@ -154,11 +155,18 @@ func dropSchemaAnnotations(m *ast.Module) {
 	m.Comments = comments
 }
 
-// GatekeeperTemplateRego returns the user.info template's entry module.
-// The library answers the AdmissionReview as YuniKorn's webhook would; the
-// template reports its refusals as violations.
+// GatekeeperTemplateRego returns the user.info template's entry module,
+// deciding as the default YuniKorn release. The library answers the
+// AdmissionReview as YuniKorn's webhook would; the template reports its
+// refusals as violations.
 func GatekeeperTemplateRego() (string, error) {
-	return gatekeeperEntry(GatekeeperTemplateName, nil)
+	return gatekeeperUserInfoEntry(release.Default())
+}
+
+// gatekeeperUserInfoEntry is the user.info template's entry module deciding
+// as YuniKorn release rel.
+func gatekeeperUserInfoEntry(rel release.Version) (string, error) {
+	return gatekeeperEntry(GatekeeperTemplateName, map[string]any{"release": rel.Data()})
 }
 
 // gatekeeperEntry returns the entry module of the template name
@@ -229,7 +237,7 @@ func gatekeeperUserInfoObjects(s *Sources) ([]GatekeeperObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := GatekeeperTemplateRego()
+	entry, err := gatekeeperUserInfoEntry(s.release)
 	if err != nil {
 		return nil, err
 	}

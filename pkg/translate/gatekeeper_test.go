@@ -7,6 +7,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	gkpolicy "github.com/aclc-dev/aclc/policy/gatekeeper"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
@@ -187,5 +188,42 @@ func TestGatekeeperEntryConstants(t *testing.T) {
 	}
 	if _, err := gatekeeperEntry(GatekeeperTemplateName, map[string]any{"compiled": 1}); err == nil {
 		t.Error("a value for a rule the template lacks must fail the build")
+	}
+}
+
+// The user.info template decides as the release it was built for: the
+// build writes the release's switches into the entry module, which passes
+// them to the library.
+func TestGatekeeperUserInfoTemplateCarriesTheRelease(t *testing.T) {
+	for _, tt := range []struct {
+		name, version string
+		on            bool
+	}{
+		{"1.5.0 counts no canonical app-id label in the filter", "1.5.0", true},
+		{"1.6.0 counts the canonical app-id label", "1.6.0", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, err := release.Lookup(tt.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry, err := gatekeeperUserInfoEntry(rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := ast.MustParseModuleWithOpts(entry, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			var value string
+			for _, r := range m.Rules {
+				if r.Head.Name.String() == "release" {
+					value = r.Head.Value.String()
+				}
+			}
+			if !strings.Contains(value, `"version": "`+tt.version+`"`) {
+				t.Errorf("release := %s, want version %s", value, tt.version)
+			}
+			if got := strings.Contains(value, `"`+string(release.AppIDLabelNotFiltered)+`": true`); got != tt.on {
+				t.Errorf("release := %s: switch %s on = %v, want %v", value, release.AppIDLabelNotFiltered, got, tt.on)
+			}
+		})
 	}
 }

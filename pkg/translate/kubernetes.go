@@ -261,7 +261,7 @@ func userInfoVariables(st *admission.Settings) []admissionregistrationv1.Variabl
 		{"metaPath", `variables.isPod ? "/metadata" : request.kind.kind == "CronJob" ? "/spec/jobTemplate/spec/template/metadata" : "/spec/template/metadata"`},
 		{"labels", `variables.meta.?labels.orValue({})`},
 		{"annotations", `variables.meta.?annotations.orValue({})`},
-		{"appLabelled", `["yunikorn.apache.org/app-id", "applicationId", "spark-app-selector"].exists(k, variables.labels[?k].orValue("") != "")`},
+		{"appLabelled", celAppIDLabels(st) + `.exists(k, variables.labels[?k].orValue("") != "")`},
 		// The value YuniKorn writes: json.Marshal of {user, groups}, both
 		// left out when empty.
 		{"userInfo", `"{" + (variables.user != "" ? "\"user\":" + ` + celJSONString("variables.user") + ` : "") + ` +

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // celString is s as a CEL string literal. CEL's escapes are those of Go's
@@ -75,6 +76,17 @@ func checkPatterns(st *admission.Settings) error {
 		}
 	}
 	return nil
+}
+
+// celAppIDLabels is a CEL list of the labels that bring a workload CREATE
+// or a pod UPDATE in a processed but unlabelled namespace under YuniKorn's
+// user.info check (shouldProcessAdmissionReview): the canonical app-id
+// label counts from release 1.6.0.
+func celAppIDLabels(st *admission.Settings) string {
+	if st.Release().Has(release.AppIDLabelNotFiltered) {
+		return `["applicationId", "spark-app-selector"]`
+	}
+	return `["yunikorn.apache.org/app-id", "applicationId", "spark-app-selector"]`
 }
 
 // The names the policies' expressions share.

@@ -125,7 +125,7 @@ func settleYuniKorn(prev *yunikornCompiled, added []*layout.File, rel release.Ve
 		if v, ok := c.layout.Get(ClusterIDKey); ok && v.Text != "" {
 			c.tree.ClusterID = v.Text
 		}
-		c.admission = admission.FromLayout(c.layout)
+		c.admission = admission.FromLayout(c.layout).WithRelease(rel)
 		var names []string
 		for _, cm := range c.layout.ConfigMaps {
 			names = append(names, cm.File)

@@ -83,9 +83,9 @@ type manifests struct {
 	QueueConstraints []*unstructured.Unstructured
 }
 
-// build runs `aclc build --target gatekeeper` on a source and reads the
-// file it writes.
-func build(t testing.TB, source []byte) (*manifests, error) {
+// build runs `aclc build --target gatekeeper` on a source, with any other
+// flags given, and reads the file it writes.
+func build(t testing.TB, source []byte, flags ...string) (*manifests, error) {
 	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "yunikorn-configs.yaml")
@@ -95,7 +95,8 @@ func build(t testing.TB, source []byte) (*manifests, error) {
 	out := filepath.Join(dir, "gatekeeper.yaml")
 	// Both templates, whatever the source configures: a case decides
 	// with YuniKorn's defaults for what its source leaves out.
-	cmd := exec.Command(aclc(t), "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", out, src)
+	args := append([]string{"build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", out}, flags...)
+	cmd := exec.Command(aclc(t), append(args, src)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("aclc build: %v: %s", err, msg)
 	}

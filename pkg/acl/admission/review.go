@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 const (
@@ -31,7 +33,8 @@ const (
 	yunikornPod = "yunikorn"
 
 	// Any of these pod-template labels, non-empty, lets a workload (or a pod
-	// UPDATE) through the filter in a namespace that is not labelled.
+	// UPDATE) through the filter in a namespace that is not labelled; the
+	// canonical one from release 1.6.0 (passesFilter).
 	labelCanonicalAppID = "yunikorn.apache.org/app-id"
 	labelAppID          = "applicationId"
 	labelSparkAppID     = "spark-app-selector"
@@ -247,11 +250,14 @@ func (s *Settings) processPodUpdate(req *admissionv1.AdmissionRequest, namespace
 }
 
 // passesFilter is YuniKorn's shouldProcessAdmissionReview: a processed
-// namespace, and an app-id label or a labelled namespace.
+// namespace, and an app-id label or a labelled namespace. The admission
+// controller of a release before 1.6.0 does not count the canonical
+// app-id label (release.AppIDLabelNotFiltered).
 func (s *Settings) passesFilter(namespace string, labels map[string]string, namespaces map[string]Namespace) bool {
+	appID := labels[labelAppID] != "" || labels[labelSparkAppID] != "" ||
+		(labels[labelCanonicalAppID] != "" && !s.release.Has(release.AppIDLabelNotFiltered))
 	return s.ShouldProcessNamespace(namespace, namespaces) &&
-		(labels[labelCanonicalAppID] != "" || labels[labelAppID] != "" || labels[labelSparkAppID] != "" ||
-			s.ShouldLabelNamespace(namespace, namespaces))
+		(appID || s.ShouldLabelNamespace(namespace, namespaces))
 }
 
 // checkUserInfo is YuniKorn's checkUserInfoAnnotation: a present annotation

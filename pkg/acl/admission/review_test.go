@@ -3,6 +3,8 @@ package admission
 import (
 	"maps"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // noAnnotation stands for a user.info annotation that is absent after
@@ -22,13 +24,23 @@ type reviewCase struct {
 	// patch applied as the API server applies it; noAnnotation when absent,
 	// "" to skip the check.
 	userInfo string
+	// release is the YuniKorn release decided as; "" for the default.
+	release string
 }
 
 func runReviewCases(t *testing.T, tests []reviewCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := SettingsFromMap(tt.settings).Review(tt.req.body(t), tt.namespaces)
+			s := SettingsFromMap(tt.settings)
+			if tt.release != "" {
+				rel, err := release.Lookup(tt.release)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s = s.WithRelease(rel)
+			}
+			out := s.Review(tt.req.body(t), tt.namespaces)
 			r := decodeResponse(t, out)
 			wantUID := tt.req.uid
 			if wantUID == "" {

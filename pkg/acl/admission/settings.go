@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // The ConfigMap keys this package reads (spec §1.2). Every other key,
@@ -61,7 +62,23 @@ type Settings struct {
 	// first the admission key written first; empty for SettingsFromMap.
 	written map[string]srcerr.Location
 	first   srcerr.Location
+
+	// release is the YuniKorn release whose admission controller decides
+	// (WithRelease); the zero value is the default release.
+	release release.Version
 }
+
+// WithRelease returns a copy of the settings that decides as the admission
+// controller of YuniKorn release rel; s is left as it was.
+func (s *Settings) WithRelease(rel release.Version) *Settings {
+	c := *s.settings()
+	c.release = rel
+	return &c
+}
+
+// Release returns the YuniKorn release whose admission controller the
+// settings decide as.
+func (s *Settings) Release() release.Version { return s.settings().release }
 
 // at is where a diagnostic about key belongs: the key as written, else
 // (a key left at its default, or none) the first admission key.

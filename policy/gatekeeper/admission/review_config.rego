@@ -4,6 +4,10 @@ package yunikorn.admission
 
 settings := input.settings
 
+# The behaviour switches of the YuniKorn release the library decides as (the template
+# passes them).
+release_switches := object.get(input, ["yunikorn", "release", "switches"], {})
+
 # The namespace of the request: Gatekeeper attaches it to the review as namespaceObject;
 # a sync config replicates it into data.inventory. Absent, the settings decide.
 namespace_object := o if {

@@ -27,7 +27,11 @@ settings := {field: v |
 
 namespace_object := object.get(input.review, "namespaceObject", null)
 
-lib_input := {"request": input.review, "settings": settings, "namespace_object": namespace_object}
+# The YuniKorn release the review decides as: its name and behaviour switches (set by the
+# build, from --yunikorn-version).
+release := {}
+
+lib_input := {"request": input.review, "settings": settings, "namespace_object": namespace_object, "yunikorn": {"release": release}}
 
 decision := d if {
 	d := admission.review with input as lib_input

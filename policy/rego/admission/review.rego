@@ -207,11 +207,17 @@ workload_filter if {
 	should_label_namespace
 }
 
-app_id_labels := ["yunikorn.apache.org/app-id", "applicationId", "spark-app-selector"]
+app_id_labels := ["applicationId", "spark-app-selector"]
 
 has_app_id(labels) if {
 	some l in app_id_labels
 	object.get(labels, l, "") != ""
+}
+
+# The canonical label counts from release 1.6.0.
+has_app_id(labels) if {
+	not release_switches["app-id-label-not-filtered"]
+	object.get(labels, "yunikorn.apache.org/app-id", "") != ""
 }
 
 # --- Pod UPDATE: nobody may change the value.

@@ -8,3 +8,6 @@ package yunikorn.admission
 settings := data.aclc.admission
 
 namespace_object := data.kubernetes.namespaces[namespace]
+
+# The behaviour switches of the YuniKorn release the configuration was compiled for.
+release_switches := object.get(object.get(data.aclc, "yunikorn", {}), ["release", "switches"], {})

@@ -75,6 +75,11 @@ const (
 	// and disableStateAware, and counts only applicationId and
 	// spark-app-selector as an app ID.
 	LegacyAdmissionLabels Switch = "legacy-admission-labels"
+	// AppIDLabelNotFiltered: the admission controller's filter for the
+	// user.info check of a pod UPDATE and of a workload CREATE
+	// (shouldProcessAdmissionReview) counts only the applicationId and
+	// spark-app-selector labels as an app ID, not yunikorn.apache.org/app-id.
+	AppIDLabelNotFiltered Switch = "app-id-label-not-filtered"
 	// NoForceCreateTag: the shim never sets application.create.force, so
 	// the recovery queue is never used for a pod.
 	NoForceCreateTag Switch = "no-force-create-tag"
@@ -147,11 +152,12 @@ var switches = []Info{
 	{NamespaceMaxAppsIgnored, "C13", "namespace maxApps annotation ignored for dynamic queues", v15, false},
 	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true},
 	{LegacyMetadataPrecedence, "S2", "the queue from label queue, then the yunikorn.apache.org/queue annotation; the app ID from that annotation, applicationId, spark-app-selector; no yunikorn.apache.org/ label read", v15, true},
-	{LegacyAdmissionLabels, "S3", "the admission controller adds applicationId and disableStateAware", v15, false},
+	{LegacyAdmissionLabels, "S3a", "the admission controller adds applicationId and disableStateAware", v15, false},
+	{AppIDLabelNotFiltered, "S3b", "in a processed but unlabelled namespace, a yunikorn.apache.org/app-id label alone does not bring a pod UPDATE or a workload CREATE under the user.info check", v15, true},
 	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true},
 	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
 	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application", upTo("1.9.0"), false},
-	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), false},
+	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), true},
 	{LenientTaskGroups, "S8", "negative task-group resources accepted", upTo("1.9.0"), false},
 }
 

@@ -1,0 +1,97 @@
+package cel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/tests"
+)
+
+// TestCorpusVersions decides the user.info cases of the corpus that name
+// the YuniKorn releases they hold for (versions:) with the policies built
+// for each of those releases, as TestCorpus decides the others.
+func TestCorpusVersions(t *testing.T) {
+	root := repoRoot(t)
+	files, err := tests.Load(root, filepath.Join(root, "tests", "corpus", "yunikorn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters := map[string]*cluster{}
+	defer func() {
+		for _, c := range clusters {
+			c.close()
+		}
+	}()
+	n := 0
+	for _, f := range files {
+		for i := range f.Cases {
+			c := &f.Cases[i]
+			if c.Entrypoint != "yunikorn/admission/review" || len(c.Versions) == 0 {
+				continue
+			}
+			for _, rel := range c.Releases {
+				n++
+				t.Run(c.Note+"/"+rel.Name(), func(t *testing.T) {
+					if diff := decideAs(t, c, rel, clusters); diff != "" {
+						t.Error(diff)
+					}
+				})
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no versioned user.info case in tests/corpus/yunikorn")
+	}
+}
+
+// decideAs is decide with the policies built as YuniKorn release rel.
+func decideAs(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, clusters map[string]*cluster) string {
+	t.Helper()
+	s, err := (&translate.Sources{}).WithYuniKornRelease(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddInputs(c.Inputs, translate.KindAuto); err != nil {
+		return fmt.Sprintf("build: %v", err)
+	}
+	objs, err := translate.KubernetesObjects(s)
+	if err != nil {
+		return fmt.Sprintf("build: %v", err)
+	}
+	docs := make([][]byte, len(objs))
+	for i, o := range objs {
+		if docs[i], err = o.YAML(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := c.InputJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review struct {
+		Request *request `json:"request"`
+	}
+	if err := json.Unmarshal(raw, &review); err != nil || review.Request == nil {
+		return fmt.Sprintf("the API server sends no such review (%v): it never reaches a policy", err)
+	}
+	r := review.Request
+	nss := namespaces(c, s, r)
+	key := rel.Name() + "\x00" + tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
+	cl, ok := clusters[key]
+	if !ok {
+		cl, err = newCluster(decodeStrict(t, docs), nss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clusters[key] = cl
+	}
+	out, err := cl.admit(context.Background(), r)
+	if err != nil {
+		return fmt.Sprintf("refused before admission: %v", err)
+	}
+	return compare(c, r, out)
+}
