@@ -17,10 +17,26 @@ partitions := compiled.partitions
 # description: The queue decision; always defined.
 default decision := {"allow": false, "reason": "internal error: no rule decided"}
 
-# OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
-# is kept short: one body checks the input and the exact error is worked out only when
-# it fails; a request with groups and a valid user name skips the rest of ConvertUGI.
-decision := {"allow": false, "reason": input_error} if {
+# OPA's Wasm has no rule indexing and evaluates every body it meets, and every rule a body
+# refers to is a call and a lookup of its remembered value. So the common request is
+# decided first, in one body of local variables: well-formed, carrying groups and a valid
+# user name (so ConvertUGI takes both as given), not forced, for a partition and a queue
+# (named in lower case) that exist, and granted by that queue's own ACLs. What it decides
+# is what the chain after it decides for the same request; every other request falls
+# through to the chain, which works out the exact error, ConvertUGI's answer or the grant
+# of an ancestor step by step.
+decision := {"allow": true, "reason": reason} if {
+	u := input.user
+	is_string(u)
+	groups := input.groups
+	groups[0] # a non-empty array: no other JSON value has an element 0
+	is_string(concat("", groups))
+	valid_user_name(u)
+	not input.forced # absent or false
+	n := input.queue # as written, as most requests name a queue: the keys are lower case
+	entry := compiled.partitions[partition_name(object.get(input, "partition", ""))].queues[n]
+	reason := own_grant(input.action, n, entry, u, groups)
+} else := {"allow": false, "reason": input_error} if {
 	not input_ok
 } else := {"allow": false, "reason": concat("", ["partition \"", partition_key, "\" not found"])} if {
 	not partitions[partition_key]
@@ -94,11 +110,13 @@ string_array(a) if {
 }
 
 # YuniKorn's partition name rule: "" and any case of "default" are "default".
-partition_key := "default" if {
-	partition_raw == ""
+partition_key := partition_name(partition_raw)
+
+partition_name(p) := "default" if {
+	p == ""
 } else := "default" if {
-	lower(partition_raw) == "default"
-} else := partition_raw
+	lower(p) == "default"
+} else := p
 
 queues := partitions[partition_key].queues
 
@@ -157,13 +175,13 @@ resolved := lookup_groups(user_raw)
 # any check of every character in Rego (split and a table lookup a character cost several
 # times more on a service account's name).
 # Whether ConvertUGI takes the user name: releases with unchecked user names take any.
+# A name the expression matches is valid under either rule (it is not empty); only one
+# it does not match needs the release's switch.
 valid_user_name(u) if {
-	not release_switches["unchecked-user-names"]
 	regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, u)
-}
-
-valid_user_name(u) if {
+} else if {
 	release_switches["unchecked-user-names"]
+	is_string(u)
 	u != ""
 }
 
@@ -193,6 +211,23 @@ invalid_queue_name_of(part) := concat("", ["invalid queue name '", part, "', a n
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
 
+# The grant of a configured queue n (its compiled entry q) by its own ACLs for action, to
+# user u in groups, as submit_check and admin_check find it first; undefined when only an
+# ancestor could grant, when nothing does, for an unknown action and for submit to the
+# recovery queue.
+own_grant(action, n, q, u, groups) := reason if {
+	action == "admin"
+	reason := acl_grant("adminacl of ", n, q.admin, u, groups)
+} else := reason if {
+	action == "submit"
+	n != "root.@recovery@"
+	reason := acl_grant("submitacl of ", n, q.submit, u, groups)
+} else := reason if {
+	action == "submit"
+	n != "root.@recovery@"
+	reason := acl_grant("adminacl of ", n, q.admin, u, groups)
+}
+
 existing_queue_decision := submit_check(path) if {
 	action == "submit"
 } else := admin_check(path)
@@ -215,7 +250,7 @@ submit_check(p) := {"allow": false, "reason": "submit to root.@recovery@ is neve
 # submit ACL, then its admin ACL, each checked as ACL.CheckAccess does (the wildcard, the
 # user name, then the groups in request order).
 submit_grant(n, q) := reason if {
-	reason := acl_grant("submitacl of ", n, q.submit)
+	reason := acl_grant("submitacl of ", n, q.submit, ugi_user, ugi_groups)
 } else := admin_grant(n, q)
 
 # CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
@@ -226,29 +261,27 @@ admin_check(p) := {"allow": true, "reason": reason} if {
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal])}
 
-admin_grant(n, q) := acl_grant("adminacl of ", n, q.admin)
+admin_grant(n, q) := acl_grant("adminacl of ", n, q.admin, ugi_user, ugi_groups)
 
-# Why acl, one ACL of queue n, admits the request, if it does, as ACL.CheckAccess decides.
-# The ACL and the user are looked up once for all three tests: OPA's Wasm repeats every
-# lookup a body spells out.
-acl_grant(what, n, acl) := concat("", [what, n, " allows everybody"]) if {
+# Why acl, one ACL of queue n, admits user u in groups (ConvertUGI's answer), if it does,
+# as ACL.CheckAccess decides.
+acl_grant(what, n, acl, u, groups) := concat("", [what, n, " allows everybody"]) if {
 	acl.all
 } else := concat("", [what, n, " allows user \"", u, "\""]) if {
-	u := ugi_user
 	acl.users[u]
 } else := concat("", [what, n, " allows group \"", g, "\""]) if {
-	g := first_group(acl)
+	g := first_group(acl, groups)
 }
 
-# The first of the request's groups that acl lists: most often the first group, found
-# without building the list of matches.
-first_group(acl) := g if {
-	g := ugi_groups[0]
+# The first of groups that acl lists: most often the first group, found without building
+# the list of matches. groups is ConvertUGI's answer, which request_groups holds as a set.
+first_group(acl, groups) := g if {
+	g := groups[0]
 	acl.groups[g]
 } else := matched[0] if {
 	lists_a_request_group(acl)
-	groups := acl.groups
-	matched := [g | some g in ugi_groups; groups[g]]
+	listed := acl.groups
+	matched := [g | some g in groups; listed[g]]
 }
 
 # Whether acl lists one of the request's groups, found by the ACL's own groups (a few)
