@@ -378,6 +378,6 @@ func pairScenario(ctx context.Context, sc *scenario, samples int) string {
 	check(err)
 	fp, err := profileFloor(ctx, sc.input, 20)
 	check(err)
-	return fmt.Sprintf("%s: wasm %s, floor %s, wasm/floor %.2f×; guest calls %.0f (%.0f opa_malloc), floor %.0f (%.0f); wrong answers %d\n",
-		sc.name, us(d.median), us(f.median), ratio(d.median, f.median), p.totalCalls(), p.calls("opa_malloc"), fp.totalCalls(), fp.calls("opa_malloc"), d.wrongDecisionsCount)
+	return fmt.Sprintf("%s: wasm %s, floor %s, wasm/floor %.2f×; guest calls %.0f (%.0f opa_malloc), floor %.0f (%.0f); wrong answers %d\n  %s\n",
+		sc.name, us(d.median), us(f.median), ratio(d.median, f.median), p.totalCalls(), p.calls("opa_malloc"), fp.totalCalls(), fp.calls("opa_malloc"), d.wrongDecisionsCount, strings.TrimPrefix(callKinds(p, fp), "; "))
 }

@@ -189,7 +189,46 @@ func (r report) beyondFloor(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("the floor makes %.0f guest calls (%.0f `opa_malloc`), the %s decision %.0f (%.0f): its own Rego is the other %.0f calls, most of them in %s (profile below)",
-		f.totalCalls(), f.calls("opa_malloc"), name, p.totalCalls(), p.calls("opa_malloc"), p.totalCalls()-f.totalCalls(), topSteps(p, 4))
+		f.totalCalls(), f.calls("opa_malloc"), name, p.totalCalls(), p.calls("opa_malloc"), p.totalCalls()-f.totalCalls(), topSteps(p, 4)) + callKinds(p, f)
+}
+
+// The kinds of guest call callKinds tells apart.
+const (
+	kindLookup = iota // finding a key, comparing values
+	kindAlloc         // allocating and copying memory
+	kindPolicy        // the policy's own compiled rules and functions
+	kindBuild         // the rest of OPA's runtime: building values, builtins
+	kinds
+)
+
+// callKind sorts a guest function into one of the kinds.
+func callKind(name string) int {
+	switch {
+	case name == "opa_value_get", name == "opa_value_hash", name == "opa_value_type", name == "opa_strncmp",
+		strings.HasPrefix(name, "opa_value_compare"):
+		return kindLookup
+	case name == "opa_malloc", name == "memcpy", name == "memset", strings.HasSuffix(name, "_grow"):
+		return kindAlloc
+	case isStep(name) && strings.HasPrefix(name, "g"):
+		return kindPolicy
+	}
+	return kindBuild
+}
+
+// callKinds says of which kinds the calls a decision makes beyond the
+// floor's are: what the policy can still save is fewer lookups in its data
+// and fewer values built, each of which costs several calls of OPA's
+// runtime, not fewer rules.
+func callKinds(p, f *callProfile) string {
+	var by [kinds]float64
+	for _, fn := range p.fns {
+		by[callKind(fn.name)] += float64(fn.calls) / float64(p.decisions)
+	}
+	for _, fn := range f.fns {
+		by[callKind(fn.name)] -= float64(fn.calls) / float64(f.decisions)
+	}
+	return fmt.Sprintf("; of the calls beyond the floor's, %.0f find keys and compare values (`opa_value_get`, `opa_value_hash`, `opa_value_compare`, `opa_strncmp`, `opa_value_type`), %.0f allocate and copy (`opa_malloc`, `memcpy`, growing objects, sets and arrays), %.0f build the other values and run builtins, and %.0f enter the policy's own rules and functions",
+		by[kindLookup], by[kindAlloc], by[kindBuild], by[kindPolicy])
 }
 
 // topSteps lists the n steps of a decision with the most inclusive guest
