@@ -30,15 +30,11 @@ decision := acl_answer(obj, a, u, r, matched, caps) if {
 	u := input.user
 	is_string(u)
 	u != ""
-	h := input.host
-	is_string(h)
+	hl := lower(input.host) # a string
 	a := upper(input.action)
 	vov.capabilities[a] # never EXIST, which the chain reads as EXISTS
-	o := input.object
-	o != ""
-	obj := vov.acls[vov.objects[o]]
+	obj := vov.acls[vov.objects[input.object]] # no object is named ""
 	plain_fields(input)
-	hl := lower(h)
 	r := first_role(u, hl)
 	matched := [e | some e in obj.entries; entry_holds(e.test, e, u, r, hl, obj)]
 	caps := {c | some e in matched; some c, _ in e.caps}
