@@ -283,7 +283,7 @@ func (r report) limit(what string) string {
 		for _, x := range pr.probes[1:] {
 			others = append(others, fmt.Sprintf("`%s` %s a character (%s for the short name)", x.name, us(pr.perChar(x.name)), us(x.short.median)))
 		}
-		text := fmt.Sprintf("the policy matches YuniKorn's rule (`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`) with `regex.match`, which the host serves with expressions compiled once; that match alone (the probe) costs %s a character in this run (%s for the short name), so the %d more characters cost %s: %.2f× the seed median for that alone (measured: %s more). Checking every character in Rego, in the same run: %s",
+		text := fmt.Sprintf("the policy matches YuniKorn's rule (`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`) with `regex.match`, which the host serves with expressions compiled once (a sequence of ASCII classes such as this rule by one pass over the bytes); that match alone (the probe) costs %s a character in this run (%s for the short name), so the %d more characters cost %s: %.2f× the seed median for that alone (measured: %s more). Checking every character in Rego, in the same run: %s",
 			us(per), us(pr.probes[0].short.median), pr.longChars-pr.shortChars, us(extra), float64(ws+extra)/float64(ws), us(wl-ws), strings.Join(others, ", "))
 		if p, q := r.profile("seed-long-user"), r.profile("seed"); p != nil && q != nil {
 			text += fmt.Sprintf("; guest calls %.0f against %.0f, `opa_malloc` %.0f against %.0f", p.totalCalls(), q.totalCalls(), p.calls("opa_malloc"), q.calls("opa_malloc"))
