@@ -683,10 +683,19 @@ func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 func (pr *valuePrinter) str(s []byte) {
 	const hex = "0123456789abcdef"
 	pr.out = append(pr.out, '"')
-	for _, c := range s {
+	for len(s) > 0 {
+		// The bytes written as they are, in one copy.
+		i := 0
+		for i < len(s) && jsonPlain[s[i]] {
+			i++
+		}
+		pr.out = append(pr.out, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		s = s[i+1:]
 		switch {
-		case c >= ' ' && c != '\\' && c != '"':
-			pr.out = append(pr.out, c)
 		case c == '\\' || c == '"':
 			pr.out = append(pr.out, '\\', c)
 		case c == '\n':
