@@ -118,7 +118,7 @@ func EvalResultSet(ctx context.Context, p *Policy, entrypoint string, input []by
 	// when the policy moves values so (see layout.go).
 	var res []byte
 	if _, jerr := checkInput(input); p.direct && jerr == nil {
-		res, _, err = inst.evalDirect(ctx, e.id, input)
+		res, _, _, err = inst.evalDirect(ctx, e.id, input, false)
 	} else {
 		res, _, err = inst.evalResultSet(ctx, e.id, input)
 	}

@@ -453,7 +453,11 @@ func (inst *instance) eval(ctx context.Context, entrypoint int32, input []byte, 
 	var recycle bool
 	var err error
 	if inst.p.direct && format == formatJSON {
-		res, recycle, err = inst.evalDirect(ctx, entrypoint, input)
+		var plain bool
+		res, plain, recycle, err = inst.evalDirect(ctx, entrypoint, input, true)
+		if err == nil && plain {
+			return append(make([]byte, 0, len(res)), res...), recycle, nil
+		}
 	} else {
 		res, recycle, err = inst.evalResultSet(ctx, entrypoint, input)
 	}
@@ -528,7 +532,11 @@ func (inst *instance) evalResultSet(ctx context.Context, entrypoint int32, input
 // result set from guest memory as opa_value_dump would. Two guest calls
 // instead of one, but the guest neither lexes the input nor prints the
 // result. The text returned is valid until the next evaluation.
-func (inst *instance) evalDirect(ctx context.Context, entrypoint int32, input []byte) ([]byte, bool, error) {
+//
+// With plain, it prints the value of the result set as compact JSON when
+// plainResult would turn its text into JSON, and says so: the text is
+// then neither printed nor read again.
+func (inst *instance) evalDirect(ctx context.Context, entrypoint int32, input []byte, plain bool) (res []byte, isPlain, recycle bool, err error) {
 	p := inst.p
 	mem := inst.mem
 	w := &inst.writer
@@ -543,39 +551,77 @@ func (inst *instance) evalDirect(ctx context.Context, entrypoint int32, input []
 		return inAddr, w.evalCtx(inAddr, p.dataAddr, entrypoint), nil
 	}
 	var inAddr, ctxAddr uint32
-	err := inst.place(ctx, func(base uint32) (err error) {
+	err = inst.place(ctx, func(base uint32) (err error) {
 		inAddr, ctxAddr, err = build(base)
 		return err
 	})
 	if errors.Is(err, errLayout) {
-		return inst.evalResultSet(ctx, entrypoint, input)
+		res, recycle, err = inst.evalResultSet(ctx, entrypoint, input)
+		return res, false, recycle, err
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	rc, err := inst.call(ctx, inst.fnEvalCtx, ctxAddr)
 	if err != nil {
-		return nil, false, inst.evalError(ctx, err)
+		return nil, false, false, inst.evalError(ctx, err)
 	}
 	if rc != 0 {
 		// opa_eval aborts so.
-		return nil, false, errors.New("wasm: policy aborted: eval failed")
+		return nil, false, false, errors.New("wasm: policy aborted: eval failed")
 	}
 	resAddr, ok := mem.ReadUint32Le(ctxAddr + 8)
 	if !ok {
-		return nil, false, errors.New("wasm: read result: out of range")
+		return nil, false, false, errors.New("wasm: read result: out of range")
 	}
-	res, err := inst.printValue(ctx, &inst.printer, resAddr)
+	recycle = mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
+	if plain && !p.cfg.checkLayout {
+		if out, ok := inst.printResultJSON(&inst.printer, resAddr); ok {
+			return out, true, recycle, nil
+		}
+	}
+	res, err = inst.printValue(ctx, &inst.printer, resAddr)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if p.cfg.checkLayout {
 		if err := inst.checkDirect(ctx, inAddr, input, resAddr, res); err != nil {
-			return nil, false, err
+			return nil, false, false, err
+		}
+		if err := inst.checkResultJSON(resAddr, res); err != nil {
+			return nil, false, false, err
 		}
 	}
-	recycle := mem.Size()/wasmPageSize > inst.startPages+p.recycleSlack
-	return res, recycle, nil
+	return res, false, recycle, nil
+}
+
+// printResultJSON prints the value of the result set at addr as compact
+// JSON into pr's buffer; false when plainResult would not turn its text
+// into JSON.
+func (inst *instance) printResultJSON(pr *valuePrinter, addr uint32) ([]byte, bool) {
+	mem, ok := inst.mem.Read(0, inst.mem.Size())
+	if !ok {
+		return nil, false
+	}
+	pr.mem, pr.out, pr.json = mem, pr.out[:0], true
+	defer func() { pr.mem, pr.json = nil, false }()
+	v, ok := pr.resultValue(addr)
+	if !ok || !pr.print(v, 0) {
+		return nil, false
+	}
+	return pr.out, true
+}
+
+// checkResultJSON compares, for tests, the JSON printResultJSON prints of
+// the result set at addr with plainResult's of its text: the same JSON
+// whenever the first prints any.
+func (inst *instance) checkResultJSON(addr uint32, text []byte) error {
+	want, wok := plainResult(text)
+	got, gok := inst.printResultJSON(&valuePrinter{}, addr)
+	if gok && (!wok || !bytes.Equal(got, want)) {
+		return fmt.Errorf("wasm: layout check: the host printed the result as %.200q, its text reads as %.200q (%v)", got, want, wok)
+	}
+	return nil
 }
 
 // place has build lay values out in inst.writer at the start of the
@@ -614,7 +660,7 @@ func (inst *instance) place(ctx context.Context, build func(base uint32) error) 
 // pr's buffer; a value the printer does not read is printed by the guest.
 func (inst *instance) printValue(ctx context.Context, pr *valuePrinter, addr uint32) ([]byte, error) {
 	if mem, ok := inst.mem.Read(0, inst.mem.Size()); ok {
-		pr.mem, pr.out = mem, pr.out[:0]
+		pr.mem, pr.out, pr.json = mem, pr.out[:0], false
 		ok = pr.print(addr, 0)
 		pr.mem = nil
 		if ok {

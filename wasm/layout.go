@@ -534,9 +534,30 @@ func (w *inputWriter) objectValue(ms []member) uint32 {
 // with ", " and ": " separators, sets as set literals (set() when empty),
 // object keys of any type, members in the order of the buckets, integers
 // in decimal and numbers from text as their text.
+//
+// With json set it prints the same value as compact JSON instead, as
+// plainResult turns that text into JSON, and fails where plainResult
+// would: on a set, a key that is not a string or a number whose text is
+// not JSON's.
 type valuePrinter struct {
-	mem []byte
-	out []byte
+	mem  []byte
+	out  []byte
+	json bool
+}
+
+// separators returns the item and key separators of the printer's form.
+func (pr *valuePrinter) separators() (item, key string) {
+	if pr.json {
+		return ",", ":"
+	}
+	return ", ", ": "
+}
+
+// jsonNumber tells whether text, a number's text, is a JSON number.
+func jsonNumber(text []byte) bool {
+	p := valueParser{b: text}
+	_, ok := p.number()
+	return ok && !p.rewrote && p.i == len(text)
 }
 
 func (pr *valuePrinter) u32(addr uint32) (uint32, bool) {
@@ -581,7 +602,7 @@ func (pr *valuePrinter) print(addr uint32, depth int) bool {
 			pr.out = strconv.AppendInt(pr.out, int64(binary.LittleEndian.Uint64(hdr[8:])), 10)
 		case reprRef:
 			text, ok := pr.bytesAt(binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[12:]))
-			if !ok {
+			if !ok || pr.json && !jsonNumber(text) {
 				return false
 			}
 			pr.out = append(pr.out, text...)
@@ -604,10 +625,11 @@ func (pr *valuePrinter) print(addr uint32, depth int) bool {
 			return false
 		}
 		es, n := binary.LittleEndian.Uint32(hdr[4:]), binary.LittleEndian.Uint32(hdr[8:])
+		sep, _ := pr.separators()
 		pr.out = append(pr.out, '[')
 		for i := range n {
 			if i > 0 {
-				pr.out = append(pr.out, ", "...)
+				pr.out = append(pr.out, sep...)
 			}
 			v, ok := pr.u32(es + i*arrayElem + 4)
 			if !ok || !pr.print(v, depth+1) {
@@ -623,6 +645,52 @@ func (pr *valuePrinter) print(addr uint32, depth int) bool {
 	return true
 }
 
+// resultValue returns the address of the value of a result set as the
+// compiled entrypoints return it, a set of one object {"result": value};
+// false for any other value.
+func (pr *valuePrinter) resultValue(addr uint32) (uint32, bool) {
+	only := func(addr uint32, typ byte) (uint32, bool) {
+		hdr, ok := pr.bytesAt(addr, collSize)
+		if !ok || hdr[0] != typ || binary.LittleEndian.Uint32(hdr[12:]) != 1 {
+			return 0, false
+		}
+		buckets, n := binary.LittleEndian.Uint32(hdr[4:]), binary.LittleEndian.Uint32(hdr[8:])
+		for b := range n {
+			e, ok := pr.u32(buckets + b*4)
+			if !ok {
+				return 0, false
+			}
+			if e != 0 {
+				return e, true
+			}
+		}
+		return 0, false
+	}
+	e, ok := only(addr, typeSet)
+	if !ok {
+		return 0, false
+	}
+	obj, ok := pr.u32(e)
+	if !ok {
+		return 0, false
+	}
+	if e, ok = only(obj, typeObject); !ok {
+		return 0, false
+	}
+	k, ok := pr.u32(e)
+	if !ok || uint64(k) >= uint64(len(pr.mem)) || pr.mem[k] != typeString && pr.mem[k] != typeStringInterned {
+		return 0, false
+	}
+	hdr, ok := pr.bytesAt(k, stringSize)
+	if !ok {
+		return 0, false
+	}
+	if key, ok := pr.bytesAt(binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[4:])); !ok || string(key) != "result" {
+		return 0, false
+	}
+	return pr.u32(e + 4)
+}
+
 // collection prints an object or a set, bucket by bucket.
 func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 	hdr, ok := pr.bytesAt(addr, collSize)
@@ -630,6 +698,10 @@ func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 		return false
 	}
 	isSet := hdr[0] == typeSet
+	if isSet && pr.json {
+		return false
+	}
+	sep, keySep := pr.separators()
 	buckets, n, length := binary.LittleEndian.Uint32(hdr[4:]), binary.LittleEndian.Uint32(hdr[8:]), binary.LittleEndian.Uint32(hdr[12:])
 	if isSet && length == 0 {
 		pr.out = append(pr.out, "set()"...)
@@ -651,11 +723,11 @@ func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 				return false
 			}
 			if seen > 0 {
-				pr.out = append(pr.out, ", "...)
+				pr.out = append(pr.out, sep...)
 			}
 			seen++
 			k, ok := pr.u32(e)
-			if !ok || !pr.print(k, depth+1) {
+			if !ok || pr.json && (uint64(k) >= uint64(len(pr.mem)) || pr.mem[k] != typeString && pr.mem[k] != typeStringInterned) || !pr.print(k, depth+1) {
 				return false
 			}
 			if !isSet {
@@ -663,7 +735,7 @@ func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 				if !ok {
 					return false
 				}
-				pr.out = append(pr.out, ": "...)
+				pr.out = append(pr.out, keySep...)
 				if !pr.print(v, depth+1) {
 					return false
 				}
@@ -683,10 +755,19 @@ func (pr *valuePrinter) collection(addr uint32, depth int) bool {
 func (pr *valuePrinter) str(s []byte) {
 	const hex = "0123456789abcdef"
 	pr.out = append(pr.out, '"')
-	for _, c := range s {
+	for len(s) > 0 {
+		// The bytes written as they are, in one copy.
+		i := 0
+		for i < len(s) && jsonPlain[s[i]] {
+			i++
+		}
+		pr.out = append(pr.out, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		s = s[i+1:]
 		switch {
-		case c >= ' ' && c != '\\' && c != '"':
-			pr.out = append(pr.out, c)
 		case c == '\\' || c == '"':
 			pr.out = append(pr.out, '\\', c)
 		case c == '\n':

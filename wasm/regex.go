@@ -20,6 +20,11 @@ const (
 
 // regexCache holds a policy's compiled regular expressions, shared by its
 // instances. A pattern that does not compile is kept as nil.
+//
+// Each is kept with its classSeq matcher when it has that shape: the names
+// policies check (YuniKorn's user and queue name rules) are then matched
+// without Go's regexp, which costs more than the rest of a decision's
+// host work.
 type regexCache struct {
 	// direct is set when the module's values have the layout of OPA's C
 	// library (checked at load, see checkValueLayout): strings are then
@@ -28,26 +33,40 @@ type regexCache struct {
 	direct bool
 
 	mu sync.Mutex
-	m  map[string]*regexp.Regexp
+	m  map[string]*compiledRegex
 	// calls counts the matches served, for tests.
 	calls atomic.Int64
 }
 
+// compiledRegex is a pattern that compiles, and its classSeq matcher when
+// it has one.
+type compiledRegex struct {
+	re  *regexp.Regexp
+	seq *classSeq
+}
+
+// match reports whether b matches.
+func (c *compiledRegex) match(b []byte) bool {
+	if c.seq != nil {
+		return c.seq.match(b)
+	}
+	return c.re.Match(b)
+}
+
 func newRegexCache() *regexCache {
-	return &regexCache{m: map[string]*regexp.Regexp{}}
+	return &regexCache{m: map[string]*compiledRegex{}}
 }
 
 // get returns the compiled pattern, nil if it does not compile.
-func (c *regexCache) get(pattern string) *regexp.Regexp {
+func (c *regexCache) get(pattern string) *compiledRegex {
 	c.mu.Lock()
 	re, ok := c.m[pattern]
 	c.mu.Unlock()
 	if ok {
 		return re
 	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		re = nil
+	if r, err := regexp.Compile(pattern); err == nil {
+		re = &compiledRegex{re: r, seq: newClassSeq(pattern)}
 	}
 	if len(pattern) <= regexCacheMaxPattern {
 		c.mu.Lock()
@@ -86,7 +105,7 @@ func (inst *instance) regexMatch(ctx context.Context, stack []uint64) {
 			stack[0] = 0
 			return
 		}
-		stack[0] = uint64(inst.boolValue(ctx, re.Match(value)))
+		stack[0] = uint64(inst.boolValue(ctx, re.match(value)))
 		return
 	}
 	pattern, ok := inst.stringArg(ctx, uint32(stack[2]))
@@ -104,12 +123,12 @@ func (inst *instance) regexMatch(ctx context.Context, stack []uint64) {
 		stack[0] = 0
 		return
 	}
-	stack[0] = uint64(inst.boolValue(ctx, re.MatchString(value)))
+	stack[0] = uint64(inst.boolValue(ctx, re.match([]byte(value))))
 }
 
 // lookup is get for a pattern in guest memory: a pattern already compiled
 // is found without copying it.
-func (c *regexCache) lookup(pattern []byte) *regexp.Regexp {
+func (c *regexCache) lookup(pattern []byte) *compiledRegex {
 	c.mu.Lock()
 	re, ok := c.m[string(pattern)]
 	c.mu.Unlock()

@@ -156,6 +156,9 @@ var (
 func (p *valueParser) str() (value, bool) {
 	start := p.i + 1
 	for i := start; i < len(p.b); i++ {
+		if jsonPlain[p.b[i]] {
+			continue
+		}
 		switch c := p.b[i]; {
 		case c == '"':
 			p.i = i + 1
@@ -184,6 +187,15 @@ func (p *valueParser) str() (value, bool) {
 	p.i = len(p.b)
 	return value{}, false
 }
+
+// jsonPlain marks the bytes a JSON string holds as they are: not a
+// control character, a quote or a backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= ' ' && c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {

@@ -82,6 +82,7 @@ func main() {
 	names := flag.String("scenarios", "", "comma-separated `names` of the scenarios to run; when set, the heap, group resolution, webhook load and serve sections are skipped")
 	profile := flag.Bool("profile", false, "print, per decision on the wasm engine, how often each guest function is called, instead of benchmarking")
 	profileEvals := flag.Int("profile-evals", 1000, "decisions counted per scenario with -profile")
+	pair := flag.Bool("pair", false, "print, per scenario (seed and vov unless -scenarios), the wasm engine's median over the floor's, timed in alternating batches (-samples each), and the guest calls of both, instead of benchmarking")
 	aclcBin := flag.String("aclc", "bin/aclc", "aclc `binary` for the serve section (make build)")
 	opaBin := flag.String("opa", "bin/opa", "stock opa `binary` for the serve section (the Makefile's bin/opa)")
 	serveRequests := flag.Int("serve-requests", 5000, "sequential requests to each server in the serve section")
@@ -141,6 +142,16 @@ func main() {
 			p, err := profileScenario(ctx, sc, n)
 			check(err)
 			fmt.Print(p.render())
+		}
+		return
+	}
+
+	if *pair {
+		if *names == "" {
+			scenarios, _ = selectScenarios(all, "seed,vov")
+		}
+		for _, sc := range scenarios {
+			fmt.Print(pairScenario(ctx, sc, *samples))
 		}
 		return
 	}

@@ -356,3 +356,28 @@ func stepName(name string) string {
 	}
 	return name
 }
+
+// pairScenario times a scenario's decision on the wasm engine and the
+// floor with the same input in alternating batches (as the report's
+// multiples of the floor), and counts the guest calls of both: a quick
+// side-by-side reading of one decision, without the other engines.
+func pairScenario(ctx context.Context, sc *scenario, samples int) string {
+	s, err := scenarioSources(sc)
+	check(err)
+	wb, err := translate.WasmBundle(ctx, s)
+	check(err)
+	native, err := engine.Open(ctx, engine.Native, engine.Target{Sources: s})
+	check(err)
+	want, err := native.Eval(ctx, sc.entrypoint(), sc.input)
+	check(err)
+	w, err := engine.Open(ctx, engine.Wasm, engine.Target{Sources: s, Bundle: wb})
+	check(err)
+	defer w.Close(ctx)
+	d, f := pairRun(ctx, epEngine{w, sc.entrypoint()}, sc.input, want, samples)
+	p, err := profileScenario(ctx, sc, 20)
+	check(err)
+	fp, err := profileFloor(ctx, sc.input, 20)
+	check(err)
+	return fmt.Sprintf("%s: wasm %s, floor %s, wasm/floor %.2f×; guest calls %.0f (%.0f opa_malloc), floor %.0f (%.0f); wrong answers %d\n  %s\n",
+		sc.name, us(d.median), us(f.median), ratio(d.median, f.median), p.totalCalls(), p.calls("opa_malloc"), fp.totalCalls(), fp.calls("opa_malloc"), d.wrongDecisionsCount, strings.TrimPrefix(callKinds(p, fp), "; "))
+}

@@ -15,10 +15,13 @@ import (
 //	host       the server host, lower-cased
 //	no_rules   true when there are no role rules at all
 //	objects    every name (a file's path) and id -> the object's address
-//	acls       address -> {type, address, owner, entries}; entries are those
-//	           that can match only (aclvov.CanMatch: not an agent marked "n"
-//	           for the type, not SERVER or UNDEF), in ACL order, each {kind,
-//	           test, name, caps: {CAP: true}, label: `ACL 3 USER "john"`}
+//	acls       address -> {type, address, subject: `job "00123456"` (the
+//	           type and the quoted address, as reasons name the object),
+//	           owner, entries}; entries are those that can match only
+//	           (aclvov.CanMatch: not an agent marked "n" for the type, not
+//	           SERVER or UNDEF), in ACL order, each {kind, test, name, caps:
+//	           {CAP: true}, with EXISTS when it holds anything, label:
+//	           `ACL 3 USER "john"`}
 //	           with n counted over the whole ACL; a USER entry without a
 //	           name is the object owner's role, and its test is OBJOWNER
 //	           (the kind for every other entry)
@@ -52,6 +55,12 @@ func Data(s *aclvov.Spec) map[string]any {
 			for _, c := range e.Capabilities {
 				caps[string(c)] = true
 			}
+			// Holding anything implies knowing the object exists: written
+			// here once, so a decision's union of the caps it matched is
+			// its answer.
+			if len(caps) > 0 {
+				caps[string(aclvov.CapExists)] = true
+			}
 			entry := map[string]any{"kind": string(e.Agent.Kind), "test": entryTest(e.Agent), "caps": caps, "label": aclvov.EntryLabel(i, e.Agent)}
 			if e.Agent.Name != "" {
 				entry["name"] = e.Agent.Name
@@ -61,7 +70,7 @@ func Data(s *aclvov.Spec) map[string]any {
 			}
 			entries = append(entries, entry)
 		}
-		acls[addr] = map[string]any{"type": string(o.Type), "address": addr, "owner": o.Owner, "entries": entries}
+		acls[addr] = map[string]any{"type": string(o.Type), "address": addr, "subject": string(o.Type) + ` "` + addr + `"`, "owner": o.Owner, "entries": entries}
 	}
 
 	members := map[string]map[string]map[string]any{}

@@ -20,15 +20,95 @@ vov := data.aclc.vov
 # description: The VOV ACL decision; always defined.
 default decision := {"allow": false, "capabilities": [], "role": "UNKNOWN", "reason": "internal error: no rule decided"}
 
-# OPA's Wasm has no rule indexing and evaluates every body it meets: one body checks the
-# input, and the exact error is worked out only when it fails.
-decision := refuse(input_error) if {
+# OPA's Wasm has no rule indexing and evaluates every body it meets, and every rule a body
+# refers to is a call and a lookup of its remembered value. So the common request is
+# decided first, in one body of local variables: well-formed, with a host, not SERVER, on
+# an object that exists. What it decides is what the chain after it decides for the same
+# request; every other request falls through to the chain, which works out the exact
+# error or the SERVER answer.
+decision := acl_answer(obj, a, u, r, matched, caps) if {
+	u := input.user
+	is_string(u)
+	u != ""
+	hl := lower(input.host) # a string
+	a := upper(input.action)
+	vov.capabilities[a] # never EXIST, which the chain reads as EXISTS
+	obj := vov.acls[vov.objects[input.object]] # no object is named ""
+	plain_fields(input)
+	r := first_role(u, hl)
+	matched := [e | some e in obj.entries; entry_holds(e.test, e, u, r, hl, obj)]
+	caps := {c | some e in matched; some c, _ in e.caps}
+} else := refuse(input_error) if {
 	not input_ok
 } else := refuse(concat("", ["unknown object \"", object_raw, "\""])) if {
 	not vov.objects[object_raw]
 } else := server_decision if {
 	server_raw == true
 } else := acl_decision
+
+# Whether req, whose object, action, user and host the caller read, holds nothing else,
+# or a well-formed osgroups and a server that is false.
+plain_fields(req) if {
+	count(req) == 4
+} else if {
+	object.get(req, "server", false) == false
+	string_array(object.get(req, "osgroups", []))
+}
+
+# The role of user u from host hl (lower-cased): the level of the user's first rule when
+# it matches the host (then no other rule comes before it), else as role works it out.
+first_role(u, hl) := rule.level if {
+	rule := vov.user_rules[u][0]
+	rule_host(rule, hl)
+} else := role
+
+# Whether an entry whose test is t matches user u with role r from host hl on object obj,
+# as entry_matches decides: true or false, so that the else chain stops at the entry's
+# own test, the most common ones first.
+entry_holds(t, e, u, r, hl, obj) := true if {
+	t == "EVERYBODY"
+} else := u == vov.owner if {
+	t == "OWNER"
+} else := u == obj.owner if {
+	t == "OBJOWNER"
+} else := leader_or_above(r) if {
+	t == "LEADER"
+} else := r == "ADMIN" if {
+	t == "ADMIN"
+} else := e.name == u if {
+	t == "USER"
+} else := e.name == hl if {
+	t == "HOST"
+} else := named_match(t, e.name) if {
+	t != "SERVER"
+}
+
+# ADMIN ranks above LEADER.
+leader_or_above(r) := true if {
+	r == "LEADER"
+} else := r == "ADMIN"
+
+# The decision on object obj for action a (upper-cased) by user u with role r, whose
+# matching entries are matched and capabilities caps (the translator writes EXISTS into
+# every entry that holds anything, so the union of their caps is the answer).
+acl_answer(obj, a, u, r, matched, caps) := {
+	"allow": true,
+	"capabilities": sort(caps),
+	"role": r,
+	"reason": concat("", [a, " on ", obj.subject, " granted by ", concat(", ", grantors_of(matched, a))]),
+} if {
+	caps[a]
+} else := {
+	"allow": false,
+	"capabilities": sort(caps),
+	"role": r,
+	"reason": concat("", [a, " on ", obj.subject, " denied to ", u, ": no matching entry grants it"]),
+}
+
+# The entries a grant is attributed to: those listing the action, or every match for EXISTS.
+grantors_of(matched, a) := [e.label | some e in matched] if {
+	a == "EXISTS"
+} else := [e.label | some e in matched; e.caps[a]]
 
 refuse(reason) := {"allow": false, "capabilities": [], "role": "UNKNOWN", "reason": reason}
 
@@ -150,15 +230,15 @@ owner_host if loopback[host_lower]
 
 role_hits := [r.level |
 	some r in array.concat(object.get(vov.user_rules, user_raw, []), vov.any_rules)
-	rule_host(r)
+	rule_host(r, host_lower)
 ]
 
 # One else chain: a rule for any host or a host it names is decided without the
 # IPv4 ranges (OPA's Wasm would evaluate every body of a rule).
-rule_host(r) if {
+rule_host(r, hl) if {
 	r.any_host
 } else if {
-	r.names[host_lower]
+	r.names[hl]
 } else if {
 	some rg in r.ranges
 	rg[0] <= host_ip

@@ -20,19 +20,19 @@ compiled := {
 		"/proj/rtl/top.v": "/proj/rtl/top.v", "00012345": "/proj/rtl/top.v",
 	},
 	"acls": {
-		"DesignSet": {"type": "set", "address": "DesignSet", "owner": "joe", "entries": [
-			{"kind": "USER", "test": "USER", "name": "ann", "caps": {"VIEW": true}, "label": "ACL 1 USER \"ann\""},
-			{"kind": "OWNER", "test": "OWNER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 2 OWNER"},
-			{"kind": "USER", "test": "OBJOWNER", "caps": {"SIGNAL": true}, "label": "ACL 3 USER"},
-			{"kind": "LEADER", "test": "LEADER", "caps": {"CHOWN": true}, "label": "ACL 4 LEADER"},
-			{"kind": "HOST", "test": "HOST", "name": "pluto", "caps": {"SUSPEND": true}, "label": "ACL 5 HOST \"pluto\""},
-			{"kind": "OSGROUP", "test": "OSGROUP", "name": "eng", "caps": {"STOP": true}, "label": "ACL 6 OSGROUP \"eng\""},
+		"DesignSet": {"type": "set", "address": "DesignSet", "subject": "set \"DesignSet\"", "owner": "joe", "entries": [
+			{"kind": "USER", "test": "USER", "name": "ann", "caps": {"VIEW": true, "EXISTS": true}, "label": "ACL 1 USER \"ann\""},
+			{"kind": "OWNER", "test": "OWNER", "caps": {"EDIT": true, "VIEW": true, "EXISTS": true}, "label": "ACL 2 OWNER"},
+			{"kind": "USER", "test": "OBJOWNER", "caps": {"SIGNAL": true, "EXISTS": true}, "label": "ACL 3 USER"},
+			{"kind": "LEADER", "test": "LEADER", "caps": {"CHOWN": true, "EXISTS": true}, "label": "ACL 4 LEADER"},
+			{"kind": "HOST", "test": "HOST", "name": "pluto", "caps": {"SUSPEND": true, "EXISTS": true}, "label": "ACL 5 HOST \"pluto\""},
+			{"kind": "OSGROUP", "test": "OSGROUP", "name": "eng", "caps": {"STOP": true, "EXISTS": true}, "label": "ACL 6 OSGROUP \"eng\""},
 		]},
-		"00123456": {"type": "job", "address": "00123456", "owner": "ann", "entries": []},
-		"/proj/rtl/top.v": {"type": "file", "address": "/proj/rtl/top.v", "owner": "ann", "entries": [
-			{"kind": "USER", "test": "OBJOWNER", "caps": {"EDIT": true, "VIEW": true}, "label": "ACL 1 USER"},
-			{"kind": "OWNER", "test": "OWNER", "caps": {"FORGET": true}, "label": "ACL 2 OWNER"},
-			{"kind": "EVERYBODY", "test": "EVERYBODY", "caps": {"VIEW": true}, "label": "ACL 3 EVERYBODY"},
+		"00123456": {"type": "job", "address": "00123456", "subject": "job \"00123456\"", "owner": "ann", "entries": []},
+		"/proj/rtl/top.v": {"type": "file", "address": "/proj/rtl/top.v", "subject": "file \"/proj/rtl/top.v\"", "owner": "ann", "entries": [
+			{"kind": "USER", "test": "OBJOWNER", "caps": {"EDIT": true, "VIEW": true, "EXISTS": true}, "label": "ACL 1 USER"},
+			{"kind": "OWNER", "test": "OWNER", "caps": {"FORGET": true, "EXISTS": true}, "label": "ACL 2 OWNER"},
+			{"kind": "EVERYBODY", "test": "EVERYBODY", "caps": {"VIEW": true, "EXISTS": true}, "label": "ACL 3 EVERYBODY"},
 		]},
 	},
 	"members": {"joe": {"usergroups": {"designers": true}, "fsgroups": {}}},
@@ -89,8 +89,8 @@ test_file_by_path_and_by_id if {
 # The translator leaves SERVER and UNDEF entries out, as they match no request; should
 # one reach the data anyway, no rule matches it either.
 test_server_and_undef_entries_match_nobody if {
-	stray := {"kind": "SERVER", "test": "SERVER", "caps": {"VIEW": true}, "label": "ACL 1 SERVER"}
-	undef := {"kind": "UNDEF", "test": "UNDEF", "caps": {"EDIT": true}, "label": "ACL 2 UNDEF"}
+	stray := {"kind": "SERVER", "test": "SERVER", "caps": {"VIEW": true, "EXISTS": true}, "label": "ACL 1 SERVER"}
+	undef := {"kind": "UNDEF", "test": "UNDEF", "caps": {"EDIT": true, "EXISTS": true}, "label": "ACL 2 UNDEF"}
 	file := object.union(compiled.acls["/proj/rtl/top.v"], {"entries": [stray, undef]})
 	data_with := object.union(compiled, {"acls": object.union(compiled.acls, {"/proj/rtl/top.v": file})})
 	d := acl.decision with input as {"object": "/proj/rtl/top.v", "action": "VIEW", "user": "cadmin", "host": "localhost"} with data.aclc.vov as data_with
@@ -159,4 +159,27 @@ test_no_rules_owner_is_admin_from_server_host if {
 	no_rules := object.union(compiled, {"no_rules": true, "user_rules": {}, "any_rules": []})
 	acl.decision.role == "ADMIN" with input as {"object": "DesignSet", "action": "VIEW", "user": "cadmin", "host": "VovHost"} with data.aclc.vov as no_rules
 	acl.decision.role == "UNKNOWN" with input as {"object": "DesignSet", "action": "VIEW", "user": "joe", "host": "vovhost"} with data.aclc.vov as no_rules
+}
+
+# The first body of decision takes requests with a host and leaves those without one to
+# the chain after it, which reads an absent host as ""; so each request below, decided
+# without a host and with "", is decided once by each and must agree.
+test_first_body_and_chain_agree if {
+	every req in [
+		{"object": "DesignSet", "action": "view", "user": "ann"},
+		{"object": "DesignSet", "action": "SIGNAL", "user": "joe"},
+		{"object": "DesignSet", "action": "EDIT", "user": "joe"},
+		{"object": "DesignSet", "action": "EDIT", "user": "cadmin", "server": false},
+		{"object": "DesignSet", "action": "EXISTS", "user": "joe"},
+		{"object": "DesignSet", "action": "CHOWN", "user": "pat"},
+		{"object": "DesignSet", "action": "STOP", "user": "x", "osgroups": ["eng"]},
+		{"object": "DesignSet", "action": "STOP", "user": "eng", "osgroups": []},
+		{"object": "/proj/rtl/top.v", "action": "edit", "user": "ann"},
+		{"object": "00012345", "action": "FORGET", "user": "cadmin"},
+		{"object": "nightly", "action": "VIEW", "user": "ann"},
+	] {
+		first := decide(object.union(req, {"host": ""}))
+		first.reason != "internal error: no rule decided"
+		first == decide(req)
+	}
 }

@@ -17,10 +17,26 @@ partitions := compiled.partitions
 # description: The queue decision; always defined.
 default decision := {"allow": false, "reason": "internal error: no rule decided"}
 
-# OPA's Wasm has no rule indexing and evaluates every body it meets, so the common path
-# is kept short: one body checks the input and the exact error is worked out only when
-# it fails; a request with groups and a valid user name skips the rest of ConvertUGI.
-decision := {"allow": false, "reason": input_error} if {
+# OPA's Wasm has no rule indexing and evaluates every body it meets, and every rule a body
+# refers to is a call and a lookup of its remembered value. So the common request is
+# decided first, in one body of local variables: well-formed, carrying groups and a valid
+# user name (so ConvertUGI takes both as given), not forced, for a partition and a queue
+# (named in lower case) that exist, and a known action. What it decides is what the chain
+# after it decides for the same request; every other request falls through to the chain,
+# which works out the exact error, ConvertUGI's answer or a queue YuniKorn would create
+# step by step.
+decision := existing_check(input.action, n, q, qs, u, groups) if {
+	u := input.user
+	is_string(u)
+	groups := input.groups
+	groups[0] # a non-empty array: no other JSON value has an element 0
+	is_string(concat("", groups))
+	valid_user_name(u)
+	not input.forced # absent or false
+	n := input.queue # as written, as most requests name a queue: the keys are lower case
+	qs := compiled.partitions[partition_name(object.get(input, "partition", ""))].queues
+	q := qs[n]
+} else := {"allow": false, "reason": input_error} if {
 	not input_ok
 } else := {"allow": false, "reason": concat("", ["partition \"", partition_key, "\" not found"])} if {
 	not partitions[partition_key]
@@ -94,11 +110,13 @@ string_array(a) if {
 }
 
 # YuniKorn's partition name rule: "" and any case of "default" are "default".
-partition_key := "default" if {
-	partition_raw == ""
+partition_key := partition_name(partition_raw)
+
+partition_name(p) := "default" if {
+	p == ""
 } else := "default" if {
-	lower(partition_raw) == "default"
-} else := partition_raw
+	lower(p) == "default"
+} else := p
 
 queues := partitions[partition_key].queues
 
@@ -157,13 +175,13 @@ resolved := lookup_groups(user_raw)
 # any check of every character in Rego (split and a table lookup a character cost several
 # times more on a service account's name).
 # Whether ConvertUGI takes the user name: releases with unchecked user names take any.
+# A name the expression matches is valid under either rule (it is not empty); only one
+# it does not match needs the release's switch.
 valid_user_name(u) if {
-	not release_switches["unchecked-user-names"]
 	regex.match(`^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`, u)
-}
-
-valid_user_name(u) if {
+} else if {
 	release_switches["unchecked-user-names"]
+	is_string(u)
 	u != ""
 }
 
@@ -193,62 +211,66 @@ invalid_queue_name_of(part) := concat("", ["invalid queue name '", part, "', a n
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
 
-existing_queue_decision := submit_check(path) if {
+existing_queue_decision := existing_check(action, path, queues[path], queues, ugi_user, ugi_groups)
+
+# The decision for action on the configured queue p (its compiled entry q, the partition's
+# queues qs) for user u in groups (ConvertUGI's answer); undefined for an unknown action.
+existing_check(action, p, q, qs, u, groups) := submit_check(p, q, qs, u, groups) if {
 	action == "submit"
-} else := admin_check(path)
+} else := admin_check(p, q, qs, u, groups) if {
+	action == "admin"
+}
 
 # CheckSubmitAccess: never on the recovery queue; else the first queue from this one up
 # to root whose submit or admin ACL grants. Most requests are granted by the queue's own
 # ACLs: they are decided without walking the chain, so the cost does not depend on the
 # queue's depth. OPA's Wasm has no early exit, so the chain is tested at every level; the
 # reason string is built only for the level that grants.
-submit_check(p) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
+submit_check(p, q, qs, u, groups) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
 	p == "root.@recovery@"
 } else := {"allow": true, "reason": reason} if {
-	reason := submit_grant(p, queues[p])
-} else := {"allow": true, "reason": submit_grant(hits[0], queues[hits[0]])} if {
-	hits := [n | some n in queues[p].chain; submit_grant(n, queues[n])]
+	reason := submit_grant(p, q, u, groups)
+} else := {"allow": true, "reason": submit_grant(hits[0], qs[hits[0]], u, groups)} if {
+	hits := [n | some n in q.chain; submit_grant(n, qs[n], u, groups)]
 	count(hits) > 0
-} else := {"allow": false, "reason": concat("", ["no submitacl or adminacl on ", p, " or its ancestors allows ", principal])}
+} else := {"allow": false, "reason": concat("", ["no submitacl or adminacl on ", p, " or its ancestors allows ", principal(u, groups)])}
 
-# Why queue n (whose compiled entry is q) admits the request to submit, if it does: its
-# submit ACL, then its admin ACL, each checked as ACL.CheckAccess does (the wildcard, the
-# user name, then the groups in request order).
-submit_grant(n, q) := reason if {
-	reason := acl_grant("submitacl of ", n, q.submit)
-} else := admin_grant(n, q)
+# Why queue n (whose compiled entry is q) admits user u in groups to submit, if it does:
+# its submit ACL, then its admin ACL, each checked as ACL.CheckAccess does (the wildcard,
+# the user name, then the groups in request order).
+submit_grant(n, q, u, groups) := reason if {
+	reason := acl_grant("submitacl of ", n, q.submit, u, groups)
+} else := admin_grant(n, q, u, groups)
 
 # CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
-admin_check(p) := {"allow": true, "reason": reason} if {
-	reason := admin_grant(p, queues[p])
-} else := {"allow": true, "reason": admin_grant(hits[0], queues[hits[0]])} if {
-	hits := [n | some n in queues[p].chain; admin_grant(n, queues[n])]
+admin_check(p, q, qs, u, groups) := {"allow": true, "reason": reason} if {
+	reason := admin_grant(p, q, u, groups)
+} else := {"allow": true, "reason": admin_grant(hits[0], qs[hits[0]], u, groups)} if {
+	hits := [n | some n in q.chain; admin_grant(n, qs[n], u, groups)]
 	count(hits) > 0
-} else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal])}
+} else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal(u, groups)])}
 
-admin_grant(n, q) := acl_grant("adminacl of ", n, q.admin)
+admin_grant(n, q, u, groups) := acl_grant("adminacl of ", n, q.admin, u, groups)
 
-# Why acl, one ACL of queue n, admits the request, if it does, as ACL.CheckAccess decides.
-# The ACL and the user are looked up once for all three tests: OPA's Wasm repeats every
-# lookup a body spells out.
-acl_grant(what, n, acl) := concat("", [what, n, " allows everybody"]) if {
+# Why acl, one ACL of queue n, admits user u in groups (ConvertUGI's answer), if it does,
+# as ACL.CheckAccess decides.
+acl_grant(what, n, acl, u, groups) := concat("", [what, n, " allows everybody"]) if {
 	acl.all
 } else := concat("", [what, n, " allows user \"", u, "\""]) if {
-	u := ugi_user
 	acl.users[u]
 } else := concat("", [what, n, " allows group \"", g, "\""]) if {
-	g := first_group(acl)
+	g := first_group(acl, groups)
 }
 
-# The first of the request's groups that acl lists: most often the first group, found
-# without building the list of matches.
-first_group(acl) := g if {
-	g := ugi_groups[0]
+# The first of groups that acl lists: most often the first group, found without building
+# the list of matches. groups is ConvertUGI's answer, which request_groups holds as a set.
+first_group(acl, groups) := g if {
+	g := groups[0]
 	acl.groups[g]
 } else := matched[0] if {
 	lists_a_request_group(acl)
-	groups := acl.groups
-	matched := [g | some g in ugi_groups; groups[g]]
+	listed := acl.groups
+	matched := [g | some g in groups; listed[g]]
 }
 
 # Whether acl lists one of the request's groups, found by the ACL's own groups (a few)
@@ -261,7 +283,7 @@ lists_a_request_group(acl) if {
 
 request_groups := {g | some g in ugi_groups}
 
-principal := concat("", ["user \"", ugi_user, "\" with groups [", concat(", ", ugi_groups), "]"])
+principal(u, groups) := concat("", ["user \"", u, "\" with groups [", concat(", ", groups), "]"])
 
 # A queue that is not configured is decided at its deepest existing ancestor, where
 # YuniKorn would create it. Only prefixes as deep as the deepest configured queue can
@@ -282,12 +304,14 @@ new_parts := array.slice(path_parts, count(existing_prefixes), count(path_parts)
 
 dynamic_queue_decision := {"allow": c.allow, "reason": concat("", ["queue ", path, " does not exist: checked at ", ancestor, ", where ", c.reason])} if {
 	action == "admin"
-	c := admin_check(ancestor)
+	c := ancestor_check("admin")
 } else := {"allow": false, "reason": concat("", ["submit access to queue ", ancestor, " denied during create of: ", path])} if {
-	not submit_check(ancestor).allow
+	not ancestor_check("submit").allow
 } else := {"allow": false, "reason": concat("", ["creation of queue ", path, " failed parent is already a leaf: ", ancestor])} if {
 	queues[ancestor].leaf
 } else := {"allow": false, "reason": invalid_queue_name_of(bad[0])} if {
 	bad := [part | some part in new_parts; not valid_queue_name(part)]
 	count(bad) > 0
-} else := {"allow": true, "reason": concat("", ["queue ", path, " does not exist: created under ", ancestor, ", where ", submit_check(ancestor).reason])}
+} else := {"allow": true, "reason": concat("", ["queue ", path, " does not exist: created under ", ancestor, ", where ", ancestor_check("submit").reason])}
+
+ancestor_check(action) := existing_check(action, ancestor, queues[ancestor], queues, ugi_user, ugi_groups)

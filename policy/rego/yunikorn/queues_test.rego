@@ -146,3 +146,24 @@ test_decision_always_defined if {
 	d := queues.decision with input as [] with data.aclc.yunikorn as tree
 	d == {"allow": false, "reason": "invalid input: must be a JSON object"}
 }
+
+# The first body of decision leaves a forced request and a queue named in upper case to
+# the chain after it; with groups and a valid user name neither changes the answer
+# (ConvertUGI takes both as given; the path is lower-cased), so each pair below is decided
+# once by each and must agree.
+test_first_body_and_chain_agree if {
+	every req in [
+		{"queue": "root.a", "action": "submit", "user": "sue", "groups": ["x"]},
+		{"queue": "root.a.leaf", "action": "submit", "user": "john", "groups": ["dev"]},
+		{"queue": "root.a", "action": "admin", "user": "x", "groups": ["a", "ops", "dev"]},
+		{"queue": "root.a", "action": "admin", "user": "sue", "groups": ["x"]},
+		{"queue": "root.@recovery@", "action": "submit", "user": "x", "groups": ["ops"]},
+		{"queue": "root.p", "action": "submit", "user": "x", "groups": ["y"], "partition": "Default"},
+		{"queue": "root", "action": "submit", "user": "x", "groups": ["y"], "partition": "gpu", "forced": false},
+	] {
+		first := decide(req)
+		first.reason != "internal error: no rule decided"
+		first == decide(object.union(req, {"forced": true}))
+		first == decide(object.union(req, {"queue": upper(req.queue)}))
+	}
+}
