@@ -85,11 +85,14 @@ func KubernetesLimits(s *Sources) []string {
 			return nil // YuniKorn's built-in default: no queue of the sources'
 		}
 	}
-	notes := []string{"no queue admission policy: --target kubernetes does not check the queue configuration of " + strings.Join(s.files, ", ") + " yet (aclc webhook and --target gatekeeper do)"}
+	var notes []string
+	if why := kubernetesQueueSkip(s); why != "" {
+		notes = append(notes, "no queue admission policy for "+strings.Join(s.files, ", ")+": "+why+" (aclc webhook decides it)")
+	}
 	if spec := s.ConfiguredResolver(); spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
 		notes = append(notes, fmt.Sprintf("the queue configuration's %s group resolver asks when a pod arrives: a CEL policy sees only the groups the API server authenticated", spec))
 	}
-	notes = append(notes, "a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand")
+	notes = append(notes, "a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: "+KubernetesQueuePolicy+" decides as if only the configured queues existed")
 	return notes
 }
 
@@ -132,6 +135,11 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 			},
 		}, Comment: from})
+	queue, err := kubernetesQueueObjects(s, from)
+	if err != nil {
+		return nil, err
+	}
+	objs = append(objs, queue...)
 	for _, o := range objs {
 		if err := checkExpressions(o); err != nil {
 			return nil, err

@@ -1,0 +1,717 @@
+package translate
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+)
+
+// The queue admission policies of --target kubernetes: YuniKorn's
+// placement of the application a pod becomes, compiled into CEL.
+const (
+	// KubernetesQueuePolicy names the ValidatingAdmissionPolicy (and its
+	// Deny binding) that refuses what YuniKorn's placement would reject.
+	KubernetesQueuePolicy = "yunikorn-queue"
+	// KubernetesQueueWarningsPolicy names the ValidatingAdmissionPolicy
+	// (and its Warn binding) that warns about pods placed elsewhere than
+	// the queue they name. A binding's actions apply to every validation
+	// of its policy, so refusals and warnings take a policy each.
+	KubernetesQueueWarningsPolicy = "yunikorn-queue-warnings"
+)
+
+// The texts of the queue decision at admission (YuniKorn's placement
+// messages and aclc's explanation around them).
+const (
+	celNoRuleMatched = "application rejected: no placement rule matched"
+	celPanicNoDot    = "runtime error: slice bounds out of range [:-1]"
+	celInvalidQueue  = "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
+	// celQueueName and celUserName are YuniKorn's QueueNameRegExp and
+	// UserRegExp, matched with CEL's matches (Go's regexp, as YuniKorn).
+	celQueueName = `^[a-zA-Z0-9_:#/@-]{1,64}$`
+	celUserName  = `^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`
+	// celJSONStr is a JSON string token.
+	celJSONStr = `"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`
+)
+
+// kubernetesQueueSkip says why the sources get no queue policy, "" when
+// they get one: a configuration whose groups a policy cannot know (asked
+// of the host when a pod arrives), or a release other than the current
+// one (whose switches the CEL does not carry).
+func kubernetesQueueSkip(s *Sources) string {
+	if s.queues == nil || s.admission == nil {
+		return "no queue configuration"
+	}
+	if s.layout != nil {
+		if _, ok := s.layout.QueueConfig(); !ok {
+			return "no queue configuration"
+		}
+	}
+	if g := s.Groups(); g.AsksAtDecisionTime() {
+		return fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.resolver.Name())
+	}
+	for _, sw := range []release.Switch{release.NarrowQueueNames, release.UncheckedUserNames, release.DefaultQueueSkipsACL} {
+		if s.queues.Release.Has(sw) {
+			return fmt.Sprintf("the configuration is read as YuniKorn %s, whose placement differs from later releases' (%s), which the CEL policy does not follow", s.queues.Release, sw)
+		}
+	}
+	return ""
+}
+
+// kubernetesQueueObjects returns the two queue policies and their
+// bindings, or none (with kubernetesQueueSkip saying why).
+func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error) {
+	if kubernetesQueueSkip(s) != "" {
+		return nil, nil
+	}
+	g := newQueueCEL(s)
+	if err := g.checkRegexps(); err != nil {
+		return nil, err
+	}
+	vars := g.variables()
+	fail := admissionregistrationv1.Fail
+	rules := userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, false)
+	policy := func(name string, validations []admissionregistrationv1.Validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				MatchConstraints: matchResources(rules),
+				Variables:        vars,
+				Validations:      validations,
+				FailurePolicy:    &fail,
+			},
+		}
+	}
+	binding := func(name string, action admissionregistrationv1.ValidationAction) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName:        name,
+				ValidationActions: []admissionregistrationv1.ValidationAction{action},
+			},
+		}
+	}
+	deny := []admissionregistrationv1.Validation{{
+		Expression:        `!variables.decided || variables.final.kind == "placed"`,
+		Message:           "yunikorn: the application would be rejected",
+		MessageExpression: `variables.decided ? variables.denial : ""`,
+	}}
+	var warn []admissionregistrationv1.Validation
+	for _, w := range g.warnings() {
+		warn = append(warn, admissionregistrationv1.Validation{
+			Expression:        `!variables.decided || variables.final.kind != "placed" || !(` + w.cond + `)`,
+			Message:           w.what,
+			MessageExpression: `variables.decided && variables.final.kind == "placed" && (` + w.cond + `) ? ` + w.msg + ` : ""`,
+		})
+	}
+	return []KubernetesObject{
+		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueuePolicy, Object: policy(KubernetesQueuePolicy, deny),
+			Comment: from + "\nRefuses pods (and workloads with a pod template) that YuniKorn's placement\n" +
+				"would reject, with YuniKorn's message and the rules it tried. The queue tree,\n" +
+				"its ACLs and the placement rules are compiled into the variables."},
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueuePolicy, Object: binding(KubernetesQueuePolicy, admissionregistrationv1.Deny), Comment: from},
+		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueWarningsPolicy, Object: policy(KubernetesQueueWarningsPolicy, warn),
+			Comment: from + "\nWarns about pods YuniKorn would run elsewhere than the queue they name (and the\n" +
+				"other notes of the queue decision); bound with validationActions [Warn]."},
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueueWarningsPolicy, Object: binding(KubernetesQueueWarningsPolicy, admissionregistrationv1.Warn), Comment: from},
+	}, nil
+}
+
+// queueCEL writes the CEL of the queue decision for one configuration.
+type queueCEL struct {
+	s         *Sources
+	p         *yunikorn.Partition // the default partition; nil when none
+	unique    bool
+	noGang    bool
+	bypass    bool
+	groups    GroupResolution
+	rel       release.Version
+	extraVars []admissionregistrationv1.Variable
+}
+
+func newQueueCEL(s *Sources) *queueCEL {
+	unique, noGang := s.QueueReviewFlags()
+	return &queueCEL{s: s, p: s.queues.Partition("default"), unique: unique, noGang: noGang, bypass: s.admission.BypassAuth, groups: s.Groups(), rel: s.queues.Release}
+}
+
+func (g *queueCEL) add(name, expr string) {
+	g.extraVars = append(g.extraVars, admissionregistrationv1.Variable{Name: name, Expression: expr})
+}
+
+// checkRegexps refuses a filter regexp YuniKorn compiles that CEL's
+// matches would not (none: both are Go's regexp), naming the rule.
+func (g *queueCEL) checkRegexps() error {
+	if g.p == nil || g.p.Placement == nil {
+		return nil
+	}
+	for i, r := range g.p.Placement.Rules {
+		for _, c := range r.Chain() {
+			for _, exp := range []struct {
+				exp string
+				bad bool
+			}{{c.Filter.UserExp, c.Filter.UserExpBad}, {c.Filter.GroupExp, c.Filter.GroupExpBad}} {
+				if exp.exp == "" || exp.bad {
+					continue
+				}
+				if _, err := regexp.Compile(exp.exp); err != nil {
+					return fmt.Errorf("kubernetes target: partition default: placement rule #%d (%s): filter regexp %q does not compile, and CEL's matches would refuse the policy: %w", i, r.Name, exp.exp, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// celSet is a CEL map literal of the keys, each to true: a lookup by key
+// in a constant literal, which the API server's CEL folds when it plans
+// the expression, so that a lookup costs the same for any size.
+func celSet(keys []string) string {
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = celString(k) + ": true"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// celList is a CEL list literal of strings.
+func celList(xs []string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = celString(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// outcome is a CEL map literal of strings.
+func outcome(kv ...string) string {
+	parts := make([]string, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, celString(kv[i])+": "+kv[i+1])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// The CEL of a JSON string token's text: the quotes dropped and Go's
+// escapes undone (a backslash pair first set aside as NUL, which a JSON
+// string cannot hold unescaped).
+func celUnquote(x string) string {
+	body := x + ".substring(1, size(" + x + ") - 1)"
+	repl := [][2]string{{`\\`, "\x00"}, {`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"},
+		{`\u003c`, "<"}, {`\u003e`, ">"}, {`\u0026`, "&"}, {`\u2028`, "\u2028"}, {`\u2029`, "\u2029"}}
+	for c := rune(0); c < 0x20; c++ {
+		repl = append(repl, [2]string{fmt.Sprintf(`\u%04x`, c), string(c)})
+	}
+	repl = append(repl, [2]string{"\x00", `\`})
+	var b strings.Builder
+	b.WriteString(body)
+	for _, r := range repl {
+		b.WriteString(".replace(" + celString(r[0]) + ", " + celString(r[1]) + ")")
+	}
+	return "(" + body + `.contains("\\") ? ` + b.String() + " : " + body + ")"
+}
+
+// variables are the policies' variables: the user.info policies' (the
+// request, the object's pod metadata, the namespace filters), then the
+// queue decision's steps.
+func (g *queueCEL) variables() []admissionregistrationv1.Variable {
+	g.extraVars = nil
+	g.stepVariables()
+	g.identityVariables()
+	g.applicationVariables()
+	g.tableVariables()
+	g.placementVariables()
+	return append(userInfoVariables(g.s.admission), g.extraVars...)
+}
+
+// stepVariables: steps 1 to 4 (the kinds and operations are the match
+// constraints; the API server refuses an object that does not decode).
+func (g *queueCEL) stepVariables() {
+	g.add("spec", `variables.isPod ? object.?spec.orValue({}) : request.kind.kind == "CronJob" ? object.?spec.?jobTemplate.?spec.?template.?spec.orValue({}) : object.?spec.?template.?spec.orValue({})`)
+	// A Pod UPDATE is looked at only while the old pod is gated.
+	g.add("gated", `request.operation != "UPDATE" || !variables.isPod || size(oldObject.?spec.?schedulingGates.orValue([])) > 0`)
+	g.add("labelledYuniKorn", `variables.labels[?"app"].orValue("") == "yunikorn"`)
+	g.add("scheduled", `variables.spec.?schedulerName.orValue("") == "yunikorn" || (!variables.labelledYuniKorn && variables.processNamespace)`)
+	g.add("decided", `variables.gated && variables.scheduled`)
+}
+
+// controllerUsers are the users YuniKorn takes for a workload's pods.
+var controllerUsers = map[string]string{
+	"Deployment":  "system:serviceaccount:kube-system:replicaset-controller",
+	"ReplicaSet":  "system:serviceaccount:kube-system:replicaset-controller",
+	"StatefulSet": "system:serviceaccount:kube-system:statefulset-controller",
+	"DaemonSet":   "system:serviceaccount:kube-system:daemon-set-controller",
+	"Job":         "system:serviceaccount:kube-system:job-controller",
+	"CronJob":     "system:serviceaccount:kube-system:job-controller",
+}
+
+// identityVariables: step 5, the identity the scheduler reads from
+// user.info. The policy sees the object after the user.info policy added
+// the annotation: a value equal to the one it adds is the requester's.
+func (g *queueCEL) identityVariables() {
+	bypass := strconv.FormatBool(g.bypass)
+	usernameLabel := ""
+	if g.rel.Has(release.UsernameLabel) {
+		// Releases up to 1.9.0 read the user from this label when user.info
+		// is absent or empty.
+		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
+	}
+	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(userInfoCanonical())+`) ? "annotation" : "nobody") : `+
+		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
+		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
+		usernameLabel+`"nobody"`)
+	var users []string
+	var kinds []string
+	for k := range controllerUsers {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		users = append(users, celString(k)+": "+celString(controllerUsers[k]))
+	}
+	userTok := `variables.preset.value().find(` + celString(`^\{"user":`+celJSONStr) + `)`
+	g.add("userToken", `variables.idSource == "annotation" ? `+userTok+` : ""`)
+	g.add("annotationUser", `variables.userToken == "" ? "" : [variables.userToken.substring(8)].map(t, `+celUnquote("t")+`)[0]`)
+	g.add("idUser", `variables.idSource == "requester" ? (variables.user == "" ? "nobody" : variables.user) : `+
+		`variables.idSource == "controller" ? {`+strings.Join(users, ", ")+`}[request.kind.kind] : `+
+		`variables.idSource == "label" ? variables.labels["yunikorn.apache.org/username"] : `+
+		`variables.annotationUser != "" ? variables.annotationUser : "nobody"`)
+	g.add("idGroups", `variables.idSource == "requester" ? variables.groups : `+
+		`variables.idSource == "controller" ? ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] : `+
+		`variables.idSource == "annotation" ? variables.preset.value().find(`+celString(`"groups":\[.*\]\}$`)+`).substring(10).findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`) : []`)
+	g.add("idController", `variables.idSource == "controller"`)
+}
+
+// applicationVariables: step 6, the application's id, queue and tags.
+func (g *queueCEL) applicationVariables() {
+	g.add("podUID", `variables.isPod && variables.meta.?uid.orValue("") != "" ? variables.meta.uid : "<pod uid>"`)
+	g.add("sharedAppId", `("yunikorn-" + variables.ns + "-autogen").size() > 63 ? ("yunikorn-" + variables.ns + "-autogen").substring(0, 63) : "yunikorn-" + variables.ns + "-autogen"`)
+	ids := `[variables.labels[?"yunikorn.apache.org/app-id"].orValue(""), variables.annotations[?"yunikorn.apache.org/app-id"].orValue(""), ` +
+		`variables.labels[?"applicationId"].orValue(""), variables.labels[?"spark-app-selector"].orValue("")]`
+	queues := `[variables.labels[?"yunikorn.apache.org/queue"].orValue(""), variables.annotations[?"yunikorn.apache.org/queue"].orValue(""), variables.labels[?"queue"].orValue("")]`
+	noQueue := `""`
+	if g.rel.Has(release.LegacyMetadataPrecedence) {
+		// Releases with the legacy precedence read no canonical label.
+		ids = `[variables.annotations[?"yunikorn.apache.org/app-id"].orValue(""), variables.labels[?"applicationId"].orValue(""), variables.labels[?"spark-app-selector"].orValue("")]`
+		queues = `[variables.labels[?"queue"].orValue(""), variables.annotations[?"yunikorn.apache.org/queue"].orValue("")]`
+	}
+	if g.rel.Has(release.ShimDefaultQueue) {
+		// The shim submits a pod without queue metadata to root.default.
+		noQueue = `"root.default"`
+	}
+	g.add("givenIds", ids+`.filter(x, x != "")`)
+	unique := `variables.sharedAppId`
+	if g.unique {
+		unique = `(variables.ns.size() > 26 ? variables.ns.substring(0, 26) : variables.ns) + "-" + variables.podUID`
+	}
+	g.add("appId", `size(variables.givenIds) > 0 ? (variables.givenIds[0].endsWith("-uniqueautogen") ? `+
+		`variables.givenIds[0].substring(0, size(variables.givenIds[0]) - 14) + "-" + variables.podUID : variables.givenIds[0]) : `+unique)
+	g.add("appQueue", `(`+queues+`.filter(x, x != "") + [`+noQueue+`])[0]`)
+	if g.rel.Has(release.NoForceCreateTag) {
+		g.add("forced", `false`)
+	} else {
+		g.add("forced", `variables.spec.?nodeName.orValue("") != ""`)
+	}
+}
+
+// celTag is the CEL of the tag the name (lower-cased) reads, under case
+// folding: the tags the shim sets, "" for any other.
+func (g *queueCEL) celTag(name string) string {
+	fold := strings.ToLower(strings.ReplaceAll(name, "ſ", "s"))
+	ann := func(k string) string { return `variables.annotations[?` + celString(k) + `].orValue("")` }
+	nsAnn := func(k string) string { return `variables.nsAnnotations[?` + celString(k) + `].orValue("")` }
+	resource := `^[ \t\r\n]*\{[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*:[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*(?:,[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*:[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*)*\}[ \t\r\n]*$`
+	switch fold {
+	case "namespace":
+		return `variables.ns`
+	case "namespace.parentqueue":
+		return nsAnn("yunikorn.apache.org/parentqueue")
+	case "application.create.force":
+		if g.rel.Has(release.NoForceCreateTag) {
+			return `""`
+		}
+		return `(variables.forced ? "true" : "false")`
+	case "yunikorn.apache.org/schedulingpolicyparameters":
+		return ann("yunikorn.apache.org/schedulingPolicyParameters")
+	case "imagepullsecrets":
+		return `variables.spec.?imagePullSecrets.orValue([]).map(s, s.?name.orValue("")).join(",")`
+	case "yunikorn.apache.org/task-groups":
+		if g.noGang {
+			return `""`
+		}
+		return ann("yunikorn.apache.org/task-groups")
+	case "yunikorn.apache.org/creationtime":
+		return `(variables.meta.?creationTimestamp.orValue("").matches(` + celString(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`) + `) ? string(int(timestamp(variables.meta.creationTimestamp))) : "")`
+	case "namespace.resourcequota":
+		// Only whether it is set changes a placement: a resource JSON is
+		// never a valid queue name.
+		q := nsAnn("yunikorn.apache.org/namespace.quota")
+		return `(` + q + ` != "" ? (` + q + `.matches(` + celString(resource) + `) ? ` + q + ` : "") : ` +
+			`(` + nsAnn("yunikorn.apache.org/namespace.max.cpu") + ` != "" || ` + nsAnn("yunikorn.apache.org/namespace.max.memory") + ` != "" ? "{}" : ""))`
+	case "namespace.resourceguaranteed":
+		q := nsAnn("yunikorn.apache.org/namespace.guaranteed")
+		return `(` + q + `.matches(` + celString(resource) + `) ? ` + q + ` : "")`
+	case "namespace.resourcemaxapps":
+		q := nsAnn("yunikorn.apache.org/namespace.maxApps")
+		return `(` + q + `.matches("^(-0*|[+]?0*[0-9]{1,18}|[+]?0*[1-8][0-9]{18}|[+]?0*9[01][0-9]{17}|[+]?0*92[01][0-9]{16}|[+]?0*922[0-2][0-9]{15}|[+]?0*9223[0-2][0-9]{14}|[+]?0*92233[0-6][0-9]{13}|[+]?0*922337[01][0-9]{12}|[+]?0*9223372[0-9]{11}|[+]?0*92233720[0-2][0-9]{9}|[+]?0*922337203[0-5][0-9]{9}|[+]?0*9223372036[0-7][0-9]{8}|[+]?0*92233720368[0-4][0-9]{7}|[+]?0*922337203685[0-3][0-9]{6}|[+]?0*9223372036854[0-6][0-9]{5}|[+]?0*92233720368547[0-6][0-9]{4}|[+]?0*922337203685477[0-4][0-9]{3}|[+]?0*9223372036854775[0-7][0-9]{2}|[+]?0*92233720368547758[0-0][0-7])$") ? ` + q + ` : "")`
+	}
+	return `""`
+}
+
+// tableVariables: the queue tree and the ACLs as constant map literals,
+// keyed by lower-cased path; the resolver's table for static groups.
+func (g *queueCEL) tableVariables() {
+	leaf, chains := map[string]bool{}, []string{}
+	var all, users, groups []string
+	var paths []string
+	if g.p != nil {
+		for _, q := range g.p.Queues() {
+			if q.Added {
+				continue
+			}
+			paths = append(paths, q.Path)
+			leaf[q.Path] = q.Leaf
+			var chain []string
+			for n := q; n != nil; n = n.Parent {
+				chain = append(chain, n.Path)
+			}
+			chains = append(chains, celString(q.Path)+": "+celList(chain))
+			for _, acl := range []yunikorn.ACL{q.Submit, q.Admin} {
+				if acl.AllowAll {
+					all = append(all, q.Path)
+				}
+				for u := range acl.Users {
+					users = append(users, q.Path+"\x00"+u)
+				}
+				for gr := range acl.Groups {
+					groups = append(groups, q.Path+"\x00"+gr)
+				}
+			}
+		}
+	}
+	sort.Strings(paths)
+	var leafs []string
+	for _, p := range paths {
+		leafs = append(leafs, celString(p)+": "+strconv.FormatBool(leaf[p]))
+	}
+	sort.Strings(chains)
+	g.add("queueLeaf", "{"+strings.Join(leafs, ", ")+"}")
+	g.add("queueChain", "{"+strings.Join(chains, ", ")+"}")
+	g.add("aclAll", celSet(dedupe(all)))
+	g.add("aclUsers", celSet(dedupe(users)))
+	g.add("aclGroups", celSet(dedupe(groups)))
+	g.ugiVariables()
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ugiVariables: YuniKorn's ConvertUGI of the identity (whose user is
+// never empty), with the resolver's groups for one without groups.
+func (g *queueCEL) ugiVariables() {
+	given := `size(variables.idGroups) > 0 && variables.idUser.matches(` + celString(celUserName) + `)`
+	g.add("ugiGiven", given)
+	resolved := `[variables.idUser]`
+	resolvedErr := `""`
+	if g.groups.resolver != nil && g.groups.resolver.Name() != builtins.ResolverNone {
+		var entries, errs []string
+		for _, u := range g.groups.staticUsers() {
+			gs, err := g.groups.resolver.Resolve(u)
+			if err != nil {
+				errs = append(errs, celString(u)+": "+celString(err.Error()))
+				continue
+			}
+			entries = append(entries, celString(u)+": "+celList(gs))
+		}
+		g.add("groupTable", "{"+strings.Join(entries, ", ")+"}")
+		g.add("groupErrors", "{"+strings.Join(errs, ", ")+"}")
+		resolved = `variables.groupTable[?variables.idUser].orValue([])`
+		resolvedErr = `variables.idUser in variables.groupTable ? "" : variables.groupErrors[?variables.idUser].orValue("lookup failed for user: " + variables.idUser)`
+	}
+	g.add("resolveError", `variables.ugiGiven || size(variables.idGroups) > 0 ? "" : `+resolvedErr)
+	g.add("ugiError", `variables.ugiGiven ? "" : size(variables.idGroups) == 0 && variables.resolveError == "" ? "" : `+
+		`size(variables.idGroups) == 0 && !variables.forced ? variables.resolveError : `+
+		`variables.idUser.matches(`+celString(celUserName)+`) ? "" : "invalid username, it contains invalid characters"`)
+	g.add("ugiGroups", `variables.ugiGiven ? variables.idGroups : size(variables.idGroups) == 0 && variables.resolveError == "" ? `+resolved+` : `+
+		`size(variables.idGroups) == 0 ? ["nogroup"] : variables.idGroups`)
+}
+
+// Lookups in the tables.
+// The queue names are strings, which a composed variable's map may carry
+// as dyn: string() gives the checker their type.
+func celExists(q string) string { return "(string(" + q + ").lowerAscii() in variables.queueLeaf)" }
+func celLeaf(q string) string   { return "variables.queueLeaf[string(" + q + ").lowerAscii()]" }
+
+// celSubmit is Queue.CheckSubmitAccess of an existing queue: its ACLs or
+// an ancestor's, submit or admin.
+func celSubmit(q string) string {
+	return "variables.queueChain[string(" + q + ").lowerAscii()].exists(n, n in variables.aclAll || (n + \"\\x00\" + variables.idUser) in variables.aclUsers || " +
+		"variables.ugiGroups.exists(gr, (n + \"\\x00\" + gr) in variables.aclGroups))"
+}
+
+// celFilter is the filter's allowUser as a CEL boolean.
+func celFilter(f yunikorn.PlacementFilter) string {
+	if f.Empty {
+		return strconv.FormatBool(f.Allow)
+	}
+	match := func(exp string, bad bool, list map[string]bool, subject string) string {
+		if exp != "" {
+			if bad {
+				return "false"
+			}
+			return subject + ".matches(" + celString(exp) + ")"
+		}
+		if len(list) == 0 {
+			return "false"
+		}
+		var keys []string
+		for k := range list {
+			keys = append(keys, k)
+		}
+		return "(" + subject + " in " + celSet(keys) + ")"
+	}
+	m := "(" + match(f.UserExp, f.UserExpBad, f.Users, "variables.idUser") + " || variables.ugiGroups.exists(gr, " + match(f.GroupExp, f.GroupExpBad, f.Groups, "gr") + "))"
+	if f.Allow {
+		return m
+	}
+	return "!" + m
+}
+
+// placementVariables: the rules unrolled in order, each element of a
+// chain a variable of its own (its outcome: q, the queue, or why and
+// err), then the placement manager's loop over them, the recovery rule,
+// root.default and the creation of a dynamic queue.
+func (g *queueCEL) placementVariables() {
+	if g.p == nil {
+		g.add("final", outcome("kind", `"reject"`, "message", `"Failed to add application " + variables.appId + " to partition [`+g.cluster()+`]default, partition doesn't exist"`, "reasons", `"partition default does not exist"`))
+		g.denial()
+		return
+	}
+	rules := g.p.Placement
+	if rules == nil {
+		rules = yunikorn.BuildPlacementRules(nil)
+	}
+	ugiFail := outcome("kind", `"reject"`, "message", `variables.ugiError`, "reasons", `"user: " + variables.ugiError`)
+	if rules.Err != nil {
+		g.add("final", `variables.ugiError != "" ? `+ugiFail+` : `+outcome("kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`, "reasons", celString("no placement rules: "+rules.Err.Error())))
+		g.denial()
+		return
+	}
+	prev := outcome("done", `""`, "reasons", `""`)
+	add := func(prev, entry string) string {
+		return `(` + prev + `.reasons == "" ? ` + entry + ` : ` + prev + `.reasons + "; " + ` + entry + `)`
+	}
+	for i, r := range rules.Rules {
+		label := "#" + strconv.Itoa(i) + " " + r.Name
+		if rules.Implicit {
+			label += " (implicit)"
+		}
+		o := g.ruleVariables(i, r)
+		p := "variables.pl" + strconv.Itoa(i-1)
+		if i == 0 {
+			p = prev
+		}
+		lab := celString(label + ": ")
+		q := "string(" + o + ".q)"
+		near := "variables.near" + strconv.Itoa(i)
+		g.add("near"+strconv.Itoa(i), g.celNearest(q))
+		placed := outcome("done", `"1"`, "kind", `"placed"`, "queue", q, "rule", celString(r.Name), "reasons", add(p, lab+` + "placed in " + `+q))
+		skip := func(why string) string { return outcome("done", `""`, "reasons", add(p, lab+" + "+why)) }
+		step := p + `.done != "" ? ` + p + ` : ` +
+			o + `.err != "" ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": " + `+o+`.err`, "reasons", add(p, lab+" + "+o+".why")) + ` : ` +
+			q + ` == "" ? ` + skip(o+".why") + ` : ` +
+			q + ` == "root.@recovery@" && variables.forced ? ` + placed + ` : ` +
+			celExists(q) + ` ? (!` + celLeaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
+			near + ` == "" ? ` + outcome("done", `"1"`, "kind", `"panic"`, "reasons", add(p, lab+` + "panic: `+celPanicNoDot+`"`)) + ` : ` +
+			`!` + celSubmit(near) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+near+`.lowerAscii() + " (nearest existing queue above " + `+q+` + ")"`) + ` : ` + placed
+		g.add("pl"+strconv.Itoa(i), step)
+	}
+	last := prev
+	if n := len(rules.Rules); n > 0 {
+		last = "variables.pl" + strconv.Itoa(n-1)
+	}
+	// The recovery rule, then root.default.
+	rec := `"recovery: "`
+	recPlaced := outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.@recovery@"`, "rule", `"recovery"`, "reasons", add(last, rec+` + "placed in root.@recovery@"`))
+	notForced := add(last, rec+` + "not forced"`)
+	var fallback string
+	def := g.p.Queue(yunikorn.DefaultQueue)
+	switch {
+	case g.rel.Has(release.NoDefaultQueueFallback):
+		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`, "reasons", notForced)
+	case def == nil || def.Added:
+		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
+			"reasons", notForced+` + "; default: root.default does not exist"`)
+	case !def.Leaf:
+		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
+			"reasons", notForced+` + "; default: root.default is not a leaf"`)
+	default:
+		fallback = `!` + celSubmit(`"root.default"`) + ` ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
+			"reasons", notForced+` + "; default: user " + variables.idUser + " may not submit to root.default"`) + ` : ` +
+			outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
+	}
+	g.add("placed", last+`.done != "" ? `+last+` : variables.forced ? `+recPlaced+` : `+fallback)
+	// The partition's AddApplication: create a missing queue, or check
+	// the existing one is a leaf.
+	g.add("placedQueue", `string(variables.placed.queue)`)
+	pq := `variables.placedQueue`
+	g.add("createAt", g.celNearest(pq))
+	g.add("createParts", `variables.createAt == "" ? [] : `+pq+`.substring(size(variables.createAt) + 1).split(".")`)
+	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+celString(celQueueName)+`) || x == "@recovery@")`)
+	createErr := `(` + pq + `.lowerAscii() == "root.@recovery@" ? "" : !` + pq + `.startsWith("root") || !` + pq + `.contains(".") ? "illegal queue name passed in: " + ` + pq + ` : ` +
+		`!` + celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
+		celLeaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
+		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + celString(celQueueName) + `) ? "dynamic queue cannot be root.@recovery@" : ` + celString(celInvalidQueue) + `) : "")`
+	cause := ` + "\n" + variables.createError`
+	if g.rel.Has(release.OldMessageWording) {
+		// Releases with the old wording leave the cause out.
+		cause = ""
+	}
+	g.add("createError", `variables.placed.kind == "placed" && !`+celExists(pq)+` ? `+createErr+` : ""`)
+	g.add("final", `variables.ugiError != "" ? `+ugiFail+` : `+
+		`variables.placed.kind != "placed" ? variables.placed : `+
+		`variables.createError != "" ? `+outcome("kind", `"reject"`, "message", `"failed to create rule based queue " + `+pq+` + " for application " + variables.appId`+cause,
+		"reasons", `variables.placed.reasons + "; creation failed: " + variables.createError`)+` : `+
+		celExists(pq)+` && !`+celLeaf(pq)+` ? `+outcome("kind", `"reject"`, "message", `"failed to find queue " + `+pq+` + " for application " + variables.appId`, "reasons", `variables.placed.reasons`)+` : `+
+		outcome("kind", `"placed"`, "queue", pq+`.lowerAscii()`, "rule", `variables.placed.rule`, "reasons", `variables.placed.reasons`))
+	g.denial()
+}
+
+func (g *queueCEL) cluster() string {
+	if id := g.s.queues.ClusterID; id != "" {
+		return id
+	}
+	return yunikorn.DefaultClusterID
+}
+
+// denial is the deny policy's message: YuniKorn's rejection (or the
+// crash) with the rules' reasons.
+func (g *queueCEL) denial() {
+	g.add("denial", `variables.final.kind == "panic" ? "yunikorn: the scheduler would crash placing application " + variables.appId + ": `+celPanicNoDot+` [" + variables.final.reasons + "]" : `+
+		`"yunikorn: application " + variables.appId + " would be rejected: " + variables.final.message + " [" + variables.final.reasons + "]"`)
+}
+
+// celNearest is the longest proper prefix of the queue name q (split at
+// dots, in its own case) that the configuration holds, "" for none: each
+// prefix no deeper than the deepest configured queue, deepest first.
+func (g *queueCEL) celNearest(q string) string {
+	depth := g.p.Depth()
+	expr := `""`
+	for i := 1; i <= depth; i++ {
+		prefix := q + `.find(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i-1)) + `)`
+		// A proper prefix: the name has more than i parts.
+		more := q + `.matches(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + `)`
+		expr = `(` + more + ` && ` + celExists(prefix) + ` ? ` + prefix + ` : ` + expr + `)`
+	}
+	return `(` + q + ` == "" ? "" : ` + expr + `)`
+}
+
+// ruleVariables writes one variable per element of rule i's chain
+// (innermost parent first) and returns the rule's own.
+func (g *queueCEL) ruleVariables(i int, r *yunikorn.PlacementRuleSpec) string {
+	chain := r.Chain()
+	prev := ""
+	for j, el := range chain {
+		name := fmt.Sprintf("r%de%d", i, j)
+		g.add(name, g.celElement(el, prev))
+		prev = "variables." + name
+	}
+	return prev
+}
+
+// celElement is the CEL of one rule element's placeApplication, given the
+// variable of its parent's outcome ("" for none): a map of q (the queue,
+// "" for none), why and err.
+func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) string {
+	empty := func(why string) string { return outcome("q", `""`, "why", why, "err", `""`) }
+	fail := func(msg string) string { return outcome("q", `""`, "why", `"error: " + `+msg, "err", msg) }
+	found := func(q string) string {
+		if el.Create {
+			return outcome("q", q, "why", `""`, "err", `""`)
+		}
+		return `(` + celExists(q) + ` ? ` + outcome("q", q, "why", `""`, "err", `""`) + ` : ` + empty(q+` + " does not exist and create is false"`) + `)`
+	}
+	if el.Name == yunikorn.RuleTest {
+		return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` +
+			`variables.appQueue.split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + outcome("q", `variables.appQueue.replace(".", "_dot_")`, "why", `""`, "err", `""`) + ` : ` + fail(celString(celInvalidQueue))
+	}
+	var n string
+	switch el.Name {
+	case yunikorn.RuleProvided:
+		n = `variables.appQueue`
+	case yunikorn.RuleTag:
+		n = g.celTag(el.Value)
+	case yunikorn.RuleUser:
+		n = `variables.idUser`
+	case yunikorn.RuleFixed:
+		n = celString(el.Value)
+	}
+	// Below the parent (or root).
+	child := n
+	childCheck := ""
+	if el.Name != yunikorn.RuleFixed {
+		child = `(` + n + `).replace(".", "_dot_")`
+		childCheck = `!` + child + `.matches(` + celString(celQueueName) + `) ? ` + fail(celString(celInvalidQueue)) + ` : `
+	}
+	below := found(`"root." + ` + child)
+	if parent != "" {
+		pq := `(string(` + parent + `.q).startsWith("root.") ? string(` + parent + `.q) : "root." + string(` + parent + `.q))`
+		below = parent + `.err != "" ? ` + outcome("q", `""`, "why", `"parent: " + `+parent+`.why`, "err", parent+`.err`) + ` : ` +
+			parent + `.q == "" ? ` + empty(`"parent: " + `+parent+`.why`) + ` : ` +
+			celExists(pq) + ` && ` + celLeaf(pq) + ` ? ` + fail(`"parent rule returned a leaf queue: " + `+pq) + ` : ` +
+			found(pq+` + "." + `+child)
+	}
+	rest := childCheck + below
+	switch {
+	case el.Name == yunikorn.RuleFixed && el.Qualified:
+		rest = found(n)
+	case el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag:
+		rest = `(` + n + `).startsWith("root.") ? ((` + n + `).split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + found(n) + ` : ` + fail(celString(celInvalidQueue)) + `) : ` + rest
+	}
+	// CEL's grammar takes no conditional unparenthesised between ? and :.
+	expr := celFilter(el.Filter) + ` ? (` + rest + `) : ` + empty(`"filtered out"`)
+	switch el.Name {
+	case yunikorn.RuleProvided:
+		expr = n + ` == "" ? ` + empty(`"no queue requested"`) + ` : ` + expr
+	case yunikorn.RuleTag:
+		expr = n + ` == "" ? ` + empty(celString("tag "+el.Value+" not set")) + ` : ` + expr
+	}
+	return expr
+}
+
+// queueWarning is one warning of the queue decision: when, and its text.
+type queueWarning struct{ what, cond, msg string }
+
+func (g *queueCEL) warnings() []queueWarning {
+	goQuote := `"\"" + variables.appQueue.replace("\\", "\\\\").replace("\"", "\\\"") + "\""`
+	return []queueWarning{
+		{"yunikorn: the queue named is not used", `variables.appQueue != "" && variables.final.rule != "provided"`,
+			`"yunikorn: queue " + ` + goQuote + ` + " is not used: application " + variables.appId + " would run in " + variables.final.queue + " (rule " + variables.final.rule + ")"`},
+		{"yunikorn: the application would run in the recovery queue", `!variables.forced && variables.final.queue == "root.@recovery@"`,
+			`"yunikorn: application " + variables.appId + " would run in the recovery queue root.@recovery@"`},
+		{"yunikorn: the application is shared by the namespace's pods", `variables.appQueue != "" && variables.appId.startsWith("yunikorn-") && variables.appId == variables.sharedAppId`,
+			`"yunikorn: application " + variables.appId + " is shared by all pods of namespace " + variables.ns + " without an application id; if it already exists this pod joins it and keeps its queue"`},
+		{"yunikorn: the user is taken to be the controller", `variables.idController`,
+			`"yunikorn: user taken to be " + variables.idUser + " (the controller that creates the pods)"`},
+	}
+}
