@@ -255,6 +255,24 @@ var controllerUsers = map[string]string{
 	"CronJob":     "system:serviceaccount:kube-system:job-controller",
 }
 
+// The field names of YuniKorn's UserGroupInformation as Go's decoder
+// matches them (case-insensitively, the long s folding to s), and the
+// groups field at the end of a compact value.
+const (
+	celUserKey    = `(?i:u[sſ]er)`
+	celGroupsKey  = `(?i:group[sſ])`
+	celGroupsTail = `"` + celGroupsKey + `":\[.*\]\}$`
+)
+
+// celUserInfoCompact is the regular expression of a compact user.info
+// value (no white space, user before groups, no other field): the values
+// YuniKorn writes, with the field names in any case. The policy reads the
+// identity from these; another value it takes as nobody's.
+func celUserInfoCompact() string {
+	list := `\[(?:` + celJSONStr + `(?:,` + celJSONStr + `)*)?\]`
+	return `^\{(?:"` + celUserKey + `":` + celJSONStr + `(?:,"` + celGroupsKey + `":` + list + `)?|"` + celGroupsKey + `":` + list + `)?\}$`
+}
+
 // identityVariables: step 5, the identity the scheduler reads from
 // user.info. The policy sees the object after the user.info policy added
 // the annotation: a value equal to the one it adds is the requester's.
@@ -267,7 +285,7 @@ func (g *queueCEL) identityVariables() {
 		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
 	}
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(userInfoCanonical())+`) ? "annotation" : "nobody") : `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(celUserInfoCompact())+`) ? "annotation" : "nobody") : `+
 		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
 		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
 		usernameLabel+`"nobody"`)
@@ -280,7 +298,7 @@ func (g *queueCEL) identityVariables() {
 	for _, k := range kinds {
 		users = append(users, celString(k)+": "+celString(controllerUsers[k]))
 	}
-	userTok := `variables.preset.value().find(` + celString(`^\{"user":`+celJSONStr) + `)`
+	userTok := `variables.preset.value().find(` + celString(`^\{"`+celUserKey+`":`+celJSONStr) + `)`
 	g.add("userToken", `variables.idSource == "annotation" ? `+userTok+` : ""`)
 	g.add("annotationUser", `variables.userToken == "" ? "" : [variables.userToken.substring(8)].map(t, `+celUnquote("t")+`)[0]`)
 	g.add("idUser", `variables.idSource == "requester" ? (variables.user == "" ? "nobody" : variables.user) : `+
@@ -289,7 +307,7 @@ func (g *queueCEL) identityVariables() {
 		`variables.annotationUser != "" ? variables.annotationUser : "nobody"`)
 	g.add("idGroups", `variables.idSource == "requester" ? variables.groups : `+
 		`variables.idSource == "controller" ? ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] : `+
-		`variables.idSource == "annotation" ? variables.preset.value().find(`+celString(`"groups":\[.*\]\}$`)+`).substring(10).findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`) : []`)
+		`variables.idSource == "annotation" && variables.preset.value().matches(`+celString(celGroupsTail)+`) ? variables.preset.value().find(`+celString(celGroupsTail)+`).substring(10).findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`) : []`)
 	g.add("idController", `variables.idSource == "controller"`)
 }
 
@@ -605,10 +623,12 @@ func (g *queueCEL) cluster() string {
 }
 
 // denial is the deny policy's message: YuniKorn's rejection (or the
-// crash) with the rules' reasons.
+// crash) with the rules' reasons. The API server refuses a message with a
+// line break (and gives the static message instead): the line break of
+// YuniKorn's creation failure becomes a space.
 func (g *queueCEL) denial() {
 	g.add("denial", `variables.final.kind == "panic" ? "yunikorn: the scheduler would crash placing application " + variables.appId + ": `+celPanicNoDot+` [" + variables.final.reasons + "]" : `+
-		`"yunikorn: application " + variables.appId + " would be rejected: " + variables.final.message + " [" + variables.final.reasons + "]"`)
+		`"yunikorn: application " + variables.appId + " would be rejected: " + string(variables.final.message).replace("\n", " ") + " [" + variables.final.reasons + "]"`)
 }
 
 // celNearest is the longest proper prefix of the queue name q (split at
