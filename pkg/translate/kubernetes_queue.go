@@ -58,11 +58,6 @@ func kubernetesQueueSkip(s *Sources) string {
 	if g := s.Groups(); g.AsksAtDecisionTime() {
 		return fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.resolver.Name())
 	}
-	for _, sw := range []release.Switch{release.NarrowQueueNames, release.UncheckedUserNames, release.DefaultQueueSkipsACL} {
-		if s.queues.Release.Has(sw) {
-			return fmt.Sprintf("the configuration is read as YuniKorn %s, whose placement differs from later releases' (%s), which the CEL policy does not follow", s.queues.Release, sw)
-		}
-	}
 	return ""
 }
 
@@ -447,7 +442,11 @@ func dedupe(xs []string) []string {
 // ugiVariables: YuniKorn's ConvertUGI of the identity (whose user is
 // never empty), with the resolver's groups for one without groups.
 func (g *queueCEL) ugiVariables() {
-	given := `size(variables.idGroups) > 0 && variables.idUser.matches(` + celString(celUserName) + `)`
+	validUser := `variables.idUser.matches(` + celString(celUserName) + `)`
+	if g.rel.Has(release.UncheckedUserNames) {
+		validUser = `variables.idUser != ""`
+	}
+	given := `size(variables.idGroups) > 0 && ` + validUser
 	g.add("ugiGiven", given)
 	resolved := `[variables.idUser]`
 	resolvedErr := `""`
@@ -469,7 +468,7 @@ func (g *queueCEL) ugiVariables() {
 	g.add("resolveError", `variables.ugiGiven || size(variables.idGroups) > 0 ? "" : `+resolvedErr)
 	g.add("ugiError", `variables.ugiGiven ? "" : size(variables.idGroups) == 0 && variables.resolveError == "" ? "" : `+
 		`size(variables.idGroups) == 0 && !variables.forced ? variables.resolveError : `+
-		`variables.idUser.matches(`+celString(celUserName)+`) ? "" : "invalid username, it contains invalid characters"`)
+		validUser+` ? "" : "invalid username, it contains invalid characters"`)
 	g.add("ugiGroups", `variables.ugiGiven ? variables.idGroups : size(variables.idGroups) == 0 && variables.resolveError == "" ? `+resolved+` : `+
 		`size(variables.idGroups) == 0 ? ["nogroup"] : variables.idGroups`)
 }
@@ -583,6 +582,9 @@ func (g *queueCEL) placementVariables() {
 	case !def.Leaf:
 		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
 			"reasons", notForced+` + "; default: root.default is not a leaf"`)
+	case g.rel.Has(release.DefaultQueueSkipsACL):
+		// The fallback runs as the recovery rule's, which skips the ACL.
+		fallback = outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
 	default:
 		fallback = `!` + celSubmit(`"root.default"`) + ` ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
 			"reasons", notForced+` + "; default: user " + variables.idUser + " may not submit to root.default"`) + ` : ` +
@@ -595,11 +597,16 @@ func (g *queueCEL) placementVariables() {
 	pq := `variables.placedQueue`
 	g.add("createAt", g.celNearest(pq))
 	g.add("createParts", `variables.createAt == "" ? [] : `+pq+`.substring(size(variables.createAt) + 1).split(".")`)
-	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+celString(celQueueName)+`) || x == "@recovery@")`)
+	partName, invalidPart := celString(celQueueName), celString(celInvalidQueue)
+	if g.rel.Has(release.NarrowQueueNames) {
+		partName = celString(`^[a-zA-Z0-9_-]{1,64}$`)
+		invalidPart = `"invalid queue name '" + variables.createBad[0] + "', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"`
+	}
+	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+partName+`) || x == "@recovery@")`)
 	createErr := `(` + pq + `.lowerAscii() == "root.@recovery@" ? "" : !` + pq + `.startsWith("root") || !` + pq + `.contains(".") ? "illegal queue name passed in: " + ` + pq + ` : ` +
 		`!` + celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
 		celLeaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
-		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + celString(celQueueName) + `) ? "dynamic queue cannot be root.@recovery@" : ` + celString(celInvalidQueue) + `) : "")`
+		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + partName + `) ? "dynamic queue cannot be root.@recovery@" : ` + invalidPart + `) : "")`
 	cause := ` + "\n" + variables.createError`
 	if g.rel.Has(release.OldMessageWording) {
 		// Releases with the old wording leave the cause out.
@@ -689,9 +696,14 @@ func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) str
 	// Below the parent (or root).
 	child := n
 	childCheck := ""
+	// Releases with narrow names check a name only when they create the
+	// queue.
+	checks := !g.rel.Has(release.NarrowQueueNames)
 	if el.Name != yunikorn.RuleFixed {
 		child = `(` + n + `).replace(".", "_dot_")`
-		childCheck = `!` + child + `.matches(` + celString(celQueueName) + `) ? ` + fail(celString(celInvalidQueue)) + ` : `
+		if checks {
+			childCheck = `!` + child + `.matches(` + celString(celQueueName) + `) ? ` + fail(celString(celInvalidQueue)) + ` : `
+		}
 	}
 	below := found(`"root." + ` + child)
 	if parent != "" {
@@ -705,6 +717,8 @@ func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) str
 	switch {
 	case el.Name == yunikorn.RuleFixed && el.Qualified:
 		rest = found(n)
+	case (el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag) && !checks:
+		rest = `(` + n + `).startsWith("root.") ? ` + found(n) + ` : ` + rest
 	case el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag:
 		rest = `(` + n + `).startsWith("root.") ? ((` + n + `).split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + found(n) + ` : ` + fail(celString(celInvalidQueue)) + `) : ` + rest
 	}
