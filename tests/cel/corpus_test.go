@@ -138,7 +138,7 @@ func decide(t *testing.T, c *tests.Case, clusters map[string]*cluster) string {
 	key := tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
 	cl, ok := clusters[key]
 	if !ok {
-		cl, err = newCluster(decodeStrict(t, docs), nss)
+		cl, err = newCluster(userInfoOnly(decodeStrict(t, docs)), nss)
 		if err != nil {
 			t.Fatal(err)
 		}

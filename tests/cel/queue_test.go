@@ -89,6 +89,20 @@ func queueOnly(objs []runtime.Object) []runtime.Object {
 	return out
 }
 
+// userInfoOnly drops the queue policies of a build: the user.info cases
+// expect the user.info decision alone.
+func userInfoOnly(objs []runtime.Object) []runtime.Object {
+	var out []runtime.Object
+	for _, o := range objs {
+		name := o.(interface{ GetName() string }).GetName()
+		if name == translate.KubernetesQueuePolicy || name == translate.KubernetesQueueWarningsPolicy {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 // TestQueueCorpus decides every case of the queue decision at admission
 // with the generated queue policies in the API server's admission chain,
 // and compares allowed, the denial's message and the warnings with the
