@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,7 +110,7 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 			MessageExpression: `variables.decided && variables.final.kind == "placed" && (` + w.cond + `) ? ` + w.msg + ` : ""`,
 		})
 	}
-	return []KubernetesObject{
+	objs := []KubernetesObject{
 		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueuePolicy, Object: policy(KubernetesQueuePolicy, deny),
 			Comment: from + "\nRefuses pods (and workloads with a pod template) that YuniKorn's placement\n" +
 				"would reject, with YuniKorn's message and the rules it tried. The queue tree,\n" +
@@ -119,7 +120,66 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 			Comment: from + "\nWarns about pods YuniKorn would run elsewhere than the queue they name (and the\n" +
 				"other notes of the queue decision); bound with validationActions [Warn]."},
 		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueueWarningsPolicy, Object: binding(KubernetesQueueWarningsPolicy, admissionregistrationv1.Warn), Comment: from},
-	}, nil
+	}
+	if err := g.checkSizes(objs); err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// checkSizes refuses a queue policy the API server would refuse for its
+// size: an expression longer than CEL's parser takes, an object larger
+// than etcd stores. The error names the part of the configuration that
+// made it so.
+func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
+	for _, o := range objs {
+		p, ok := o.Object.(*admissionregistrationv1.ValidatingAdmissionPolicy)
+		if !ok {
+			continue
+		}
+		largest, size := "", 0
+		for _, v := range p.Spec.Variables {
+			n := utf8.RuneCountInString(v.Expression)
+			if n > size {
+				largest, size = v.Name, n
+			}
+			if n > KubernetesMaxExpression {
+				return fmt.Errorf("kubernetes target: %s/%s: %s is compiled into variable %s, %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy",
+					o.Kind, o.Name, g.part(v.Name), v.Name, n, KubernetesMaxExpression)
+			}
+		}
+		doc, err := o.YAML()
+		if err != nil {
+			return err
+		}
+		if len(doc) > KubernetesMaxObjectBytes {
+			return fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store; its largest part is %s (variable %s, %d code points)",
+				o.Kind, o.Name, len(doc), KubernetesMaxObjectBytes, g.part(largest), largest, size)
+		}
+	}
+	return nil
+}
+
+// part names the part of the configuration a queue policy variable is
+// compiled from.
+func (g *queueCEL) part(variable string) string {
+	n := 0
+	if g.p != nil {
+		n = len(g.p.Queues())
+	}
+	switch variable {
+	case "queueLeaf":
+		return fmt.Sprintf("the queue tree of partition default (%d queues)", n)
+	case "aclAll", "aclUsers", "aclGroups":
+		return fmt.Sprintf("the submit and admin ACLs of partition default (%d queues)", n)
+	case "groupTable", "groupErrors":
+		return fmt.Sprintf("the %s group resolver's table", g.groups.resolver.Name())
+	}
+	var i, j int
+	if _, err := fmt.Sscanf(variable, "r%de%d", &i, &j); err == nil && g.p != nil && g.p.Placement != nil && i < len(g.p.Placement.Rules) {
+		return fmt.Sprintf("placement rule #%d (%s) of partition default", i, g.p.Placement.Rules[i].Name)
+	}
+	return "the queue decision"
 }
 
 // queueCEL writes the CEL of the queue decision for one configuration.
@@ -385,7 +445,7 @@ func (g *queueCEL) celTag(name string) string {
 // tableVariables: the queue tree and the ACLs as constant map literals,
 // keyed by lower-cased path; the resolver's table for static groups.
 func (g *queueCEL) tableVariables() {
-	leaf, chains := map[string]bool{}, []string{}
+	leaf := map[string]bool{}
 	var all, users, groups []string
 	var paths []string
 	if g.p != nil {
@@ -395,11 +455,6 @@ func (g *queueCEL) tableVariables() {
 			}
 			paths = append(paths, q.Path)
 			leaf[q.Path] = q.Leaf
-			var chain []string
-			for n := q; n != nil; n = n.Parent {
-				chain = append(chain, n.Path)
-			}
-			chains = append(chains, celString(q.Path)+": "+celList(chain))
 			for _, acl := range []yunikorn.ACL{q.Submit, q.Admin} {
 				if acl.AllowAll {
 					all = append(all, q.Path)
@@ -418,9 +473,7 @@ func (g *queueCEL) tableVariables() {
 	for _, p := range paths {
 		leafs = append(leafs, celString(p)+": "+strconv.FormatBool(leaf[p]))
 	}
-	sort.Strings(chains)
 	g.add("queueLeaf", "{"+strings.Join(leafs, ", ")+"}")
-	g.add("queueChain", "{"+strings.Join(chains, ", ")+"}")
 	g.add("aclAll", celSet(dedupe(all)))
 	g.add("aclUsers", celSet(dedupe(users)))
 	g.add("aclGroups", celSet(dedupe(groups)))
@@ -480,10 +533,17 @@ func celExists(q string) string { return "(string(" + q + ").lowerAscii() in var
 func celLeaf(q string) string   { return "variables.queueLeaf[string(" + q + ").lowerAscii()]" }
 
 // celSubmit is Queue.CheckSubmitAccess of an existing queue: its ACLs or
-// an ancestor's, submit or admin.
-func celSubmit(q string) string {
-	return "variables.queueChain[string(" + q + ").lowerAscii()].exists(n, n in variables.aclAll || (n + \"\\x00\" + variables.idUser) in variables.aclUsers || " +
-		"variables.ugiGroups.exists(gr, (n + \"\\x00\" + gr) in variables.aclGroups))"
+// an ancestor's, submit or admin. The ancestors are the path's prefixes,
+// cut at run time (no deeper than the deepest queue): a list of them per
+// queue in the policy would make it several times longer.
+func (g *queueCEL) celSubmit(q string) string {
+	lower := "string(" + q + ").lowerAscii()"
+	prefixes := make([]string, g.p.Depth())
+	for i := range prefixes {
+		prefixes[i] = lower + ".find(" + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + ")"
+	}
+	return "[" + strings.Join(prefixes, ", ") + "].exists(n, n != \"\" && (n in variables.aclAll || (n + \"\\x00\" + variables.idUser) in variables.aclUsers || " +
+		"variables.ugiGroups.exists(gr, (n + \"\\x00\" + gr) in variables.aclGroups)))"
 }
 
 // celFilter is the filter's allowUser as a CEL boolean.
@@ -558,9 +618,9 @@ func (g *queueCEL) placementVariables() {
 			o + `.err != "" ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": " + `+o+`.err`, "reasons", add(p, lab+" + "+o+".why")) + ` : ` +
 			q + ` == "" ? ` + skip(o+".why") + ` : ` +
 			q + ` == "root.@recovery@" && variables.forced ? ` + placed + ` : ` +
-			celExists(q) + ` ? (!` + celLeaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
+			celExists(q) + ` ? (!` + celLeaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + g.celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
 			near + ` == "" ? ` + outcome("done", `"1"`, "kind", `"panic"`, "reasons", add(p, lab+` + "panic: `+celPanicNoDot+`"`)) + ` : ` +
-			`!` + celSubmit(near) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+near+`.lowerAscii() + " (nearest existing queue above " + `+q+` + ")"`) + ` : ` + placed
+			`!` + g.celSubmit(near) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+near+`.lowerAscii() + " (nearest existing queue above " + `+q+` + ")"`) + ` : ` + placed
 		g.add("pl"+strconv.Itoa(i), step)
 	}
 	last := prev
@@ -586,7 +646,7 @@ func (g *queueCEL) placementVariables() {
 		// The fallback runs as the recovery rule's, which skips the ACL.
 		fallback = outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
 	default:
-		fallback = `!` + celSubmit(`"root.default"`) + ` ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
+		fallback = `!` + g.celSubmit(`"root.default"`) + ` ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
 			"reasons", notForced+` + "; default: user " + variables.idUser + " may not submit to root.default"`) + ` : ` +
 			outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
 	}
@@ -604,7 +664,7 @@ func (g *queueCEL) placementVariables() {
 	}
 	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+partName+`) || x == "@recovery@")`)
 	createErr := `(` + pq + `.lowerAscii() == "root.@recovery@" ? "" : !` + pq + `.startsWith("root") || !` + pq + `.contains(".") ? "illegal queue name passed in: " + ` + pq + ` : ` +
-		`!` + celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
+		`!` + g.celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
 		celLeaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
 		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + partName + `) ? "dynamic queue cannot be root.@recovery@" : ` + invalidPart + `) : "")`
 	cause := ` + "\n" + variables.createError`
