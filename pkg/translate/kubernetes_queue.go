@@ -165,7 +165,11 @@ func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
 func (g *queueCEL) part(variable string) string {
 	n := 0
 	if g.p != nil {
-		n = len(g.p.Queues())
+		for _, q := range g.p.Queues() {
+			if !q.Added {
+				n++
+			}
+		}
 	}
 	switch variable {
 	case "queueLeaf":
