@@ -144,8 +144,8 @@ func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
 				largest, size = v.Name, n
 			}
 			if n > KubernetesMaxExpression {
-				return fmt.Errorf("kubernetes target: %s/%s: %s is compiled into variable %s, %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy",
-					o.Kind, o.Name, g.part(v.Name), v.Name, n, KubernetesMaxExpression)
+				return fmt.Errorf("kubernetes target: %s/%s: variable %s (%s) is %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy",
+					o.Kind, o.Name, v.Name, g.part(v.Name), n, KubernetesMaxExpression)
 			}
 		}
 		doc, err := o.YAML()
@@ -153,8 +153,8 @@ func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
 			return err
 		}
 		if len(doc) > KubernetesMaxObjectBytes {
-			return fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store; its largest part is %s (variable %s, %d code points)",
-				o.Kind, o.Name, len(doc), KubernetesMaxObjectBytes, g.part(largest), largest, size)
+			return fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store: its largest part is variable %s (%s, %d code points)",
+				o.Kind, o.Name, len(doc), KubernetesMaxObjectBytes, largest, g.part(largest), size)
 		}
 	}
 	return nil
@@ -171,8 +171,8 @@ func (g *queueCEL) part(variable string) string {
 			}
 		}
 	}
-	switch variable {
-	case "queueLeaf":
+	switch strings.TrimRight(variable, "0123456789") {
+	case "leafQueues", "parentQueues":
 		return fmt.Sprintf("the queue tree of partition default (%d queues)", n)
 	case "aclAll", "aclUsers", "aclGroups":
 		return fmt.Sprintf("the submit and admin ACLs of partition default (%d queues)", n)
@@ -195,6 +195,7 @@ type queueCEL struct {
 	bypass    bool
 	groups    GroupResolution
 	rel       release.Version
+	shards    map[string]int // the variables of each set (addSet)
 	extraVars []admissionregistrationv1.Variable
 }
 
@@ -472,16 +473,70 @@ func (g *queueCEL) tableVariables() {
 			}
 		}
 	}
-	sort.Strings(paths)
-	var leafs []string
+	var leaves, parents []string
 	for _, p := range paths {
-		leafs = append(leafs, celString(p)+": "+strconv.FormatBool(leaf[p]))
+		if leaf[p] {
+			leaves = append(leaves, p)
+		} else {
+			parents = append(parents, p)
+		}
 	}
-	g.add("queueLeaf", "{"+strings.Join(leafs, ", ")+"}")
-	g.add("aclAll", celSet(dedupe(all)))
-	g.add("aclUsers", celSet(dedupe(users)))
-	g.add("aclGroups", celSet(dedupe(groups)))
+	g.addSet("leafQueues", leaves)
+	g.addSet("parentQueues", parents)
+	g.addSet("aclAll", dedupe(all))
+	g.addSet("aclUsers", dedupe(users))
+	g.addSet("aclGroups", dedupe(groups))
 	g.ugiVariables()
+}
+
+// celShardBudget is how long, in code points, one variable of a set may
+// be: CEL's parser takes no expression longer than KubernetesMaxExpression.
+const celShardBudget = KubernetesMaxExpression * 9 / 10
+
+// addSet adds the set literal of keys as variables no longer than
+// celShardBudget each (name0, name1, ...; name alone when one is enough):
+// a large queue tree is bounded by the size of the object, not of one
+// expression. A lookup asks each in turn, a constant cost each.
+func (g *queueCEL) addSet(name string, keys []string) {
+	sort.Strings(keys)
+	var shards [][]string
+	var cur []string
+	size := 2
+	for _, k := range keys {
+		n := utf8.RuneCountInString(celString(k)) + 8
+		if size+n > celShardBudget && len(cur) > 0 {
+			shards = append(shards, cur)
+			cur, size = nil, 2
+		}
+		cur = append(cur, k)
+		size += n
+	}
+	shards = append(shards, cur)
+	if g.shards == nil {
+		g.shards = map[string]int{}
+	}
+	g.shards[name] = len(shards)
+	if len(shards) == 1 {
+		g.add(name, celSet(shards[0]))
+		return
+	}
+	for i, sh := range shards {
+		g.add(name+strconv.Itoa(i), celSet(sh))
+	}
+}
+
+// in is a CEL boolean: whether the string expression key is in the set
+// name (addSet).
+func (g *queueCEL) in(name, key string) string {
+	n := g.shards[name]
+	if n <= 1 {
+		return "(" + key + " in variables." + name + ")"
+	}
+	terms := make([]string, n)
+	for i := range terms {
+		terms[i] = key + " in variables." + name + strconv.Itoa(i)
+	}
+	return "(" + strings.Join(terms, " || ") + ")"
 }
 
 func dedupe(xs []string) []string {
@@ -533,8 +588,11 @@ func (g *queueCEL) ugiVariables() {
 // Lookups in the tables.
 // The queue names are strings, which a composed variable's map may carry
 // as dyn: string() gives the checker their type.
-func celExists(q string) string { return "(string(" + q + ").lowerAscii() in variables.queueLeaf)" }
-func celLeaf(q string) string   { return "variables.queueLeaf[string(" + q + ").lowerAscii()]" }
+func (g *queueCEL) exists(q string) string {
+	return "(" + g.in("leafQueues", "string("+q+").lowerAscii()") + " || " + g.in("parentQueues", "string("+q+").lowerAscii()") + ")"
+}
+
+func (g *queueCEL) leaf(q string) string { return g.in("leafQueues", "string("+q+").lowerAscii()") }
 
 // celSubmit is Queue.CheckSubmitAccess of an existing queue: its ACLs or
 // an ancestor's, submit or admin. The ancestors are the path's prefixes,
@@ -546,8 +604,8 @@ func (g *queueCEL) celSubmit(q string) string {
 	for i := range prefixes {
 		prefixes[i] = lower + ".find(" + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + ")"
 	}
-	return "[" + strings.Join(prefixes, ", ") + "].exists(n, n != \"\" && (n in variables.aclAll || (n + \"\\x00\" + variables.idUser) in variables.aclUsers || " +
-		"variables.ugiGroups.exists(gr, (n + \"\\x00\" + gr) in variables.aclGroups)))"
+	return "[" + strings.Join(prefixes, ", ") + "].exists(n, n != \"\" && (" + g.in("aclAll", "n") + " || " + g.in("aclUsers", `n + "\x00" + variables.idUser`) + " || " +
+		"variables.ugiGroups.exists(gr, " + g.in("aclGroups", `n + "\x00" + gr`) + ")))"
 }
 
 // celFilter is the filter's allowUser as a CEL boolean.
@@ -622,7 +680,7 @@ func (g *queueCEL) placementVariables() {
 			o + `.err != "" ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": " + `+o+`.err`, "reasons", add(p, lab+" + "+o+".why")) + ` : ` +
 			q + ` == "" ? ` + skip(o+".why") + ` : ` +
 			q + ` == "root.@recovery@" && variables.forced ? ` + placed + ` : ` +
-			celExists(q) + ` ? (!` + celLeaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + g.celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
+			g.exists(q) + ` ? (!` + g.leaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + g.celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
 			near + ` == "" ? ` + outcome("done", `"1"`, "kind", `"panic"`, "reasons", add(p, lab+` + "panic: `+celPanicNoDot+`"`)) + ` : ` +
 			`!` + g.celSubmit(near) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+near+`.lowerAscii() + " (nearest existing queue above " + `+q+` + ")"`) + ` : ` + placed
 		g.add("pl"+strconv.Itoa(i), step)
@@ -669,19 +727,19 @@ func (g *queueCEL) placementVariables() {
 	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+partName+`) || x == "@recovery@")`)
 	createErr := `(` + pq + `.lowerAscii() == "root.@recovery@" ? "" : !` + pq + `.startsWith("root") || !` + pq + `.contains(".") ? "illegal queue name passed in: " + ` + pq + ` : ` +
 		`!` + g.celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
-		celLeaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
+		g.leaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
 		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + partName + `) ? "dynamic queue cannot be root.@recovery@" : ` + invalidPart + `) : "")`
 	cause := ` + "\n" + variables.createError`
 	if g.rel.Has(release.OldMessageWording) {
 		// Releases with the old wording leave the cause out.
 		cause = ""
 	}
-	g.add("createError", `variables.placed.kind == "placed" && !`+celExists(pq)+` ? `+createErr+` : ""`)
+	g.add("createError", `variables.placed.kind == "placed" && !`+g.exists(pq)+` ? `+createErr+` : ""`)
 	g.add("final", `variables.ugiError != "" ? `+ugiFail+` : `+
 		`variables.placed.kind != "placed" ? variables.placed : `+
 		`variables.createError != "" ? `+outcome("kind", `"reject"`, "message", `"failed to create rule based queue " + `+pq+` + " for application " + variables.appId`+cause,
 		"reasons", `variables.placed.reasons + "; creation failed: " + variables.createError`)+` : `+
-		celExists(pq)+` && !`+celLeaf(pq)+` ? `+outcome("kind", `"reject"`, "message", `"failed to find queue " + `+pq+` + " for application " + variables.appId`, "reasons", `variables.placed.reasons`)+` : `+
+		g.exists(pq)+` && !`+g.leaf(pq)+` ? `+outcome("kind", `"reject"`, "message", `"failed to find queue " + `+pq+` + " for application " + variables.appId`, "reasons", `variables.placed.reasons`)+` : `+
 		outcome("kind", `"placed"`, "queue", pq+`.lowerAscii()`, "rule", `variables.placed.rule`, "reasons", `variables.placed.reasons`))
 	g.denial()
 }
@@ -712,7 +770,7 @@ func (g *queueCEL) celNearest(q string) string {
 		prefix := q + `.find(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i-1)) + `)`
 		// A proper prefix: the name has more than i parts.
 		more := q + `.matches(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + `)`
-		expr = `(` + more + ` && ` + celExists(prefix) + ` ? ` + prefix + ` : ` + expr + `)`
+		expr = `(` + more + ` && ` + g.exists(prefix) + ` ? ` + prefix + ` : ` + expr + `)`
 	}
 	return `(` + q + ` == "" ? "" : ` + expr + `)`
 }
@@ -740,7 +798,7 @@ func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) str
 		if el.Create {
 			return outcome("q", q, "why", `""`, "err", `""`)
 		}
-		return `(` + celExists(q) + ` ? ` + outcome("q", q, "why", `""`, "err", `""`) + ` : ` + empty(q+` + " does not exist and create is false"`) + `)`
+		return `(` + g.exists(q) + ` ? ` + outcome("q", q, "why", `""`, "err", `""`) + ` : ` + empty(q+` + " does not exist and create is false"`) + `)`
 	}
 	if el.Name == yunikorn.RuleTest {
 		return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` +
@@ -774,7 +832,7 @@ func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) str
 		pq := `(string(` + parent + `.q).startsWith("root.") ? string(` + parent + `.q) : "root." + string(` + parent + `.q))`
 		below = parent + `.err != "" ? ` + outcome("q", `""`, "why", `"parent: " + `+parent+`.why`, "err", parent+`.err`) + ` : ` +
 			parent + `.q == "" ? ` + empty(`"parent: " + `+parent+`.why`) + ` : ` +
-			celExists(pq) + ` && ` + celLeaf(pq) + ` ? ` + fail(`"parent rule returned a leaf queue: " + `+pq) + ` : ` +
+			g.exists(pq) + ` && ` + g.leaf(pq) + ` ? ` + fail(`"parent rule returned a leaf queue: " + `+pq) + ` : ` +
 			found(pq+` + "." + `+child)
 	}
 	rest := childCheck + below

@@ -76,7 +76,7 @@ func lookupCost(t *testing.T, literal, key string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ast, iss := env.Compile(literal + "[?" + fmt.Sprintf("%q", key) + "].orValue(false)")
+	ast, iss := env.Compile(fmt.Sprintf("%q in %s", key, literal))
 	if iss.Err() != nil {
 		t.Fatal(iss.Err())
 	}
@@ -105,7 +105,7 @@ func TestQueueTreeLookupCostIsConstant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		costs[n] = lookupCost(t, queueVariable(t, docs, "queueLeaf"), fmt.Sprintf("root.teams.q%05d", n-1))
+		costs[n] = lookupCost(t, queueVariable(t, docs, "leafQueues"), fmt.Sprintf("root.teams.q%05d", n-1))
 		t.Logf("%d queues: a lookup costs %d", n, costs[n])
 	}
 	if costs[2000] != costs[10] || costs[10] > 10 {
@@ -115,10 +115,11 @@ func TestQueueTreeLookupCostIsConstant(t *testing.T) {
 
 // TestLargeQueueConfigurationsFitTheCostLimit runs requests through the
 // API server's admission chain with the queue policies of a configuration
-// of 2,000 queues, from users in 1,000 groups: each is decided, not cut
-// short by the runtime cost limits (per expression and per policy).
+// of 10,000 queues (its sets split over several variables), from users in
+// 1,000 groups: each is decided, not cut short by the runtime cost limits
+// (per expression and per policy).
 func TestLargeQueueConfigurationsFitTheCostLimit(t *testing.T) {
-	docs, _, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(queueConfig(2000))}})
+	docs, _, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(queueConfig(10000))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestLargeQueueConfigurationsFitTheCostLimit(t *testing.T) {
 		allowed     bool
 		warned      bool
 	}{
-		{"the queue's own user is placed in it", "u01999", "root.teams.q01999", manyGroups(1000, false), true, false},
-		{"another user is placed in the namespace's queue, with a warning", "u00001", "root.teams.q01999", manyGroups(1000, false), true, true},
-		{"a group the parent admits places in the named queue", "eve", "root.teams.q01000", append(manyGroups(999, false), "admins"), true, false},
+		{"the queue's own user is placed in it", "u09999", "root.teams.q09999", manyGroups(1000, false), true, false},
+		{"another user is placed in the namespace's queue, with a warning", "u00001", "root.teams.q09999", manyGroups(1000, false), true, true},
+		{"a group the parent admits places in the named queue", "eve", "root.teams.q05000", append(manyGroups(999, false), "admins"), true, false},
 		{"a pod naming no queue gets the namespace's queue", "u00002", "", manyGroups(1000, true), true, false},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
@@ -164,15 +165,15 @@ func TestLargeQueueConfigurationsFitTheCostLimit(t *testing.T) {
 	}
 }
 
-// TestOversizedQueueConfigurationIsRefused: a queue tree whose literal is
-// longer than CEL's parser takes is refused at build time, naming the
+// TestOversizedQueueConfigurationIsRefused: a queue tree whose policy is
+// larger than the API server stores is refused at build time, naming the
 // queue tree and the limit, and nothing is written.
 func TestOversizedQueueConfigurationIsRefused(t *testing.T) {
-	_, _, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(queueConfig(6000))}})
+	_, _, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(queueConfig(30000))}})
 	if err == nil {
-		t.Fatal("a configuration of 6,000 queues builds; want a refusal for CEL's expression size")
+		t.Fatal("a configuration of 30,000 queues builds; want a refusal for the object size")
 	}
-	for _, want := range []string{"partition default", "6003 queues", fmt.Sprint(translate.KubernetesMaxExpression), "CEL's parser"} {
+	for _, want := range []string{translate.KubernetesQueuePolicy, "partition default", "30003 queues", fmt.Sprint(translate.KubernetesMaxObjectBytes)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
