@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 )
 
@@ -74,8 +73,9 @@ func KubernetesSummary(objs []KubernetesObject) string {
 
 // KubernetesLimits says, one note each, what the policies of s cannot
 // know: the API server evaluates them with only the request, the object
-// and its namespace at hand. The user.info rules need no more; the queues
-// would (groups resolved at decision time, queues that exist or drain).
+// and its namespace at hand. The user.info rules need no more; the queue
+// policies miss the queues that exist or drain, and are not written when
+// groups are resolved when a pod arrives (os, ldap).
 func KubernetesLimits(s *Sources) []string {
 	if s.queues == nil {
 		return nil
@@ -85,15 +85,10 @@ func KubernetesLimits(s *Sources) []string {
 			return nil // YuniKorn's built-in default: no queue of the sources'
 		}
 	}
-	var notes []string
 	if why := kubernetesQueueSkip(s); why != "" {
-		notes = append(notes, "no queue admission policy for "+strings.Join(s.files, ", ")+": "+why+" (aclc webhook decides it)")
+		return []string{"no queue admission policy for " + strings.Join(s.files, ", ") + ": " + why + " (aclc webhook decides it)"}
 	}
-	if spec := s.ConfiguredResolver(); spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
-		notes = append(notes, fmt.Sprintf("the queue configuration's %s group resolver asks when a pod arrives: a CEL policy sees only the groups the API server authenticated", spec))
-	}
-	notes = append(notes, "a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: "+KubernetesQueuePolicy+" decides as if only the configured queues existed")
-	return notes
+	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + KubernetesQueuePolicy + " decides as if only the configured queues existed"}
 }
 
 // KubernetesObjects returns the objects of a --target kubernetes build

@@ -56,10 +56,35 @@ func kubernetesQueueSkip(s *Sources) string {
 			return "no queue configuration"
 		}
 	}
-	if g := s.Groups(); g.AsksAtDecisionTime() {
-		return fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.resolver.Name())
+	if _, why := kubernetesGroups(s); why != "" {
+		return why
 	}
 	return ""
+}
+
+// kubernetesGroups is the group resolution the queue policies compile in:
+// the one the sources were given, else the configuration's own (the
+// kubernetes target opens none for the user.info policies). A resolver
+// that asks when a pod arrives (os, ldap) cannot be compiled: why says so.
+func kubernetesGroups(s *Sources) (g GroupResolution, why string) {
+	g = s.Groups()
+	if s.groups.resolver == nil {
+		spec := s.ConfiguredResolver()
+		if spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
+			return g, fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", spec)
+		}
+		if spec != builtins.ResolverNone {
+			c, err := s.WithGroupResolution(spec, true)
+			if err != nil {
+				return g, fmt.Sprintf("the %s group resolver: %v", spec, err)
+			}
+			g = c.Groups()
+		}
+	}
+	if g.AsksAtDecisionTime() {
+		return g, fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.resolver.Name())
+	}
+	return g, ""
 }
 
 // kubernetesQueueObjects returns the two queue policies and their
@@ -201,7 +226,8 @@ type queueCEL struct {
 
 func newQueueCEL(s *Sources) *queueCEL {
 	unique, noGang := s.QueueReviewFlags()
-	return &queueCEL{s: s, p: s.queues.Partition("default"), unique: unique, noGang: noGang, bypass: s.admission.BypassAuth, groups: s.Groups(), rel: s.queues.Release}
+	groups, _ := kubernetesGroups(s)
+	return &queueCEL{s: s, p: s.queues.Partition("default"), unique: unique, noGang: noGang, bypass: s.admission.BypassAuth, groups: groups, rel: s.queues.Release}
 }
 
 func (g *queueCEL) add(name, expr string) {
