@@ -1,0 +1,222 @@
+package cel
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/tests"
+)
+
+// The queue configurations the queue differential draws requests for:
+// every rule kind, parents, create flags, filters with lists and regexps,
+// ACLs by user, group and wildcard, leaf and parent queues, with and
+// without root.default.
+var queueDifferentialConfigs = []struct {
+	name, text string
+	resolver   builtins.GroupResolver
+}{
+	{"provided, then the namespace below its parent queue", `
+        placementrules:
+          - name: provided
+          - name: tag
+            value: namespace
+            create: true
+            parent: {name: tag, value: namespace.parentqueue}
+        queues:
+          - name: root
+            queues:
+              - {name: sandbox, submitacl: "*"}
+              - {name: teams, parent: true, submitacl: "*"}
+              - {name: private, submitacl: " admins"}
+              - {name: leaf, submitacl: "*"}
+`, builtins.NoResolver{}},
+	{"filters, the user below a fixed parent, a group rule, root.default", `
+        placementrules:
+          - name: provided
+            create: false
+            filter: {type: deny, users: ["^bad.*$"]}
+          - name: user
+            create: true
+            filter: {type: allow, groups: [devs, admins]}
+            parent: {name: fixed, value: root.users}
+          - name: tag
+            value: yunikorn.apache.org/schedulingPolicyParameters
+            create: false
+          - name: fixed
+            value: shared
+            filter: {type: deny, users: [mallory]}
+        queues:
+          - name: root
+            submitacl: " admins"
+            queues:
+              - {name: users, parent: true, submitacl: "alice,bob devs"}
+              - {name: shared, submitacl: "*"}
+              - {name: default, submitacl: "carol"}
+              - {name: sandbox, adminacl: " devs"}
+`, builtins.NoResolver{}},
+	{"YuniKorn's test resolver's table, a user queue created under a group-guarded parent", `
+        usergroupresolver: {type: test}
+        placementrules:
+          - name: provided
+          - name: user
+            create: true
+            parent: {name: fixed, value: root.home}
+        queues:
+          - name: root
+            queues:
+              - {name: home, parent: true, submitacl: " 1001,admins"}
+              - {name: sandbox, submitacl: "testuser2"}
+`, builtins.TestResolver{}},
+}
+
+// drawQueueRequest draws a pod or workload for the queue decision: a
+// requester, the queue it names (valid, invalid, qualified or not), an
+// application id, a node (forced), a pre-set user.info, a namespace.
+func drawQueueRequest(r *rand.Rand, i int) *request {
+	user := pick(r, "alice", "bob", "carol", "mallory", "bad-guy", "", "o'brien", "sue@example.com", "system:serviceaccount:kube-system:replicaset-controller", "dave",
+		"testuser1", "testuser2", "testuser5", "invalid-gid-user")
+	var groups []string
+	for _, g := range []string{"devs", "admins", "system:authenticated", "g<&>"} {
+		if r.IntN(3) == 0 {
+			groups = append(groups, g)
+		}
+	}
+	kind := pick(r, "Pod", "Pod", "Pod", "Deployment", "ReplicaSet", "Job", "CronJob")
+	labels, annotations := map[string]string{}, map[string]string{}
+	if r.IntN(4) > 0 {
+		labels[pick(r, "yunikorn.apache.org/queue", "queue")] = pick(r, "root.sandbox", "root.private", "sandbox", "private", "root.teams", "root.teams.x",
+			"root.leaf.y", "root.users.alice", "root.shared", "root.@recovery@", "a.b", "root.bad name", "Root.Sandbox", "root.nope", "root.default")
+	}
+	if r.IntN(3) == 0 {
+		labels[pick(r, "applicationId", "yunikorn.apache.org/app-id")] = pick(r, "app-"+strconv.Itoa(i), "x-uniqueautogen")
+	}
+	if r.IntN(5) == 0 {
+		labels["app"] = "yunikorn"
+	}
+	if r.IntN(4) == 0 {
+		annotations[admission.UserInfoAnnotation] = pick(r, admission.UserInfoValue("alice", []string{"devs"}), admission.UserInfoValue("mallory", nil), `{"user":"bob"}`, `{"groups":["admins"]}`, `null`, `{"user":`, "")
+	}
+	if r.IntN(4) == 0 {
+		annotations["yunikorn.apache.org/schedulingPolicyParameters"] = pick(r, "root.shared", "sandbox", "x.y")
+	}
+	spec := map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox"}}}
+	if r.IntN(5) == 0 {
+		spec["nodeName"] = "node-1"
+	}
+	if r.IntN(6) == 0 {
+		spec["schedulerName"] = "yunikorn"
+	}
+	meta := map[string]any{"name": "o-" + strconv.Itoa(i), "labels": labels, "annotations": annotations}
+	obj := map[string]any{"apiVersion": "v1", "kind": kind}
+	group := ""
+	template := map[string]any{"metadata": meta, "spec": spec}
+	switch kind {
+	case "Pod":
+		obj["metadata"], obj["spec"] = meta, spec
+	case "Job":
+		group = "batch"
+		obj["metadata"] = map[string]any{"name": meta["name"]}
+		obj["spec"] = map[string]any{"template": template}
+	case "CronJob":
+		group = "batch"
+		obj["metadata"] = map[string]any{"name": meta["name"]}
+		obj["spec"] = map[string]any{"schedule": "* * * * *", "jobTemplate": map[string]any{"spec": map[string]any{"template": template}}}
+	default:
+		group = "apps"
+		obj["metadata"] = map[string]any{"name": meta["name"]}
+		obj["spec"] = map[string]any{"selector": map[string]any{}, "template": template}
+	}
+	if group != "" {
+		obj["apiVersion"] = group + "/v1"
+	}
+	raw, _ := json.Marshal(obj)
+	req := &request{UID: "q-" + strconv.Itoa(i), Kind: metav1.GroupVersionKind{Group: group, Version: "v1", Kind: kind},
+		Namespace: pick(r, "default", "team-a", "team-b", "kube-system", "off"), Name: meta["name"].(string), Operation: "CREATE", Object: raw}
+	req.UserInfo.Username, req.UserInfo.Groups = user, groups
+	return req
+}
+
+// The namespaces of the queue differential: a parent queue, none, and
+// YuniKorn switched off.
+var queueDifferentialNamespaces = map[string]map[string]string{
+	"default": nil, "kube-system": nil, "team-b": nil,
+	"team-a": {"yunikorn.apache.org/parentqueue": "root.teams"},
+	"off":    {"yunikorn.apache.org/namespace.enableYuniKorn": "false"},
+}
+
+// TestQueueAgreesWithTheReferenceOnDrawnRequests draws pods and workloads
+// (requesters valid and not, with and without groups, queues named every
+// way, application ids, forced pods, pre-set identities, namespaces with a
+// parent queue) and compares the API server's admission chain running the
+// queue policies with aclc's reference (pkg/acl/admission's queue review):
+// allowed or not, the message and the warnings. ACLC_CEL_SEED replays a
+// run; the seed is new every run.
+func TestQueueAgreesWithTheReferenceOnDrawnRequests(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ACLC_CEL_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seed %d (ACLC_CEL_SEED=%d replays it)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	var nss []*corev1.Namespace
+	refNS := map[string]admission.Namespace{}
+	for name, ann := range queueDifferentialNamespaces {
+		nss = append(nss, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}})
+		refNS[name] = admission.Namespace{Name: name, Annotations: ann}
+	}
+	const perConfig = 200
+	for _, qc := range queueDifferentialConfigs {
+		t.Run(qc.name, func(t *testing.T) {
+			text := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n  queues.yaml: |\n    partitions:\n      - name: default\n" + qc.text
+			docs, src, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(text)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := newCluster(queueOnly(decodeStrict(t, docs)), nss)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.close()
+			unique, noGang := src.QueueReviewFlags()
+			ref := &admission.QueueReview{Settings: src.Admission(), Tree: src.Queues(), Resolver: qc.resolver,
+				UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: refNS}
+			refused, warned := 0, 0
+			for i := 0; i < perConfig; i++ {
+				req := drawQueueRequest(r, i)
+				var want struct {
+					Response map[string]any `json:"response"`
+				}
+				if err := json.Unmarshal(ref.Review(req.review()), &want); err != nil {
+					t.Fatal(err)
+				}
+				if want.Response["allowed"] != true {
+					refused++
+				} else if ws, _ := want.Response["warnings"].([]any); len(ws) > 0 {
+					warned++
+				}
+				out, err := cl.admit(context.Background(), req)
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
+					t.Errorf("request %d (%s in %s by %q %q): %s\nobject %s", i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, req.Object)
+				}
+			}
+			t.Logf("%d requests: %d refused, %d admitted with warnings by the reference", perConfig, refused, warned)
+		})
+	}
+}
