@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,4 +220,148 @@ func TestQueueAgreesWithTheReferenceOnDrawnRequests(t *testing.T) {
 			t.Logf("%d requests: %d refused, %d admitted with warnings by the reference", perConfig, refused, warned)
 		})
 	}
+}
+
+// Pools the drawn queue configurations take their parts from.
+var (
+	aclPool       = []string{"", "*", " admins", "alice", "alice,bob devs", "carol ", " devs,g<&>"}
+	tagNames      = []string{"namespace", "namespace.parentqueue", "yunikorn.apache.org/schedulingPolicyParameters", "application.create.force", "imagePullSecrets", "missing", "NameSpace"}
+	fixedValues   = []string{"a", "sandbox", "root.a", "root.teams", "x.y", "root.default", "teams", "root.b.c"}
+	filterEntries = []string{"alice", "bob", "devs", "admins", "^a", "e$", "(o|u)", "x.*", "^$", "system:authenticated", "mallory"}
+)
+
+// drawRule draws a placement rule in YAML, indented for a rule list,
+// with a parent rule at most depth levels up.
+func drawRule(r *rand.Rand, indent string, depth int) string {
+	name := pick(r, "provided", "user", "tag", "fixed")
+	out := indent + "- name: " + name + "\n"
+	in := indent + "  "
+	if r.IntN(2) == 0 {
+		out += in + "create: true\n"
+	}
+	switch name {
+	case "tag":
+		out += in + "value: " + strconv.Quote(pick(r, tagNames...)) + "\n"
+	case "fixed":
+		out += in + "value: " + pick(r, fixedValues...) + "\n"
+	}
+	if r.IntN(3) == 0 {
+		out += in + "filter:\n" + in + "  type: " + pick(r, "allow", "deny") + "\n"
+		for _, key := range []string{"users", "groups"} {
+			if r.IntN(2) == 0 {
+				n := 1 + r.IntN(2)
+				var items []string
+				for range n {
+					items = append(items, strconv.Quote(pick(r, filterEntries...)))
+				}
+				out += in + "  " + key + ": [" + joinComma(items) + "]\n"
+			}
+		}
+	}
+	if depth > 0 && r.IntN(3) == 0 {
+		out += in + "parent:\n" + strings.TrimSuffix(strings.Replace(drawRule(r, in+"  ", depth-1), in+"  - ", in+"  ", 1), "\n") + "\n"
+	}
+	return out
+}
+
+func joinComma(xs []string) string { return strings.Join(xs, ", ") }
+
+// drawQueueConfig draws a partition: one to three rules, and a tree with
+// leaves, parents and ACLs from the pools.
+func drawQueueConfig(r *rand.Rand) string {
+	out := "        placementrules:\n"
+	for range 1 + r.IntN(3) {
+		out += drawRule(r, "          ", 1)
+	}
+	acl := func(indent string) string {
+		s := ""
+		if a := pick(r, aclPool...); a != "" {
+			s += indent + "submitacl: " + strconv.Quote(a) + "\n"
+		}
+		if r.IntN(3) == 0 {
+			s += indent + "adminacl: " + strconv.Quote(pick(r, aclPool...)) + "\n"
+		}
+		return s
+	}
+	out += "        queues:\n          - name: root\n" + acl("            ") + "            queues:\n"
+	for _, q := range []string{"a", "b", "sandbox", "teams", "default"} {
+		if r.IntN(4) == 0 {
+			continue
+		}
+		out += "              - name: " + q + "\n" + acl("                ")
+		switch {
+		case q == "teams" || (q == "b" && r.IntN(2) == 0):
+			out += "                queues:\n                  - name: c\n" + acl("                    ") + "                  - name: x\n" + acl("                    ")
+		case r.IntN(4) == 0:
+			out += "                parent: true\n"
+		}
+	}
+	return out
+}
+
+// TestQueueAgreesWithTheReferenceOnDrawnConfigurations draws queue
+// configurations too (rules with parents, filters, create flags, fixed
+// and tag values; trees with leaves, parents and ACLs) and decides drawn
+// requests on each as TestQueueAgreesWithTheReferenceOnDrawnRequests
+// does. A configuration YuniKorn refuses is drawn again.
+func TestQueueAgreesWithTheReferenceOnDrawnConfigurations(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ACLC_CEL_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seed %d (ACLC_CEL_SEED=%d replays it)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	var nss []*corev1.Namespace
+	refNS := map[string]admission.Namespace{}
+	for name, ann := range queueDifferentialNamespaces {
+		nss = append(nss, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}})
+		refNS[name] = admission.Namespace{Name: name, Annotations: ann}
+	}
+	const configs, perConfig = 25, 40
+	built, refused, warned := 0, 0, 0
+	for attempt := 0; built < configs && attempt < 10*configs; attempt++ {
+		partition := drawQueueConfig(r)
+		text := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n  queues.yaml: |\n    partitions:\n      - name: default\n" + partition
+		docs, src, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte(text)}})
+		if err != nil {
+			continue // YuniKorn refuses it: nothing to compare
+		}
+		built++
+		cl, err := newCluster(queueOnly(decodeStrict(t, docs)), nss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unique, noGang := src.QueueReviewFlags()
+		ref := &admission.QueueReview{Settings: src.Admission(), Tree: src.Queues(), Resolver: builtins.NoResolver{},
+			UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: refNS}
+		for i := range perConfig {
+			req := drawQueueRequest(r, i)
+			var want struct {
+				Response map[string]any `json:"response"`
+			}
+			if err := json.Unmarshal(ref.Review(req.review()), &want); err != nil {
+				t.Fatal(err)
+			}
+			if want.Response["allowed"] != true {
+				refused++
+			} else if ws, _ := want.Response["warnings"].([]any); len(ws) > 0 {
+				warned++
+			}
+			out, err := cl.admit(context.Background(), req)
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
+				t.Errorf("configuration %d, request %d (%s in %s by %q %q): %s\nconfiguration:\n%s\nobject %s", built, i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, partition, req.Object)
+			}
+		}
+		cl.close()
+	}
+	if built < configs {
+		t.Fatalf("only %d of %d drawn configurations build", built, configs)
+	}
+	t.Logf("%d configurations, %d requests each: %d refused, %d admitted with warnings by the reference", built, perConfig, refused, warned)
 }
