@@ -52,7 +52,8 @@ func TestPoliciesCompileAtCreation(t *testing.T) {
 	}
 	sources = append(sources, struct{ name, text string }{"1400 external users", "admissionController.accessControl.externalUsers: \"" + strings.Join(long, ",") + "\"\n"})
 	root := repoRoot(t)
-	for _, ex := range []string{"examples/admission/configmap.yaml", "examples/yunikorn/helm/yunikorn-configs.yaml"} {
+	// With queue configurations: the queue policies too.
+	for _, ex := range []string{"examples/admission/configmap.yaml", "examples/yunikorn/helm/yunikorn-configs.yaml", "examples/admission/queue.yaml", "examples/admission/configmap-with-queues.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(root, ex))
 		if err != nil {
 			t.Fatal(err)
