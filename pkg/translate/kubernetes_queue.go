@@ -341,22 +341,28 @@ var controllerUsers = map[string]string{
 	"CronJob":     "system:serviceaccount:kube-system:job-controller",
 }
 
-// The field names of YuniKorn's UserGroupInformation as Go's decoder
-// matches them (case-insensitively, the long s folding to s), and the
-// groups field at the end of a compact value.
+// The parts of a user.info value the policy reads: the field names of
+// YuniKorn's UserGroupInformation as Go's decoder matches them
+// (case-insensitively, the long s folding to s), JSON's white space, and
+// each field with its value.
 const (
-	celUserKey    = `(?i:u[sſ]er)`
-	celGroupsKey  = `(?i:group[sſ])`
-	celGroupsTail = `"` + celGroupsKey + `":\[.*\]\}$`
+	celUserKey   = `(?i:u[sſ]er)`
+	celGroupsKey = `(?i:group[sſ])`
+	celWS        = `[ \t\n\r]*`
+	celGroupList = `\[` + celWS + `(?:` + celJSONStr + `(?:` + celWS + `,` + celWS + celJSONStr + `)*)?` + celWS + `\]`
+	celUserField = `"` + celUserKey + `"` + celWS + `:` + celWS + `(?:` + celJSONStr + `|null)`
+	// celGroupsField is the groups field with a list; null has no groups.
+	celGroupsField = `"` + celGroupsKey + `"` + celWS + `:` + celWS + `(?:` + celGroupList + `|null)`
 )
 
-// celUserInfoCompact is the regular expression of a compact user.info
-// value (no white space, user before groups, no other field): the values
-// YuniKorn writes, with the field names in any case. The policy reads the
-// identity from these; another value it takes as nobody's.
-func celUserInfoCompact() string {
-	list := `\[(?:` + celJSONStr + `(?:,` + celJSONStr + `)*)?\]`
-	return `^\{(?:"` + celUserKey + `":` + celJSONStr + `(?:,"` + celGroupsKey + `":` + list + `)?|"` + celGroupsKey + `":` + list + `)?\}$`
+// celUserInfoObject is the regular expression of the user.info values the
+// policy reads the identity from: an object with user, groups, both (in
+// either order) or neither, each a string (or null) and a list of strings
+// (or null), with any white space. YuniKorn writes these; a value with
+// another field, or a group that is null, is taken as nobody's.
+func celUserInfoObject() string {
+	both := func(a, b string) string { return a + `(?:` + celWS + `,` + celWS + b + `)?` }
+	return `^` + celWS + `\{` + celWS + `(?:` + both(celUserField, celGroupsField) + `|` + both(celGroupsField, celUserField) + `)?` + celWS + `\}` + celWS + `$`
 }
 
 // identityVariables: step 5, the identity the scheduler reads from
@@ -371,7 +377,7 @@ func (g *queueCEL) identityVariables() {
 		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
 	}
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(celUserInfoCompact())+`) ? "annotation" : "nobody") : `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(celUserInfoObject())+`) ? "annotation" : "nobody") : `+
 		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
 		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
 		usernameLabel+`"nobody"`)
@@ -384,16 +390,20 @@ func (g *queueCEL) identityVariables() {
 	for _, k := range kinds {
 		users = append(users, celString(k)+": "+celString(controllerUsers[k]))
 	}
-	userTok := `variables.preset.value().find(` + celString(`^\{"`+celUserKey+`":`+celJSONStr) + `)`
-	g.add("userToken", `variables.idSource == "annotation" ? `+userTok+` : ""`)
-	g.add("annotationUser", `variables.userToken == "" ? "" : [variables.userToken.substring(8)].map(t, `+celUnquote("t")+`)[0]`)
+	// The user field, then its value after the name and the colon; the
+	// groups field's list, then its strings.
+	g.add("userField", `variables.idSource == "annotation" ? variables.preset.value().find(`+celString(celUserField)+`) : ""`)
+	g.add("userToken", `variables.userField == "" ? "" : variables.userField.substring(size(variables.userField.find(`+celString(`^"`+celUserKey+`"`+celWS+`:`+celWS)+`)))`)
+	g.add("annotationUser", `variables.userToken == "" || variables.userToken == "null" ? "" : [variables.userToken].map(t, `+celUnquote("t")+`)[0]`)
 	g.add("idUser", `variables.idSource == "requester" ? (variables.user == "" ? "nobody" : variables.user) : `+
 		`variables.idSource == "controller" ? {`+strings.Join(users, ", ")+`}[request.kind.kind] : `+
 		`variables.idSource == "label" ? variables.labels["yunikorn.apache.org/username"] : `+
 		`variables.annotationUser != "" ? variables.annotationUser : "nobody"`)
+	g.add("groupsField", `variables.idSource == "annotation" ? variables.preset.value().find(`+celString(`"`+celGroupsKey+`"`+celWS+`:`+celWS+celGroupList)+`) : ""`)
+	g.add("groupsList", `variables.groupsField.substring(size(variables.groupsField.find(`+celString(`^"`+celGroupsKey+`"`+celWS+`:`+celWS)+`)))`)
 	g.add("idGroups", `variables.idSource == "requester" ? variables.groups : `+
 		`variables.idSource == "controller" ? ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] : `+
-		`variables.idSource == "annotation" && variables.preset.value().matches(`+celString(celGroupsTail)+`) ? variables.preset.value().find(`+celString(celGroupsTail)+`).substring(10).findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`) : []`)
+		`variables.groupsList.findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`)`)
 	g.add("idController", `variables.idSource == "controller"`)
 }
 

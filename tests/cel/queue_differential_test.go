@@ -106,7 +106,8 @@ func drawQueueRequest(r *rand.Rand, i int) *request {
 		labels["app"] = "yunikorn"
 	}
 	if r.IntN(4) == 0 {
-		annotations[admission.UserInfoAnnotation] = pick(r, admission.UserInfoValue("alice", []string{"devs"}), admission.UserInfoValue("mallory", nil), `{"user":"bob"}`, `{"groups":["admins"]}`, `null`, `{"user":`, "")
+		annotations[admission.UserInfoAnnotation] = pick(r, admission.UserInfoValue("alice", []string{"devs"}), admission.UserInfoValue("mallory", nil), `{"user":"bob"}`, `{"groups":["admins"]}`, `null`, `{"user":`, "",
+			`{ "user": "bob", "groups": [ "admins", "d\u0065v" ] }`, `{"groups":["devs"],"user":"carol"}`, `{"user":null,"groups":null}`, `{"USER" : "mallory"}`, `{"user":"","groups":["admins"]}`)
 	}
 	if r.IntN(4) == 0 {
 		annotations["yunikorn.apache.org/schedulingPolicyParameters"] = pick(r, "root.shared", "sandbox", "x.y")
