@@ -72,11 +72,19 @@ func queueVariable(t *testing.T, docs [][]byte, name string) string {
 // of looking a queue up in the literal of the queue tree.
 func lookupCost(t *testing.T, literal, key string) uint64 {
 	t.Helper()
+	// The key is a comprehension's variable: a constant key would let the
+	// planner fold the whole lookup away.
+	return lookupCostExpr(t, fmt.Sprintf("[%q].all(k, k in %s)", key, literal))
+}
+
+// lookupCostExpr is the runtime cost of a boolean expression that holds.
+func lookupCostExpr(t *testing.T, expr string) uint64 {
+	t.Helper()
 	env, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Env(environment.StoredExpressions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ast, iss := env.Compile(fmt.Sprintf("%q in %s", key, literal))
+	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
 		t.Fatal(iss.Err())
 	}
@@ -89,7 +97,7 @@ func lookupCost(t *testing.T, literal, key string) uint64 {
 		t.Fatal(err)
 	}
 	if out.Value() != true {
-		t.Fatalf("%s is not found in the queue tree", key)
+		t.Fatalf("%.100s... does not hold", expr)
 	}
 	return *det.ActualCost()
 }
@@ -97,7 +105,8 @@ func lookupCost(t *testing.T, literal, key string) uint64 {
 // TestQueueTreeLookupCostIsConstant measures what a request pays for the
 // queue tree compiled into a map literal: the API server plans a constant
 // literal once (OptOptimize), so a lookup costs the same for 10 queues as
-// for 2,000, far below the 1,000,000 an expression may spend.
+// for 2,000, far below the 1,000,000 an expression may spend; a chain of
+// conditionals costs more the more queues it holds.
 func TestQueueTreeLookupCostIsConstant(t *testing.T) {
 	costs := map[int]uint64{}
 	for _, n := range []int{10, 500, 2000} {
@@ -110,6 +119,22 @@ func TestQueueTreeLookupCostIsConstant(t *testing.T) {
 	}
 	if costs[2000] != costs[10] || costs[10] > 10 {
 		t.Errorf("lookup cost grows with the queue count: %v", costs)
+	}
+	// The other shape, a chain of conditionals, costs in proportion to the
+	// queues before the one looked up, and CEL's parser refuses one nested
+	// deeper than 250.
+	chain := func(n int) string {
+		c := "false"
+		for i := n - 1; i >= 0; i-- {
+			c = fmt.Sprintf("(k == %q ? true : %s)", fmt.Sprintf("root.teams.q%05d", i), c)
+		}
+		return c
+	}
+	c10 := lookupCostExpr(t, fmt.Sprintf("[%q].all(k, %s)", "root.teams.q00009", chain(10)))
+	c100 := lookupCostExpr(t, fmt.Sprintf("[%q].all(k, %s)", "root.teams.q00099", chain(100)))
+	t.Logf("nested conditionals: %d for 10 queues, %d for 100", c10, c100)
+	if c100 <= c10 {
+		t.Errorf("nested conditionals cost %d for 10 queues and %d for 100", c10, c100)
 	}
 }
 
