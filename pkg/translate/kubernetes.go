@@ -96,7 +96,8 @@ func KubernetesLimits(s *Sources) []string {
 // they leave out): the MutatingAdmissionPolicy that adds user.info where
 // YuniKorn's webhook adds it, unless bypassAuth is set, and the
 // ValidatingAdmissionPolicy that refuses what the webhook refuses, each
-// with its binding.
+// with its binding; then, for a queue configuration, the queue policies
+// (kubernetes_queue.go).
 func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 	if s.admission == nil {
 		return nil, sourceError{err: fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.files, ", "))}

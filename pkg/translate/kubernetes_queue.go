@@ -44,9 +44,9 @@ const (
 )
 
 // kubernetesQueueSkip says why the sources get no queue policy, "" when
-// they get one: a configuration whose groups a policy cannot know (asked
-// of the host when a pod arrives), or a release other than the current
-// one (whose switches the CEL does not carry).
+// they get one: no queue configuration (YuniKorn's built-in default), or
+// one whose groups a policy cannot know (asked of the host when a pod
+// arrives).
 func kubernetesQueueSkip(s *Sources) string {
 	if s.queues == nil || s.admission == nil {
 		return "no queue configuration"
