@@ -288,23 +288,37 @@ func outcome(kv ...string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// The CEL of a JSON string token's text: the quotes dropped and Go's
-// escapes undone (a backslash pair first set aside as NUL, which a JSON
-// string cannot hold unescaped).
+// celUnquote is the CEL of the text of the JSON string token x: the
+// quotes dropped and the escapes undone as Go's decoder does. The text is
+// cut at each escaped backslash first, each piece decoded on its own and
+// the pieces joined with a backslash, so that no decoded character is
+// read again as part of an escape. \uXXXX is decoded for ASCII and the
+// line and paragraph separators (what Go writes, and the hand-written
+// ASCII letters); another code point is kept as written.
 func celUnquote(x string) string {
 	body := x + ".substring(1, size(" + x + ") - 1)"
-	repl := [][2]string{{`\\`, "\x00"}, {`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"},
-		{`\u003c`, "<"}, {`\u003e`, ">"}, {`\u0026`, "&"}, {`\u2028`, "\u2028"}, {`\u2029`, "\u2029"}}
-	for c := rune(0); c < 0x20; c++ {
-		repl = append(repl, [2]string{fmt.Sprintf(`\u%04x`, c), string(c)})
+	repl := [][2]string{{`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"},
+		{`\u2028`, "\u2028"}, {`\u2029`, "\u2029"}}
+	// The backslash last: what it makes must not be read as an escape.
+	codes := []rune{}
+	for c := rune(0); c < 0x80; c++ {
+		if c != '\\' {
+			codes = append(codes, c)
+		}
 	}
-	repl = append(repl, [2]string{"\x00", `\`})
+	for _, c := range append(codes, '\\') {
+		lower, upper := fmt.Sprintf(`\u%04x`, c), fmt.Sprintf(`\u%04X`, c)
+		repl = append(repl, [2]string{lower, string(c)})
+		if upper != lower {
+			repl = append(repl, [2]string{upper, string(c)})
+		}
+	}
 	var b strings.Builder
-	b.WriteString(body)
+	b.WriteString("piece")
 	for _, r := range repl {
 		b.WriteString(".replace(" + celString(r[0]) + ", " + celString(r[1]) + ")")
 	}
-	return "(" + body + `.contains("\\") ? ` + b.String() + " : " + body + ")"
+	return "(" + body + `.contains("\\") ? ` + body + `.split("\\\\").map(piece, piece.contains("\\") ? ` + b.String() + ` : piece).join("\\") : ` + body + ")"
 }
 
 // variables are the policies' variables: the user.info policies' (the
@@ -800,15 +814,15 @@ func (g *queueCEL) denial() {
 // dots, in its own case) that the configuration holds, "" for none: each
 // prefix no deeper than the deepest configured queue, deepest first.
 func (g *queueCEL) celNearest(q string) string {
+	// A flat list, not nested conditionals: CEL's parser refuses an
+	// expression nested deeper than 250, which a deep tree would reach.
 	depth := g.p.Depth()
-	expr := `""`
-	for i := 1; i <= depth; i++ {
-		prefix := q + `.find(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i-1)) + `)`
-		// A proper prefix: the name has more than i parts.
-		more := q + `.matches(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + `)`
-		expr = `(` + more + ` && ` + g.exists(prefix) + ` ? ` + prefix + ` : ` + expr + `)`
+	prefixes := make([]string, depth)
+	for i := range prefixes {
+		prefixes[i] = q + `.find(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, depth-1-i)) + `)`
 	}
-	return `(` + q + ` == "" ? "" : ` + expr + `)`
+	// A proper prefix is shorter than the name.
+	return `([` + strings.Join(prefixes, ", ") + `].filter(n, size(n) < size(` + q + `) && ` + g.exists("n") + `) + [""])[0]`
 }
 
 // ruleVariables writes one variable per element of rule i's chain
