@@ -290,35 +290,31 @@ func outcome(kv ...string) string {
 
 // celUnquote is the CEL of the text of the JSON string token x: the
 // quotes dropped and the escapes undone as Go's decoder does. The text is
-// cut at each escaped backslash first, each piece decoded on its own and
-// the pieces joined with a backslash, so that no decoded character is
-// read again as part of an escape. \uXXXX is decoded for ASCII and the
-// line and paragraph separators (what Go writes, and the hand-written
-// ASCII letters); another code point is kept as written.
+// cut at each escaped backslash, each piece decoded on its own and the
+// pieces joined with a backslash; a piece is cut again at each \u, whose
+// four hex digits are looked up in a constant table (ASCII, and the line
+// and paragraph separators Go writes; another code point is kept as
+// written). No decoded character is read again as part of an escape, and
+// a value of a thousand escaped groups stays within CEL's cost limit.
 func celUnquote(x string) string {
 	body := x + ".substring(1, size(" + x + ") - 1)"
-	repl := [][2]string{{`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"},
-		{`\u2028`, "\u2028"}, {`\u2029`, "\u2029"}}
-	// The backslash last: what it makes must not be read as an escape.
-	codes := []rune{}
+	simple := func(v string) string {
+		out := v
+		for _, r := range [][2]string{{`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"}} {
+			out += ".replace(" + celString(r[0]) + ", " + celString(r[1]) + ")"
+		}
+		return "(" + v + `.contains("\\") ? ` + out + " : " + v + ")"
+	}
+	var table []string
 	for c := rune(0); c < 0x80; c++ {
-		if c != '\\' {
-			codes = append(codes, c)
-		}
+		table = append(table, celString(fmt.Sprintf("%04x", c))+": "+celString(string(c)))
 	}
-	for _, c := range append(codes, '\\') {
-		lower, upper := fmt.Sprintf(`\u%04x`, c), fmt.Sprintf(`\u%04X`, c)
-		repl = append(repl, [2]string{lower, string(c)})
-		if upper != lower {
-			repl = append(repl, [2]string{upper, string(c)})
-		}
-	}
-	var b strings.Builder
-	b.WriteString("piece")
-	for _, r := range repl {
-		b.WriteString(".replace(" + celString(r[0]) + ", " + celString(r[1]) + ")")
-	}
-	return "(" + body + `.contains("\\") ? ` + body + `.split("\\\\").map(piece, piece.contains("\\") ? ` + b.String() + ` : piece).join("\\") : ` + body + ")"
+	table = append(table, `"2028": "\u2028"`, `"2029": "\u2029"`)
+	code := `c.substring(0, 4).lowerAscii()`
+	unicode := `{` + strings.Join(table, ", ") + `}`
+	dec := `(size(c) >= 4 && ` + code + ` in ` + unicode + ` ? ` + unicode + `[` + code + `] + ` + simple(`c.substring(4)`) + ` : "\\u" + ` + simple("c") + `)`
+	piece := `(piece.contains("\\u") ? [piece.split("\\u")].map(ps, ` + simple("ps[0]") + ` + ps.slice(1, size(ps)).map(c, ` + dec + `).join(""))[0] : ` + simple("piece") + `)`
+	return "(" + body + `.contains("\\") ? ` + body + `.split("\\\\").map(piece, ` + piece + `).join("\\") : ` + body + ")"
 }
 
 // variables are the policies' variables: the user.info policies' (the
@@ -382,6 +378,10 @@ func celUserInfoObject() string {
 // identityVariables: step 5, the identity the scheduler reads from
 // user.info. The policy sees the object after the user.info policy added
 // the annotation: a value equal to the one it adds is the requester's.
+// Another value is matched against the compact form YuniKorn writes
+// first: CEL charges matches by the text's length times the pattern's, and
+// the short pattern keeps a value of a thousand groups within the cost
+// limit of an expression.
 func (g *queueCEL) identityVariables() {
 	bypass := strconv.FormatBool(g.bypass)
 	usernameLabel := ""
@@ -391,7 +391,7 @@ func (g *queueCEL) identityVariables() {
 		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
 	}
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(celUserInfoObject())+`) ? "annotation" : "nobody") : `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(userInfoCanonical())+`) || variables.preset.value().matches(`+celString(celUserInfoObject())+`) ? "annotation" : "nobody") : `+
 		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
 		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
 		usernameLabel+`"nobody"`)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -162,14 +163,20 @@ func TestLargeQueueConfigurationsFitTheCostLimit(t *testing.T) {
 		groups      []string
 		allowed     bool
 		warned      bool
+		userInfo    string // pre-set, "" for none
 	}{
-		{"the queue's own user is placed in it", "u09999", "root.teams.q09999", manyGroups(1000, false), true, false},
-		{"another user is placed in the namespace's queue, with a warning", "u00001", "root.teams.q09999", manyGroups(1000, false), true, true},
-		{"a group the parent admits places in the named queue", "eve", "root.teams.q05000", append(manyGroups(999, false), "admins"), true, false},
-		{"a pod naming no queue gets the namespace's queue", "u00002", "", manyGroups(1000, true), true, false},
+		{"the queue's own user is placed in it", "u09999", "root.teams.q09999", manyGroups(1000, false), true, false, ""},
+		{"another user is placed in the namespace's queue, with a warning", "u00001", "root.teams.q09999", manyGroups(1000, false), true, true, ""},
+		{"a group the parent admits places in the named queue", "eve", "root.teams.q05000", append(manyGroups(999, false), "admins"), true, false, ""},
+		{"a pod naming no queue gets the namespace's queue", "u00002", "", manyGroups(1000, true), true, false, ""},
+		{"a controller's pod with the user.info of a user in 1,000 groups", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q09999", []string{"system:serviceaccounts"}, true, false, admission.UserInfoValue("u09999", manyGroups(1000, false))},
+		{"a controller's pod with the user.info of a user in 1,000 groups to escape", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q00003", []string{"system:serviceaccounts"}, true, true, admission.UserInfoValue("u00004", manyGroups(1000, true))},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			meta := map[string]any{"name": "p", "labels": map[string]string{"applicationId": "app-1"}}
+			if tc.userInfo != "" {
+				meta["annotations"] = map[string]string{admission.UserInfoAnnotation: tc.userInfo}
+			}
 			if tc.queue != "" {
 				meta["labels"].(map[string]string)["yunikorn.apache.org/queue"] = tc.queue
 			}
