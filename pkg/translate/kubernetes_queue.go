@@ -366,13 +366,15 @@ const (
 )
 
 // celUserInfoObject is the regular expression of the user.info values the
-// policy reads the identity from: an object with user, groups, both (in
-// either order) or neither, each a string (or null) and a list of strings
-// (or null), with any white space. YuniKorn writes these; a value with
-// another field, or a group that is null, is taken as nobody's.
+// policy reads the identity from: an object of members, each user (a
+// string or null), groups (a list of strings, or null), or another field
+// whose value is a string, number, boolean or null, with any white space.
+// That user and groups appear at most once is checked apart (Go takes the
+// last of two); a value with a field holding an array or object, or a
+// group that is null, is taken as nobody's.
 func celUserInfoObject() string {
-	both := func(a, b string) string { return a + `(?:` + celWS + `,` + celWS + b + `)?` }
-	return `^` + celWS + `\{` + celWS + `(?:` + both(celUserField, celGroupsField) + `|` + both(celGroupsField, celUserField) + `)?` + celWS + `\}` + celWS + `$`
+	member := `(?:` + celUserField + `|` + celGroupsField + `|` + jsonOtherKey() + celWS + `:` + celWS + jsonScalar + `)`
+	return `^` + celWS + `\{` + celWS + `(?:` + member + `(?:` + celWS + `,` + celWS + member + `)*)?` + celWS + `\}` + celWS + `$`
 }
 
 // identityVariables: step 5, the identity the scheduler reads from
@@ -390,8 +392,14 @@ func (g *queueCEL) identityVariables() {
 		// is absent or empty.
 		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
 	}
+	// Each pattern a variable of its own, evaluated only when needed, each
+	// within an expression's cost limit.
+	g.add("presetCompact", `variables.preset.orValue("").matches(`+celString(userInfoCanonical())+`)`)
+	g.add("presetObject", `variables.preset.orValue("").matches(`+celString(celUserInfoObject())+`) && `+
+		`size(variables.preset.orValue("").findAll(`+celString(`"`+celUserKey+`"`+celWS+`:`)+`)) <= 1 && `+
+		`size(variables.preset.orValue("").findAll(`+celString(`"`+celGroupsKey+`"`+celWS+`:`)+`)) <= 1`)
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.preset.value().matches(`+celString(userInfoCanonical())+`) || variables.preset.value().matches(`+celString(celUserInfoObject())+`) ? "annotation" : "nobody") : `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.presetCompact || variables.presetObject ? "annotation" : "nobody") : `+
 		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
 		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
 		usernameLabel+`"nobody"`)

@@ -108,7 +108,8 @@ func drawQueueRequest(r *rand.Rand, i int) *request {
 	if r.IntN(4) == 0 {
 		annotations[admission.UserInfoAnnotation] = pick(r, admission.UserInfoValue("alice", []string{"devs"}), admission.UserInfoValue("mallory", nil), `{"user":"bob"}`, `{"groups":["admins"]}`, `null`, `{"user":`, "",
 			`{ "user": "bob", "groups": [ "admins", "d\u0065v" ] }`, `{"groups":["devs"],"user":"carol"}`, `{"user":null,"groups":null}`, `{"USER" : "mallory"}`, `{"user":"","groups":["admins"]}`,
-			`{"user":"b\u006Fb","groups":["\u0061dmins","a\\u0062","\u005cu0061"]}`, `{"user":"c\u0061rol\u005c"}`)
+			`{"user":"b\u006Fb","groups":["\u0061dmins","a\\u0062","\u005cu0061"]}`, `{"user":"c\u0061rol\u005c"}`,
+			`{ "user": "frontend", "source": "portal", "groups": [ "admins" ] }`, `{"kind":1,"groups":["devs"],"user":"alice","x":null}`)
 	}
 	if r.IntN(4) == 0 {
 		annotations["yunikorn.apache.org/schedulingPolicyParameters"] = pick(r, "root.shared", "sandbox", "x.y")

@@ -53,6 +53,8 @@ data:
 		{"the HTML escapes Go writes", `{"user":"\u003cx\u0026y\u003e"}`, "<x&y>"},
 		{"field names in any case, white space, groups first", `{ "Groups" : [ "devs" ] , "USER" : "carl" }`, "carl"},
 		{"a group written with escapes is the group", `{"user":"dan","groups":["\u0061dmins"]}`, ""},
+		{"other fields are ignored", `{"user":"erin","source":"portal","n":1,"ok":true,"x":null}`, "erin"},
+		{"a field named user inside another's string is not the user", `{"note":"\"user\":\"x\"","user":"fay"}`, "fay"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			obj, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p",
