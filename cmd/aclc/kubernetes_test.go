@@ -86,8 +86,9 @@ func TestBuildKubernetesBypassAuth(t *testing.T) {
 	}
 }
 
-// The flags of other targets are refused with the flag's name, and the
-// queue configuration a build holds is named as not checked.
+// The flags of other targets are refused with the flag's name; a queue
+// configuration gets the queue policies and the note of what they cannot
+// see, one whose resolver asks when a pod arrives gets none, and says why.
 func TestBuildKubernetesFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"build", "--target", "kubernetes", "--host-builtins", "-o", "-", seedConfig},
@@ -99,8 +100,9 @@ func TestBuildKubernetesFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
 	}
-	code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", seedConfig)
-	if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy") || strings.Contains(stderr, "group resolver") {
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", seedConfig)
+	if code != exitOK || !strings.Contains(stderr, "note: a CEL policy cannot see which queues exist or drain") || strings.Contains(stderr, "group resolver") ||
+		!strings.Contains(stdout, "name: yunikorn-queue\n") || !strings.Contains(stdout, "name: yunikorn-queue-warnings\n") {
 		t.Errorf("a queue configuration: exit %d, %s", code, stderr)
 	}
 	// The configuration's resolver is named, never opened: an LDAP
@@ -110,8 +112,9 @@ func TestBuildKubernetesFlags(t *testing.T) {
 		if err := os.WriteFile(src, []byte("partitions:\n  - name: default\n    usergroupresolver:\n      type: "+typ+"\n    queues:\n      - name: root\n        submitacl: \"*\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
-		if code != exitOK || !strings.Contains(stderr, "note: the queue configuration's "+typ+" group resolver asks when a pod arrives") {
+		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+		if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") ||
+			strings.Contains(stdout, "yunikorn-queue") {
 			t.Errorf("the %s resolver: exit %d, %s", typ, code, stderr)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 )
 
@@ -74,8 +73,9 @@ func KubernetesSummary(objs []KubernetesObject) string {
 
 // KubernetesLimits says, one note each, what the policies of s cannot
 // know: the API server evaluates them with only the request, the object
-// and its namespace at hand. The user.info rules need no more; the queues
-// would (groups resolved at decision time, queues that exist or drain).
+// and its namespace at hand. The user.info rules need no more; the queue
+// policies miss the queues that exist or drain, and are not written when
+// groups are resolved when a pod arrives (os, ldap).
 func KubernetesLimits(s *Sources) []string {
 	if s.queues == nil {
 		return nil
@@ -85,12 +85,10 @@ func KubernetesLimits(s *Sources) []string {
 			return nil // YuniKorn's built-in default: no queue of the sources'
 		}
 	}
-	notes := []string{"no queue admission policy: --target kubernetes does not check the queue configuration of " + strings.Join(s.files, ", ") + " yet (aclc webhook and --target gatekeeper do)"}
-	if spec := s.ConfiguredResolver(); spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
-		notes = append(notes, fmt.Sprintf("the queue configuration's %s group resolver asks when a pod arrives: a CEL policy sees only the groups the API server authenticated", spec))
+	if why := kubernetesQueueSkip(s); why != "" {
+		return []string{"no queue admission policy for " + strings.Join(s.files, ", ") + ": " + why + " (aclc webhook decides it)"}
 	}
-	notes = append(notes, "a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand")
-	return notes
+	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + KubernetesQueuePolicy + " decides as if only the configured queues existed"}
 }
 
 // KubernetesObjects returns the objects of a --target kubernetes build
@@ -98,7 +96,8 @@ func KubernetesLimits(s *Sources) []string {
 // they leave out): the MutatingAdmissionPolicy that adds user.info where
 // YuniKorn's webhook adds it, unless bypassAuth is set, and the
 // ValidatingAdmissionPolicy that refuses what the webhook refuses, each
-// with its binding.
+// with its binding; then, for a queue configuration, the queue policies
+// (kubernetes_queue.go).
 func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 	if s.admission == nil {
 		return nil, sourceError{err: fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.files, ", "))}
@@ -132,6 +131,11 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 			},
 		}, Comment: from})
+	queue, err := kubernetesQueueObjects(s, from)
+	if err != nil {
+		return nil, err
+	}
+	objs = append(objs, queue...)
 	for _, o := range objs {
 		if err := checkExpressions(o); err != nil {
 			return nil, err

@@ -51,8 +51,16 @@ func TestPoliciesCompileAtCreation(t *testing.T) {
 		long[i] = fmt.Sprintf("^system:serviceaccount:team-%d:runner$", i)
 	}
 	sources = append(sources, struct{ name, text string }{"1400 external users", "admissionController.accessControl.externalUsers: \"" + strings.Join(long, ",") + "\"\n"})
+	// A queue tree 60 levels deep: the queue policies cut paths at every
+	// level, in flat lists (CEL's parser refuses nesting deeper than 250).
+	deep := "partitions:\n  - name: default\n    placementrules:\n      - name: provided\n        create: true\n    queues:\n      - name: root\n"
+	for i := range 60 {
+		deep += strings.Repeat("  ", 2*i+4) + "queues:\n" + strings.Repeat("  ", 2*i+4) + fmt.Sprintf("  - name: l%d\n", i)
+	}
+	sources = append(sources, struct{ name, text string }{"a queue tree 60 levels deep", deep})
 	root := repoRoot(t)
-	for _, ex := range []string{"examples/admission/configmap.yaml", "examples/yunikorn/helm/yunikorn-configs.yaml"} {
+	// With queue configurations: the queue policies too.
+	for _, ex := range []string{"examples/admission/configmap.yaml", "examples/yunikorn/helm/yunikorn-configs.yaml", "examples/admission/queue.yaml", "examples/admission/configmap-with-queues.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(root, ex))
 		if err != nil {
 			t.Fatal(err)

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/discovery"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
@@ -219,7 +220,16 @@ type outcome struct {
 	message string // the API server's error text when refused
 	object  runtime.Object
 	before  runtime.Object
+	// warnings are the admission warnings the API server returns to the
+	// client, in order.
+	warnings []string
 }
+
+// warnings records the admission warnings of one request, as the API
+// server's handler collects them for the response.
+type warnings struct{ texts []string }
+
+func (w *warnings) AddWarning(_, text string) { w.texts = append(w.texts, text) }
 
 // admit runs one request through the chain as the API server does:
 // mutating admission, then validation of the mutated object.
@@ -259,6 +269,9 @@ func (c *cluster) admit(ctx context.Context, r *request) (*outcome, error) {
 	u := &user.DefaultInfo{Name: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups, Extra: r.UserInfo.Extra}
 	attrs := admission.NewAttributesRecord(obj, old, gvk, ns, r.Name, gvr, "", admission.Operation(r.Operation), opts, false, u)
 	out := &outcome{allowed: true, before: before}
+	rec := &warnings{}
+	ctx = warning.WithWarningRecorder(ctx, rec)
+	defer func() { out.warnings = rec.texts }()
 	if err := c.mutating.Admit(ctx, attrs, c.objects); err != nil {
 		out.allowed, out.message = false, err.Error()
 		return out, nil

@@ -1,0 +1,157 @@
+package translate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+)
+
+// queueConfigMap is a ConfigMap with a queue configuration: the partition
+// block given (placement rules, resolver) and two queues.
+func queueConfigMap(partition string) string {
+	return `apiVersion: v1
+kind: ConfigMap
+metadata: {name: yunikorn-configs, namespace: yunikorn}
+data:
+  queues.yaml: |
+    partitions:
+      - name: default
+` + partition + `        queues:
+          - name: root
+            queues:
+              - {name: sandbox, submitacl: "*"}
+              - {name: private, submitacl: " admins"}
+`
+}
+
+// The queue policies are written beside the user.info ones when the
+// sources hold a queue configuration whose groups a policy can know: a
+// Deny-bound policy and a Warn-bound one, by their fixed names.
+func TestKubernetesQueuePoliciesAndTheirBindings(t *testing.T) {
+	for _, tc := range []struct {
+		rule, source string
+		queue        bool
+	}{
+		{"a queue configuration gets the queue policies", queueConfigMap("        placementrules:\n          - name: provided\n"), true},
+		{"admission settings alone get none", "admissionController.accessControl.externalGroups: \"^admins$\"\n", false},
+		{"the os resolver asks when a pod arrives: none", queueConfigMap("        usergroupresolver: {type: os}\n"), false},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			objs, err := KubernetesObjects(kubernetesSources(t, tc.source))
+			if err != nil {
+				t.Fatal(err)
+			}
+			actions := map[string]admissionregistrationv1.ValidationAction{}
+			policies := 0
+			for _, o := range objs {
+				switch p := o.Object.(type) {
+				case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+					if len(p.Spec.ValidationActions) != 1 || p.Spec.PolicyName != o.Name {
+						t.Errorf("binding %s: %+v", o.Name, p.Spec)
+						continue
+					}
+					actions[o.Name] = p.Spec.ValidationActions[0]
+				case *admissionregistrationv1.ValidatingAdmissionPolicy:
+					if o.Name == KubernetesQueuePolicy || o.Name == KubernetesQueueWarningsPolicy {
+						policies++
+					}
+				}
+			}
+			if !tc.queue {
+				if policies != 0 {
+					t.Errorf("%d queue policies written", policies)
+				}
+				return
+			}
+			if policies != 2 || actions[KubernetesQueuePolicy] != admissionregistrationv1.Deny || actions[KubernetesQueueWarningsPolicy] != admissionregistrationv1.Warn {
+				t.Errorf("queue policies %d, binding actions %v", policies, actions)
+			}
+		})
+	}
+}
+
+// KubernetesLimits says what the queue policies cannot know, and why a
+// configuration gets none.
+func TestKubernetesLimitsOfTheQueuePolicies(t *testing.T) {
+	for _, tc := range []struct {
+		rule, source string
+		want, not    []string
+	}{
+		{"a static configuration: the queues that exist or drain", queueConfigMap(""),
+			[]string{"cannot see which queues exist or drain"}, []string{"no queue admission policy"}},
+		{"the os resolver: no queue policy, and why", queueConfigMap("        usergroupresolver: {type: os}\n"),
+			[]string{"no queue admission policy", "os group resolver asks when a pod arrives"}, nil},
+		{"no queue configuration: nothing to say", "admissionController.accessControl.bypassAuth: \"true\"\n", nil, []string{"queue"}},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			notes := strings.Join(KubernetesLimits(kubernetesSources(t, tc.source)), "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("notes %q do not say %q", notes, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(notes, w) {
+					t.Errorf("notes %q say %q", notes, w)
+				}
+			}
+		})
+	}
+}
+
+// A placement rule compiled into an expression longer than CEL's parser
+// takes is refused, naming the rule and the limit; nothing is returned.
+func TestKubernetesQueueRefusesARuleTooLongToParse(t *testing.T) {
+	users := make([]string, 9000)
+	for i := range users {
+		users[i] = fmt.Sprintf("user-%05d", i)
+	}
+	rules := "        placementrules:\n          - name: provided\n            filter:\n              type: allow\n              users: [" + strings.Join(users, ", ") + "]\n"
+	objs, err := KubernetesObjects(kubernetesSources(t, queueConfigMap(rules)))
+	if err == nil || objs != nil {
+		t.Fatalf("objects %d, error %v", len(objs), err)
+	}
+	for _, want := range []string{"placement rule #0 (provided)", "code points", fmt.Sprint(KubernetesMaxExpression)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+// A set too long for one expression is split over variables, each within
+// CEL's expression size, and a lookup asks each.
+func TestKubernetesQueueSetsSplitWithinTheExpressionSize(t *testing.T) {
+	// 20,000 paths of 17 characters, written as "...": true, are about
+	// 540,000 code points: seven variables of at most 90% of the limit.
+	for _, tc := range []struct {
+		rule   string
+		keys   int
+		shards int
+	}{
+		{"a small set is one variable", 10, 1},
+		{"twenty thousand paths are several", 20000, 7},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			g := &queueCEL{}
+			keys := make([]string, tc.keys)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("root.teams.q%05d", i)
+			}
+			g.addSet("leafQueues", keys)
+			if len(g.extraVars) != tc.shards {
+				t.Fatalf("%d variables, want %d", len(g.extraVars), tc.shards)
+			}
+			for _, v := range g.extraVars {
+				if n := utf8.RuneCountInString(v.Expression); n > KubernetesMaxExpression {
+					t.Errorf("variable %s is %d code points", v.Name, n)
+				}
+			}
+			if got := strings.Count(g.in("leafQueues", "x"), "x in variables.leafQueues"); got != tc.shards {
+				t.Errorf("a lookup asks %d variables, want %d", got, tc.shards)
+			}
+		})
+	}
+}
