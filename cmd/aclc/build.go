@@ -45,7 +45,7 @@ var buildClock = time.Now
 var buildTargets = []string{"rego", "wasm", "gatekeeper", "kubernetes"}
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
-	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML) or kubernetes (Kubernetes' own CEL admission policies and bindings for the user.info rules, YAML)")
+	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML) or kubernetes (Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML)")
 	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper, kubernetes.yaml for --target kubernetes; - for standard output); for --target gatekeeper and kubernetes, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
 	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
 	fs.BoolVar(&o.hostBuiltins, "host-builtins", false, "call aclc's builtins, for aclc serve, aclc eval and Go programs that register them (stock OPA refuses the bundle): groups resolved at decision time (needed by the os and ldap resolvers), admission objects decoded with the Kubernetes types (exact denial texts for malformed objects)")
@@ -98,12 +98,13 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		case o.signingKey != "":
 			return usageErr(cmd, "--signing-key signs OPA bundles; Kubernetes admission policies are not one")
 		case o.decisions != nil:
-			return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; --target kubernetes writes the user.info policies")
+			return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; --target kubernetes writes the user.info policies, and the queue policies when the sources have a queue configuration")
 		case o.resolver != "":
-			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve no groups; the API server gives them the requester's")
+			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup")
 		}
-		// Nothing resolves groups: the sources are read without opening
-		// the resolver they choose (an LDAP secret need not be at hand).
+		// Nothing asks a directory: the sources are read without opening
+		// the resolver they choose (an LDAP secret need not be at hand);
+		// a static resolver's table is compiled into the queue policies.
 		s, err := readSourceFiles(srcs, translate.Kind(o.kind))
 		if err != nil {
 			errorf(stderr, "%v", err)
