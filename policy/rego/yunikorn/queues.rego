@@ -25,7 +25,7 @@ default decision := {"allow": false, "reason": "internal error: no rule decided"
 # after it decides for the same request; every other request falls through to the chain,
 # which works out the exact error, ConvertUGI's answer or a queue YuniKorn would create
 # step by step.
-decision := existing_check(input.action, n, q, qs, u, groups) if {
+decision := existing_check(input.action, n, q, pn, u, groups) if {
 	u := input.user
 	is_string(u)
 	groups := input.groups
@@ -34,8 +34,8 @@ decision := existing_check(input.action, n, q, qs, u, groups) if {
 	valid_user_name(u)
 	not input.forced # absent or false
 	n := input.queue # as written, as most requests name a queue: the keys are lower case
-	qs := compiled.partitions[partition_name(object.get(input, "partition", ""))].queues
-	q := qs[n]
+	pn := partition_name(object.get(input, "partition", ""))
+	q := compiled.partitions[pn].queues[n]
 } else := {"allow": false, "reason": input_error} if {
 	not input_ok
 } else := {"allow": false, "reason": concat("", ["partition \"", partition_key, "\" not found"])} if {
@@ -211,13 +211,16 @@ invalid_queue_name_of(part) := concat("", ["invalid queue name '", part, "', a n
 
 invalid_queue_name := "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
 
-existing_queue_decision := existing_check(action, path, queues[path], queues, ugi_user, ugi_groups)
+existing_queue_decision := existing_check(action, path, queues[path], partition_key, ugi_user, ugi_groups)
 
 # The decision for action on the configured queue p (its compiled entry q, the partition's
-# queues qs) for user u in groups (ConvertUGI's answer); undefined for an unknown action.
-existing_check(action, p, q, qs, u, groups) := submit_check(p, q, qs, u, groups) if {
+# partition's name pn) for user u in groups (ConvertUGI's answer); undefined for an unknown
+# action. The partition is passed by name, never its queues: OPA's evaluator remembers a
+# function's result by its arguments, and comparing a configuration's queues as an argument
+# would cost as much as the configuration at every call.
+existing_check(action, p, q, pn, u, groups) := submit_check(p, q, pn, u, groups) if {
 	action == "submit"
-} else := admin_check(p, q, qs, u, groups) if {
+} else := admin_check(p, q, pn, u, groups) if {
 	action == "admin"
 }
 
@@ -226,12 +229,12 @@ existing_check(action, p, q, qs, u, groups) := submit_check(p, q, qs, u, groups)
 # ACLs: they are decided without walking the chain, so the cost does not depend on the
 # queue's depth. OPA's Wasm has no early exit, so the chain is tested at every level; the
 # reason string is built only for the level that grants.
-submit_check(p, q, qs, u, groups) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
+submit_check(p, q, pn, u, groups) := {"allow": false, "reason": "submit to root.@recovery@ is never allowed"} if {
 	p == "root.@recovery@"
 } else := {"allow": true, "reason": reason} if {
 	reason := submit_grant(p, q, u, groups)
-} else := {"allow": true, "reason": submit_grant(hits[0], qs[hits[0]], u, groups)} if {
-	hits := [n | some n in q.chain; submit_grant(n, qs[n], u, groups)]
+} else := {"allow": true, "reason": submit_grant(hits[0], compiled.partitions[pn].queues[hits[0]], u, groups)} if {
+	hits := [n | some n in q.chain; submit_grant(n, compiled.partitions[pn].queues[n], u, groups)]
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no submitacl or adminacl on ", p, " or its ancestors allows ", principal(u, groups)])}
 
@@ -243,10 +246,10 @@ submit_grant(n, q, u, groups) := reason if {
 } else := admin_grant(n, q, u, groups)
 
 # CheckAdminAccess: the first queue from this one up to root whose admin ACL grants.
-admin_check(p, q, qs, u, groups) := {"allow": true, "reason": reason} if {
+admin_check(p, q, pn, u, groups) := {"allow": true, "reason": reason} if {
 	reason := admin_grant(p, q, u, groups)
-} else := {"allow": true, "reason": admin_grant(hits[0], qs[hits[0]], u, groups)} if {
-	hits := [n | some n in q.chain; admin_grant(n, qs[n], u, groups)]
+} else := {"allow": true, "reason": admin_grant(hits[0], compiled.partitions[pn].queues[hits[0]], u, groups)} if {
+	hits := [n | some n in q.chain; admin_grant(n, compiled.partitions[pn].queues[n], u, groups)]
 	count(hits) > 0
 } else := {"allow": false, "reason": concat("", ["no adminacl on ", p, " or its ancestors allows ", principal(u, groups)])}
 
@@ -314,4 +317,4 @@ dynamic_queue_decision := {"allow": c.allow, "reason": concat("", ["queue ", pat
 	count(bad) > 0
 } else := {"allow": true, "reason": concat("", ["queue ", path, " does not exist: created under ", ancestor, ", where ", ancestor_check("submit").reason])}
 
-ancestor_check(action) := existing_check(action, ancestor, queues[ancestor], queues, ugi_user, ugi_groups)
+ancestor_check(action) := existing_check(action, ancestor, queues[ancestor], partition_key, ugi_user, ugi_groups)
