@@ -170,15 +170,24 @@ func TestChartPoliciesMode(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("%d policy objects rendered, want the build's %d", len(got), len(want))
 			}
-			for i := range want {
-				if got[i].kind != want[i].kind || got[i].name != want[i].name {
-					t.Errorf("object %d is %s/%s, want the build's %s/%s", i, got[i].kind, got[i].name, want[i].kind, want[i].name)
+			// Helm writes the manifests grouped by kind, not in the
+			// build's order: each of the build's objects, found by kind
+			// and name.
+			rendered := map[string]int{}
+			for i, g := range got {
+				rendered[g.kind+"/"+g.name] = i
+			}
+			for _, w := range want {
+				i, ok := rendered[w.kind+"/"+w.name]
+				if !ok {
+					t.Errorf("%s/%s: not rendered", w.kind, w.name)
+					continue
 				}
-				if !reflect.DeepEqual(got[i].spec, want[i].spec) {
-					t.Errorf("%s/%s: the spec differs from the build's", want[i].kind, want[i].name)
+				if !reflect.DeepEqual(got[i].spec, w.spec) {
+					t.Errorf("%s/%s: the spec differs from the build's", w.kind, w.name)
 				}
 				if got[i].labels["app.kubernetes.io/instance"] != release || got[i].labels["app.kubernetes.io/managed-by"] != "Helm" {
-					t.Errorf("%s/%s: labels %v, want the chart's", want[i].kind, want[i].name, got[i].labels)
+					t.Errorf("%s/%s: labels %v, want the chart's", w.kind, w.name, got[i].labels)
 				}
 			}
 			// Nothing of the webhook; serve and what it runs with only
