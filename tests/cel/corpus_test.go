@@ -123,6 +123,19 @@ func decide(t *testing.T, c *tests.Case, clusters map[string]*cluster) string {
 	if err != nil {
 		return fmt.Sprintf("build: %v", err)
 	}
+	r, out, why := admitCase(t, c, src, clusters, "", func() []kruntime.Object { return userInfoOnly(decodeStrict(t, docs)) })
+	if out == nil {
+		return why
+	}
+	return compare(c, r, out)
+}
+
+// admitCase sends the case's review through a cluster of the policies
+// (one cluster per key, the case's inputs and namespaces, reused): the
+// request and its outcome, or, with no outcome, why the API server would
+// not decide it.
+func admitCase(t *testing.T, c *tests.Case, src *translate.Sources, clusters map[string]*cluster, key string, policies func() []kruntime.Object) (*request, *outcome, string) {
+	t.Helper()
 	raw, err := c.InputJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -131,24 +144,23 @@ func decide(t *testing.T, c *tests.Case, clusters map[string]*cluster) string {
 		Request *request `json:"request"`
 	}
 	if err := json.Unmarshal(raw, &review); err != nil || review.Request == nil {
-		return fmt.Sprintf("the API server sends no such review (%v): it never reaches a policy", err)
+		return nil, nil, fmt.Sprintf("the API server sends no such review (%v): it never reaches a policy", err)
 	}
 	r := review.Request
 	nss := namespaces(c, src, r)
-	key := tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
+	key += "\x00" + tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
 	cl, ok := clusters[key]
 	if !ok {
-		cl, err = newCluster(userInfoOnly(decodeStrict(t, docs)), nss)
-		if err != nil {
+		if cl, err = newCluster(policies(), nss); err != nil {
 			t.Fatal(err)
 		}
 		clusters[key] = cl
 	}
 	out, err := cl.admit(context.Background(), r)
 	if err != nil {
-		return fmt.Sprintf("refused before admission: %v", err)
+		return r, nil, fmt.Sprintf("refused before admission: %v", err)
 	}
-	return compare(c, r, out)
+	return r, out, ""
 }
 
 // namespaces are the Namespace objects of a case: the Namespace objects
@@ -202,11 +214,14 @@ func namespaceKey(nss []*corev1.Namespace) string {
 	return string(b)
 }
 
-// compare checks an outcome against the case's expected response.
-func compare(c *tests.Case, r *request, out *outcome) string {
+// compareVerdict checks an outcome's verdict against the case's expected
+// response: allowed, and a refusal's message as a validating policy gives
+// it. It returns the response (nil when the case expects none, with the
+// difference saying so) and the differences.
+func compareVerdict(c *tests.Case, out *outcome) (map[string]any, []string) {
 	resp, _ := c.Want["response"].(map[string]any)
 	if resp == nil {
-		return fmt.Sprintf("the case expects no response (%v): the API server always answers", c.Want)
+		return nil, []string{fmt.Sprintf("the case expects no response (%v): the API server always answers", c.Want)}
 	}
 	var diffs []string
 	wantAllowed, _ := resp["allowed"].(bool)
@@ -221,11 +236,21 @@ func compare(c *tests.Case, r *request, out *outcome) string {
 		msg, byPolicy := deniedBy(out.message)
 		switch {
 		case !byPolicy:
-			diffs = append(diffs, fmt.Sprintf("refused, not by the validating policy: %s", out.message))
+			diffs = append(diffs, fmt.Sprintf("refused, not by a validating policy: %s", out.message))
 		case msg != wantMsg:
 			diffs = append(diffs, fmt.Sprintf("message: got %q, want %q", msg, wantMsg))
 		}
 	}
+	return resp, diffs
+}
+
+// compare checks an outcome against the case's expected response.
+func compare(c *tests.Case, r *request, out *outcome) string {
+	resp, diffs := compareVerdict(c, out)
+	if resp == nil {
+		return strings.Join(diffs, "; ")
+	}
+	wantAllowed, _ := resp["allowed"].(bool)
 	if out.allowed && wantAllowed {
 		if d := comparePatch(c, r, out); d != "" {
 			diffs = append(diffs, d)

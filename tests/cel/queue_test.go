@@ -1,8 +1,6 @@
 package cel
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -165,30 +163,9 @@ func decideQueue(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, clu
 	if !slices.ContainsFunc(docs, func(d []byte) bool { return strings.Contains(string(d), "name: "+translate.KubernetesQueuePolicy+"\n") }) {
 		return "no queue policy: " + strings.Join(translate.KubernetesLimits(src), "; ")
 	}
-	raw, err := c.InputJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var review struct {
-		Request *request `json:"request"`
-	}
-	if err := json.Unmarshal(raw, &review); err != nil || review.Request == nil {
-		return fmt.Sprintf("the API server sends no such review (%v): it never reaches a policy", err)
-	}
-	r := review.Request
-	nss := namespaces(c, src, r)
-	key := rel.Name() + "\x00" + c.Resolver + "\x00" + tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
-	cl, ok := clusters[key]
-	if !ok {
-		cl, err = newCluster(queueOnly(decodeStrict(t, docs)), nss)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clusters[key] = cl
-	}
-	out, err := cl.admit(context.Background(), r)
-	if err != nil {
-		return fmt.Sprintf("refused before admission: %v", err)
+	_, out, why := admitCase(t, c, src, clusters, rel.Name()+"\x00"+c.Resolver, func() []runtime.Object { return queueOnly(decodeStrict(t, docs)) })
+	if out == nil {
+		return why
 	}
 	return compareQueue(c, out)
 }
@@ -201,28 +178,11 @@ func warnedBy(w string) string {
 
 // compareQueue checks allowed, the message and the warnings.
 func compareQueue(c *tests.Case, out *outcome) string {
-	resp, _ := c.Want["response"].(map[string]any)
+	resp, diffs := compareVerdict(c, out)
 	if resp == nil {
-		return fmt.Sprintf("the case expects no response (%v): the API server always answers", c.Want)
+		return strings.Join(diffs, "; ")
 	}
-	var diffs []string
 	wantAllowed, _ := resp["allowed"].(bool)
-	if out.allowed != wantAllowed {
-		diffs = append(diffs, fmt.Sprintf("allowed: got %t (%s), want %t", out.allowed, out.message, wantAllowed))
-	}
-	wantMsg := ""
-	if st, ok := resp["status"].(map[string]any); ok {
-		wantMsg, _ = st["message"].(string)
-	}
-	if !out.allowed && !wantAllowed {
-		msg, byPolicy := deniedBy(out.message)
-		switch {
-		case !byPolicy:
-			diffs = append(diffs, fmt.Sprintf("refused, not by a validating policy: %s", out.message))
-		case msg != wantMsg:
-			diffs = append(diffs, fmt.Sprintf("message: got %q, want %q", msg, wantMsg))
-		}
-	}
 	var want []string
 	if ws, ok := resp["warnings"].([]any); ok {
 		for _, w := range ws {

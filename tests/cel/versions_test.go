@@ -1,11 +1,11 @@
 package cel
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests"
@@ -68,30 +68,9 @@ func decideAs(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, cluste
 			t.Fatal(err)
 		}
 	}
-	raw, err := c.InputJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var review struct {
-		Request *request `json:"request"`
-	}
-	if err := json.Unmarshal(raw, &review); err != nil || review.Request == nil {
-		return fmt.Sprintf("the API server sends no such review (%v): it never reaches a policy", err)
-	}
-	r := review.Request
-	nss := namespaces(c, s, r)
-	key := rel.Name() + "\x00" + tests.Key(c.Inputs) + "\x00" + namespaceKey(nss)
-	cl, ok := clusters[key]
-	if !ok {
-		cl, err = newCluster(decodeStrict(t, docs), nss)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clusters[key] = cl
-	}
-	out, err := cl.admit(context.Background(), r)
-	if err != nil {
-		return fmt.Sprintf("refused before admission: %v", err)
+	r, out, why := admitCase(t, c, s, clusters, rel.Name(), func() []kruntime.Object { return decodeStrict(t, docs) })
+	if out == nil {
+		return why
 	}
 	return compare(c, r, out)
 }
