@@ -101,7 +101,11 @@ func env(t *testing.T, name string) string {
 	return v
 }
 
-func TestCluster(t *testing.T) {
+// startCluster starts etcd and kube-apiserver with the run's users and
+// namespaces set up, or skips the test outside `make cluster-e2e`: the
+// aclc binary, the API server, an admin client and when it began.
+func startCluster(t *testing.T) (string, *apiServer, kubernetes.Interface, time.Time) {
+	t.Helper()
 	if os.Getenv("ACLC_CLUSTER_E2E") == "" {
 		t.Skip("ACLC_CLUSTER_E2E is not set: `make cluster-e2e` builds etcd, kube-apiserver and aclc and runs this test against them")
 	}
@@ -109,9 +113,14 @@ func TestCluster(t *testing.T) {
 	began := time.Now()
 	s := startAPIServer(t, etcdBin, kasBin)
 	t.Logf("etcd and kube-apiserver ready in %s", time.Since(began).Round(time.Millisecond))
-	ctx := context.Background()
 	adm := s.client(t, admin)
-	setUp(t, ctx, adm)
+	setUp(t, context.Background(), adm)
+	return aclc, s, adm, began
+}
+
+func TestCluster(t *testing.T) {
+	aclc, s, adm, began := startCluster(t)
+	ctx := context.Background()
 
 	dir := t.TempDir()
 	kcACLC, who := aclcIdentity(t, ctx, s, adm, os.Getenv("ACLC_HELM"))

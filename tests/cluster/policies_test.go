@@ -49,16 +49,8 @@ func policiesConfigMap() string {
 // refuses a forged one and a change, trusts a controller, and refuses or
 // warns about a pod's queue. The chart's mode=policies is applied too.
 func TestClusterPolicies(t *testing.T) {
-	if os.Getenv("ACLC_CLUSTER_E2E") == "" {
-		t.Skip("ACLC_CLUSTER_E2E is not set: `make cluster-e2e` builds etcd, kube-apiserver and aclc and runs this test against them")
-	}
-	aclc, etcdBin, kasBin := env(t, "ACLC"), env(t, "ACLC_ETCD"), env(t, "ACLC_KUBE_APISERVER")
-	began := time.Now()
-	s := startAPIServer(t, etcdBin, kasBin)
-	t.Logf("etcd and kube-apiserver ready in %s", time.Since(began).Round(time.Millisecond))
+	aclc, s, adm, began := startCluster(t)
 	ctx := context.Background()
-	adm := s.client(t, admin)
-	setUp(t, ctx, adm)
 
 	dir := t.TempDir()
 	source := filepath.Join(dir, "yunikorn-configs.yaml")
