@@ -123,14 +123,7 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 		KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoValidatingPolicy(st),
 			Comment: from + "\nRefuses setting yunikorn.apache.org/user.info without permission, an invalid\n" +
 				"value, and changing it on a pod UPDATE, with YuniKorn's messages."},
-		KubernetesObject{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        KubernetesUserInfoPolicy,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			},
-		}, Comment: from})
+		KubernetesObject{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: validatingBinding(KubernetesUserInfoPolicy, admissionregistrationv1.Deny), Comment: from})
 	queue, err := kubernetesQueueObjects(s, from)
 	if err != nil {
 		return nil, err
@@ -312,7 +305,6 @@ func userInfoMutatingPolicy(st *admission.Settings) *admissionregistrationv1.Mut
 }
 
 func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.ValidatingAdmissionPolicy {
-	fail := admissionregistrationv1.Fail
 	key := celString(celUserInfoKey)
 	vars := userInfoVariables(st)
 	var validations []admissionregistrationv1.Validation
@@ -354,14 +346,33 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 	ops := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
 	rules := userInfoRules(ops, false)
 	rules = append(rules, userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Update}, true)...)
+	return validatingPolicy(KubernetesUserInfoPolicy, rules, vars, validations)
+}
+
+// validatingPolicy is a ValidatingAdmissionPolicy that fails closed: an
+// expression the API server cannot evaluate refuses the request.
+func validatingPolicy(name string, rules []admissionregistrationv1.NamedRuleWithOperations, vars []admissionregistrationv1.Variable, validations []admissionregistrationv1.Validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	fail := admissionregistrationv1.Fail
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: matchResources(rules),
 			Variables:        vars,
 			Validations:      validations,
 			FailurePolicy:    &fail,
+		},
+	}
+}
+
+// validatingBinding binds the policy of the same name with one action.
+func validatingBinding(name string, action admissionregistrationv1.ValidationAction) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{action},
 		},
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
@@ -98,30 +97,11 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 		return nil, err
 	}
 	vars := g.variables()
-	fail := admissionregistrationv1.Fail
 	rules := userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, false)
 	policy := func(name string, validations []admissionregistrationv1.Validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
-		return &admissionregistrationv1.ValidatingAdmissionPolicy{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-				MatchConstraints: matchResources(rules),
-				Variables:        vars,
-				Validations:      validations,
-				FailurePolicy:    &fail,
-			},
-		}
+		return validatingPolicy(name, rules, vars, validations)
 	}
-	binding := func(name string, action admissionregistrationv1.ValidationAction) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
-		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        name,
-				ValidationActions: []admissionregistrationv1.ValidationAction{action},
-			},
-		}
-	}
+	binding := validatingBinding
 	deny := []admissionregistrationv1.Validation{{
 		Expression:        `!variables.decided || variables.final.kind == "placed"`,
 		Message:           "yunikorn: the application would be rejected",
