@@ -213,6 +213,24 @@ type jsonReader struct {
 
 func (p *jsonReader) ws() { p.i = skipSpace(p.b, p.i) }
 
+// next reads what follows an element of a collection that close ends: true
+// after a comma, false after close.
+func (p *jsonReader) next(close byte) (bool, error) {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false, errLayout
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return true, nil
+	case close:
+		p.i++
+		return false, nil
+	}
+	return false, errLayout
+}
+
 func (w *inputWriter) value(p *jsonReader) (uint32, error) {
 	if p.i >= len(p.b) {
 		return 0, errLayout
@@ -392,18 +410,13 @@ func (w *inputWriter) array(p *jsonReader) (uint32, error) {
 				return 0, err
 			}
 			elems = append(elems, v)
-			p.ws()
-			if p.i >= len(p.b) {
-				return 0, errLayout
+			more, err := p.next(']')
+			if err != nil {
+				return 0, err
 			}
-			if p.b[p.i] == ',' {
-				p.i++
+			if more {
 				continue
 			}
-			if p.b[p.i] != ']' {
-				return 0, errLayout
-			}
-			p.i++
 			break
 		}
 	}
@@ -464,18 +477,13 @@ func (w *inputWriter) object(p *jsonReader) (uint32, error) {
 			}
 			kb := w.at(kval)
 			w.members = append(w.members, member{key: binary.LittleEndian.Uint32(kb[8:]) - w.base, n: binary.LittleEndian.Uint32(kb[4:]), kval: kval, val: v})
-			p.ws()
-			if p.i >= len(p.b) {
-				return 0, errLayout
+			more, err := p.next('}')
+			if err != nil {
+				return 0, err
 			}
-			if p.b[p.i] == ',' {
-				p.i++
+			if more {
 				continue
 			}
-			if p.b[p.i] != '}' {
-				return 0, errLayout
-			}
-			p.i++
 			break
 		}
 	}
