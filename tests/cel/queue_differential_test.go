@@ -81,6 +81,36 @@ var queueDifferentialConfigs = []struct {
 `, builtins.TestResolver{}},
 }
 
+// drawAgainstReference sends n drawn requests through the cluster's
+// policies and compares each answer with the reference's review, counting
+// the reference's refusals and warnings. A failure starts with where and
+// shows detail before the object.
+func drawAgainstReference(t *testing.T, r *rand.Rand, cl *cluster, ref *admission.QueueReview, n int, where, detail string) (refused, warned int) {
+	t.Helper()
+	for i := range n {
+		req := drawQueueRequest(r, i)
+		var want struct {
+			Response map[string]any `json:"response"`
+		}
+		if err := json.Unmarshal(ref.Review(req.review()), &want); err != nil {
+			t.Fatal(err)
+		}
+		if want.Response["allowed"] != true {
+			refused++
+		} else if ws, _ := want.Response["warnings"].([]any); len(ws) > 0 {
+			warned++
+		}
+		out, err := cl.admit(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%srequest %d: %v", where, i, err)
+		}
+		if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
+			t.Errorf("%srequest %d (%s in %s by %q %q): %s\n%sobject %s", where, i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, detail, req.Object)
+		}
+	}
+	return refused, warned
+}
+
 // drawQueueRequest draws a pod or workload for the queue decision: a
 // requester, the queue it names (valid, invalid, qualified or not), an
 // application id, a node (forced), a pre-set user.info, a namespace.
@@ -198,28 +228,7 @@ func TestQueueAgreesWithTheReferenceOnDrawnRequests(t *testing.T) {
 			unique, noGang := src.QueueReviewFlags()
 			ref := &admission.QueueReview{Settings: src.Admission(), Tree: src.Queues(), Resolver: qc.resolver,
 				UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: refNS}
-			refused, warned := 0, 0
-			for i := 0; i < perConfig; i++ {
-				req := drawQueueRequest(r, i)
-				var want struct {
-					Response map[string]any `json:"response"`
-				}
-				if err := json.Unmarshal(ref.Review(req.review()), &want); err != nil {
-					t.Fatal(err)
-				}
-				if want.Response["allowed"] != true {
-					refused++
-				} else if ws, _ := want.Response["warnings"].([]any); len(ws) > 0 {
-					warned++
-				}
-				out, err := cl.admit(context.Background(), req)
-				if err != nil {
-					t.Fatalf("request %d: %v", i, err)
-				}
-				if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
-					t.Errorf("request %d (%s in %s by %q %q): %s\nobject %s", i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, req.Object)
-				}
-			}
+			refused, warned := drawAgainstReference(t, r, cl, ref, perConfig, "", "")
 			t.Logf("%d requests: %d refused, %d admitted with warnings by the reference", perConfig, refused, warned)
 		})
 	}
@@ -340,27 +349,9 @@ func TestQueueAgreesWithTheReferenceOnDrawnConfigurations(t *testing.T) {
 		unique, noGang := src.QueueReviewFlags()
 		ref := &admission.QueueReview{Settings: src.Admission(), Tree: src.Queues(), Resolver: builtins.NoResolver{},
 			UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: refNS}
-		for i := range perConfig {
-			req := drawQueueRequest(r, i)
-			var want struct {
-				Response map[string]any `json:"response"`
-			}
-			if err := json.Unmarshal(ref.Review(req.review()), &want); err != nil {
-				t.Fatal(err)
-			}
-			if want.Response["allowed"] != true {
-				refused++
-			} else if ws, _ := want.Response["warnings"].([]any); len(ws) > 0 {
-				warned++
-			}
-			out, err := cl.admit(context.Background(), req)
-			if err != nil {
-				t.Fatalf("request %d: %v", i, err)
-			}
-			if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
-				t.Errorf("configuration %d, request %d (%s in %s by %q %q): %s\nconfiguration:\n%s\nobject %s", built, i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, partition, req.Object)
-			}
-		}
+		rf, wn := drawAgainstReference(t, r, cl, ref, perConfig, "configuration "+strconv.Itoa(built)+", ", "configuration:\n"+partition+"\n")
+		refused += rf
+		warned += wn
 		cl.close()
 	}
 	if built < configs {
