@@ -51,6 +51,13 @@ type Case struct {
 	WantReason         *string        `yaml:"want_reason"`
 	WantReasonContains string         `yaml:"want_reason_contains"`
 	WantError          string         `yaml:"want_error"`
+	// GuardWant and GuardWantPatch are the answer of aclc's guard
+	// (yunikorn/admission/guard) where it differs from YuniKorn's: every
+	// case of yunikorn/admission/review runs on the guard too, as a case
+	// whose note ends in GuardSuffix, expecting GuardWant (and
+	// GuardWantPatch) when set and Want (and WantPatch) otherwise.
+	GuardWant      map[string]any `yaml:"guard_want"`
+	GuardWantPatch any            `yaml:"guard_want_patch"`
 	// Versions are the YuniKorn releases the case holds for ("1.5.0",
 	// "snapshot"): it runs once on each, on every engine. Without it the
 	// case holds for the default release.
@@ -237,11 +244,34 @@ func Load(root, dir string) ([]*File, error) {
 				return fmt.Errorf("%s: %s: neither want nor want_error", p, c.Note)
 			}
 		}
+		f.Cases = append(f.Cases, guardCases(f.Cases)...)
 		files = append(files, f)
 		return nil
 	})
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, err
+}
+
+// GuardSuffix ends the note of a case that runs a yunikorn/admission/review
+// case on aclc's guard.
+const GuardSuffix = " [guard]"
+
+// guardCases are the guard's runs of the cases of the user.info review.
+func guardCases(cases []Case) []Case {
+	var out []Case
+	for _, c := range cases {
+		if c.Entrypoint != translate.EntrypointAdmissionReview {
+			continue
+		}
+		g := c
+		g.Note += GuardSuffix
+		g.Entrypoint = translate.EntrypointAdmissionGuard
+		if c.GuardWant != nil {
+			g.Want, g.WantPatch = c.GuardWant, c.GuardWantPatch
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // sourcePath finds a source_file: "./x" and "../x" are relative to the
@@ -277,6 +307,21 @@ func LoadExceptions(path string) (Exceptions, error) {
 		ex = Exceptions{}
 	}
 	return ex, nil
+}
+
+// Lookup returns why the engine diverges on the case with this note. A
+// guard run (GuardSuffix) inherits its review case's entry unless it has
+// its own; inherited is then set, and the run may pass.
+func (ex Exceptions) Lookup(engine, note string) (why string, listed, inherited bool) {
+	if why, ok := ex[engine][note]; ok {
+		return why, true, false
+	}
+	if base, ok := strings.CutSuffix(note, GuardSuffix); ok {
+		if why, ok := ex[engine][base]; ok {
+			return why, true, true
+		}
+	}
+	return "", false, false
 }
 
 // Check compares a decision with the case's expectations and returns what

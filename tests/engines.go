@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 
@@ -49,6 +50,16 @@ func NewPortableEngineSet(ctx context.Context, inputs []Input, resolver string, 
 }
 
 func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool, rel translate.YuniKornRelease) (*EngineSet, error) {
+	return newEngineSetWith(ctx, inputs, resolver, kubernetes, portable, rel, nil)
+}
+
+// NewGuardOffEngineSet is NewReleaseEngineSet with the admission guard's
+// parts off turned off, in the bundles and in the reference alike.
+func NewGuardOffEngineSet(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool, rel translate.YuniKornRelease, off []admission.GuardPart) (*EngineSet, error) {
+	return newEngineSetWith(ctx, inputs, resolver, kubernetes, portable, rel, func(s *translate.Sources) *translate.Sources { return s.WithGuardOff(off) })
+}
+
+func newEngineSetWith(ctx context.Context, inputs []Input, resolver string, kubernetes map[string]any, portable bool, rel translate.YuniKornRelease, with func(*translate.Sources) *translate.Sources) (*EngineSet, error) {
 	s, err := (&translate.Sources{}).WithYuniKornRelease(rel)
 	if err != nil {
 		return nil, err
@@ -62,6 +73,9 @@ func newEngineSet(ctx context.Context, inputs []Input, resolver string, kubernet
 	}
 	if portable {
 		s = s.WithPlainDecoding()
+	}
+	if with != nil {
+		s = with(s)
 	}
 	rb, err := translate.RegoBundle(s)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,9 @@ type sourceFeed struct {
 
 	mu     sync.Mutex
 	loaded string // stamp of the cluster objects first loaded
+
+	// guardOff are the admission guard's parts turned off, on every load.
+	guardOff []admission.GuardPart
 }
 
 // feed returns the sources of the command: follow is set for servers,
@@ -153,6 +157,14 @@ func (f *sourceFeed) Describe() string {
 
 // Load reads the sources as they are now.
 func (f *sourceFeed) Load() (*translate.Sources, error) {
+	s, err := f.load()
+	if err != nil {
+		return nil, err
+	}
+	return s.WithGuardOff(f.guardOff), nil
+}
+
+func (f *sourceFeed) load() (*translate.Sources, error) {
 	if f.cluster == nil {
 		return readSourceFiles(f.files, f.kind)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"net"
 	"os"
 	"os/signal"
@@ -74,6 +75,7 @@ type webhookOptions struct {
 	timeoutSeconds                                     int
 	log                                                logOptions
 	cluster                                            *clusterFlags
+	guardOff                                           []string
 }
 
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
@@ -88,6 +90,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
 	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	guardOffFlag(fs, &o.guardOff)
 	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
@@ -132,6 +135,10 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	default:
 		return usageErr(cmd, "unknown --engine %q (want native, rego, wasm or opa-wasm)", o.engine)
 	}
+	guardOff, err := admission.ParseGuardOff(o.guardOff)
+	if err != nil {
+		return usageErr(cmd, "--guard-off: %v", err)
+	}
 	if code := o.log.check(cmd); code != exitOK {
 		return code
 	}
@@ -160,6 +167,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
+	feed.guardOff = guardOff
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
 	s, err := feed.Load()
@@ -558,6 +566,26 @@ webhooks:
       - operations: ["CREATE", "UPDATE"]
         apiGroups: ["", "apps", "batch"]
         apiVersions: ["v1"]
-        resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"]
+        resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"]
+      # The guard: a pods/status UPDATE can change annotations and labels.
+      - operations: ["UPDATE"]
+        apiGroups: [""]
+        apiVersions: ["v1"]
+        resources: ["pods/status"]
+    # Only the status updates that change the identity reach the webhook:
+    # the kubelet's never do.
+    matchConditions:
+      - name: status-changes-identity
+        expression: >-
+          request.subResource != "status" ||
+          object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
+          object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
 {{- end}}
 `))
+
+// guardOffFlag defines --guard-off, the parts of the admission guard to
+// turn off (docs/GUARD.md).
+func guardOffFlag(fs *pflag.FlagSet, p *[]string) {
+	fs.StringSliceVar(p, "guard-off", nil, "parts of the admission guard to turn off, each then letting through what YuniKorn's admission controller lets through: "+
+		"username-label, pod-update, replication-controllers, workload-update, filtered-workloads, or all (default: none; see docs/GUARD.md)")
+}

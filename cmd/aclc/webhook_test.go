@@ -369,7 +369,15 @@ func TestWebhookManifests(t *testing.T) {
 		Rule: admissionregistrationv1.Rule{
 			APIGroups:   []string{"", "apps", "batch"},
 			APIVersions: []string{"v1"},
-			Resources:   []string{"pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"},
+			Resources:   []string{"pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"},
+		},
+	}, {
+		// The guard: a pods/status UPDATE can change the identity.
+		Operations: []admissionregistrationv1.OperationType{"UPDATE"},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{""},
+			APIVersions: []string{"v1"},
+			Resources:   []string{"pods/status"},
 		},
 	}}
 	type common struct {

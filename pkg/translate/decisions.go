@@ -18,6 +18,10 @@ const (
 	// EntrypointAdmissionReview is the admission decision on the user-info
 	// annotation.
 	EntrypointAdmissionReview = "yunikorn/admission/review"
+	// EntrypointAdmissionGuard is aclc's guard on the same review:
+	// YuniKorn's answer, then the refusals of every way a requester could
+	// make the scheduler run a pod as someone else (docs/GUARD.md).
+	EntrypointAdmissionGuard = "yunikorn/admission/guard"
 	// EntrypointAdmissionQueue is the placement decision at admission: what
 	// YuniKorn does with the application a pod or a workload's pods become.
 	EntrypointAdmissionQueue = "yunikorn/admission/queue"
@@ -38,7 +42,7 @@ type Decision struct {
 	Input, Output string
 	// Admission is set for a decision that reads a Kubernetes AdmissionReview
 	// and answers one. Its input fields are Kubernetes', not aclc's; the
-	// webhook serves it, and the in-process engines answer a review the API
+	// webhook may serve it (WebhookPaths), and the in-process engines answer a review the API
 	// server cannot have sent before the policy reads it.
 	Admission bool
 	// WebhookPaths are the paths the admission webhook answers with this
@@ -109,10 +113,16 @@ var decisions = [...]Decision{
 		provided:   func(s *Sources) bool { return s.queues != nil },
 	},
 	{
-		Entrypoint:   EntrypointAdmissionReview,
+		Entrypoint: EntrypointAdmissionReview,
+		Admission:  true,
+		Native:     nativeAdmissionReview,
+		provided:   func(s *Sources) bool { return s.admission != nil },
+	},
+	{
+		Entrypoint:   EntrypointAdmissionGuard,
 		Admission:    true,
 		WebhookPaths: []string{"/mutate", "/validate"},
-		Native:       nativeAdmissionReview,
+		Native:       nativeAdmissionGuard,
 		provided:     func(s *Sources) bool { return s.admission != nil },
 	},
 	{
@@ -181,6 +191,10 @@ func nativeAdmissionReview(c NativeCall, input []byte) (json.RawMessage, error) 
 		st = admission.DefaultSettings().WithRelease(c.Sources.release)
 	}
 	return st.Review(input, ReplicatedNamespaces(c.Sources.kubernetes)), nil
+}
+
+func nativeAdmissionGuard(c NativeCall, input []byte) (json.RawMessage, error) {
+	return c.Sources.guardSettings().Guard(input, ReplicatedNamespaces(c.Sources.kubernetes)), nil
 }
 
 func nativeAdmissionQueue(c NativeCall, input []byte) (json.RawMessage, error) {

@@ -40,8 +40,8 @@ func TestDecisionsDescribePolicy(t *testing.T) {
 		if d.Native == nil {
 			t.Errorf("%s: no native decision", d.Entrypoint)
 		}
-		if d.Admission != (len(d.WebhookPaths) > 0) {
-			t.Errorf("%s: admission %t but webhook paths %v", d.Entrypoint, d.Admission, d.WebhookPaths)
+		if !d.Admission && len(d.WebhookPaths) > 0 {
+			t.Errorf("%s: not an admission decision but webhook paths %v", d.Entrypoint, d.WebhookPaths)
 		}
 	}
 	if !slices.Equal(Entrypoints(), order) {
@@ -52,9 +52,9 @@ func TestDecisionsDescribePolicy(t *testing.T) {
 // A caller cannot change the list through what Decisions returns.
 func TestDecisionsAreCopies(t *testing.T) {
 	d := Decisions()
-	d[2].WebhookPaths[0] = "/elsewhere"
+	d[3].WebhookPaths[0] = "/elsewhere"
 	d[0].Entrypoint = "x"
-	if got, _ := LookupDecision(EntrypointAdmissionReview); got.WebhookPaths[0] != "/mutate" {
+	if got, _ := LookupDecision(EntrypointAdmissionGuard); got.WebhookPaths[0] != "/mutate" {
 		t.Errorf("webhook paths changed through a copy: %v", got.WebhookPaths)
 	}
 	if Entrypoints()[0] != EntrypointYuniKornQueues {

@@ -21,12 +21,12 @@ func TestBundleRootsCoverWhatThePolicyReads(t *testing.T) {
 		{
 			name:  "namespaces are claimed when no Namespace source is given",
 			paths: []string{"../../examples/admission/configmap-with-queues.yaml"},
-			want:  []string{"aclc/admission", "aclc/admission_queue", "aclc/yunikorn", "kubernetes", "yunikorn/admission", "yunikorn/admission_queue", "yunikorn/placement", "yunikorn/queues"},
+			want:  []string{"aclc/admission", "aclc/admission_queue", "aclc/guard", "aclc/yunikorn", "kubernetes", "yunikorn/admission", "yunikorn/admission_queue", "yunikorn/placement", "yunikorn/queues"},
 		},
 		{
 			name:  "namespaces given as a source are claimed once",
 			paths: []string{"../../examples/admission/queue.yaml"},
-			want:  []string{"aclc/admission", "aclc/admission_queue", "aclc/yunikorn", "kubernetes", "yunikorn/admission", "yunikorn/admission_queue", "yunikorn/placement", "yunikorn/queues"},
+			want:  []string{"aclc/admission", "aclc/admission_queue", "aclc/guard", "aclc/yunikorn", "kubernetes", "yunikorn/admission", "yunikorn/admission_queue", "yunikorn/placement", "yunikorn/queues"},
 		},
 		{
 			name:      "a VOV bundle claims neither YuniKorn's documents nor the whole aclc tree",

@@ -111,6 +111,9 @@ type Sources struct {
 	vov *vov.Spec
 
 	groups GroupResolution
+	// guardOff are the parts of the admission guard turned off
+	// (WithGuardOff).
+	guardOff []admission.GuardPart
 	// release is the YuniKorn release the YuniKorn configuration is read
 	// and decided as.
 	release release.Version
@@ -206,6 +209,38 @@ func (s *Sources) with() *Sources {
 	c.files = slices.Clip(c.files)
 	c.diagnostics = slices.Clip(c.diagnostics)
 	return &c
+}
+
+// WithGuardOff returns a copy of the sources whose admission guard has the
+// parts off turned off (docs/GUARD.md): the guard decision, the webhook,
+// and the Kubernetes and Gatekeeper targets let through what YuniKorn lets
+// through there. YuniKorn's own decisions are not changed.
+func (s *Sources) WithGuardOff(off []admission.GuardPart) *Sources {
+	c := s.with()
+	c.guardOff = slices.Clone(off)
+	return c
+}
+
+// GuardData is data.aclc.guard: the parts of the guard that are off, and
+// whether the release's scheduler reads the username label.
+func GuardData(rel release.Version, off []admission.GuardPart) map[string]any {
+	return map[string]any{
+		"off":            admission.GuardPartNames(off),
+		"username_label": rel.Has(release.UsernameLabel),
+	}
+}
+
+// GuardOff returns the parts of the admission guard turned off.
+func (s *Sources) GuardOff() []admission.GuardPart { return slices.Clone(s.guardOff) }
+
+// guardSettings returns the admission settings the guard decides with: the
+// sources' settings with the guard's parts that are off.
+func (s *Sources) guardSettings() *admission.Settings {
+	st := s.admission
+	if st == nil {
+		st = admission.DefaultSettings().WithRelease(s.release)
+	}
+	return st.WithGuardOff(s.guardOff)
 }
 
 // WithKubernetes returns a copy of the sources whose bundle holds k under
@@ -529,6 +564,9 @@ func (s *Sources) Data() map[string]any {
 		for k, v := range c.Data(s.Groups().data()) {
 			aclc[k] = v
 		}
+	}
+	if s.admission != nil {
+		aclc["guard"] = GuardData(s.admission.Release(), s.guardOff)
 	}
 	out := map[string]any{"aclc": aclc}
 	if s.kubernetes != nil {

@@ -45,7 +45,7 @@ func (f *fakeEngine) Name() string { return "fake" }
 func (f *fakeEngine) Close(context.Context) error { return nil }
 
 func (f *fakeEngine) Eval(ctx context.Context, ep string, input []byte) (json.RawMessage, error) {
-	if ep != translate.EntrypointAdmissionReview {
+	if ep != translate.EntrypointAdmissionGuard {
 		return nil, fmt.Errorf("%w %q", engine.ErrUnknownEntrypoint, ep)
 	}
 	if !bytes.Contains(input, []byte(probeUID)) {

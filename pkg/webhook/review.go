@@ -382,7 +382,7 @@ var probeReview = []byte(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.
 // connections; call Probe yourself when mounting Handler on a server of
 // your own.
 func (s *Server) Probe(ctx context.Context) error {
-	out, err := s.engine().Eval(ctx, translate.EntrypointAdmissionReview, probeReview)
+	out, err := s.engine().Eval(ctx, translate.EntrypointAdmissionGuard, probeReview)
 	if err != nil {
 		return fmt.Errorf("webhook: probe review: %w", err)
 	}

@@ -138,7 +138,7 @@ func TestServeRefuses(t *testing.T) {
 		{"a certificate file without key", &fakeEngine{}, NewConfig().WithTLSFiles("cert.pem", ""), "webhook: TLS files: need both"},
 		{"missing files", &fakeEngine{}, NewConfig().WithTLSFiles("/nonexistent/cert.pem", "/nonexistent/key.pem"), "webhook: load TLS key pair:"},
 		{"an engine without the admission decision", &fakeEngine{answer: func(context.Context, []byte) (json.RawMessage, error) {
-			return nil, errors.New(`unknown entrypoint "yunikorn/admission/review"`)
+			return nil, errors.New(`unknown entrypoint "yunikorn/admission/guard"`)
 		}}, NewConfig().WithTLSConfig(withCert), "webhook: probe review: unknown entrypoint"},
 		// The denial at the deadline must still be written.
 		{"a write timeout not longer than the decision deadline", &fakeEngine{},

@@ -308,3 +308,17 @@ there is no limit: Go's default, no soft limit.
   value: {{ mulf $number (index $units $suffix) 0.9 | floor | int64 | quote }}
 {{- end }}
 {{- end }}
+
+{{/*
+A pods/status UPDATE reaches the webhooks only when it changes the identity
+the scheduler reads (user.info, or the username label): the kubelet's
+status updates never do, so they never wait on the webhook.
+*/}}
+{{- define "aclc.statusMatch" -}}
+matchConditions:
+  - name: status-changes-identity
+    expression: >-
+      request.subResource != "status" ||
+      object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
+      object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
+{{- end }}

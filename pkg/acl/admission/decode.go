@@ -24,7 +24,7 @@ func DecodeError(kind string, raw []byte) string {
 		}
 		return ""
 	}
-	if _, _, err := podTemplate(kind, raw); err != nil {
+	if _, _, err := podTemplate(kind, raw, kind == kindReplicationController); err != nil {
 		return err.Error()
 	}
 	return ""

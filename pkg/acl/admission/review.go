@@ -192,6 +192,13 @@ func (s *Settings) processPod(req *admissionv1.AdmissionRequest, namespace strin
 // skip, the kind check, the decode, the filter, and only then the
 // annotation check on the pod template.
 func (s *Settings) processWorkload(req *admissionv1.AdmissionRequest, namespace string, namespaces map[string]Namespace) *admissionv1.AdmissionResponse {
+	return s.processWorkloadOf(req, namespace, namespaces, false)
+}
+
+// processWorkloadOf is processWorkload, taking a ReplicationController as
+// YuniKorn takes a Deployment when rc is set (the guard's
+// replication-controllers part).
+func (s *Settings) processWorkloadOf(req *admissionv1.AdmissionRequest, namespace string, namespaces map[string]Namespace, rc bool) *admissionv1.AdmissionResponse {
 	uid := string(req.UID)
 	// A ReplicaSet from a system user is skipped (YUNIKORN-1627): mutating
 	// it would make the deployment controller re-create it endlessly. It
@@ -199,7 +206,7 @@ func (s *Settings) processWorkload(req *admissionv1.AdmissionRequest, namespace 
 	if req.Kind.Kind == kindReplicaSet && s.isSystemUser(req.UserInfo.Username) {
 		return response(uid, true, "", nil)
 	}
-	tmpl, supported, err := podTemplate(req.Kind.Kind, req.Object.Raw)
+	tmpl, supported, err := podTemplate(req.Kind.Kind, req.Object.Raw, rc)
 	if !supported {
 		return response(uid, true, "", nil)
 	}
@@ -311,8 +318,8 @@ type template struct {
 // encoding/json into the API type of the kind, so that decode errors read
 // as YuniKorn's. A CronJob is decoded as batch/v1beta1, as YuniKorn does;
 // its JSON shape is that of batch/v1.
-func podTemplate(kind string, raw []byte) (template, bool, error) {
-	path, t, err := podTemplateSpec(kind, raw)
+func podTemplate(kind string, raw []byte, rc bool) (template, bool, error) {
+	path, t, err := podTemplateSpecOf(kind, raw, rc)
 	if path == "" {
 		return template{}, false, nil
 	}

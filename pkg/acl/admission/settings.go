@@ -66,6 +66,10 @@ type Settings struct {
 	// release is the YuniKorn release whose admission controller decides
 	// (WithRelease); the zero value is the default release.
 	release release.Version
+
+	// guardOff holds the parts of aclc's guard that are off
+	// (WithGuardOff); none by default.
+	guardOff map[GuardPart]bool
 }
 
 // WithRelease returns a copy of the settings that decides as the admission

@@ -18,3 +18,7 @@ namespace_object := o if {
 	o := data.inventory.cluster.v1.Namespace[namespace]
 	is_object(o)
 }
+
+# The guard's configuration (the template passes it): the parts turned off, and whether
+# the release's scheduler reads the username label.
+guard_config := object.get(input, "guard", {})

@@ -13,6 +13,7 @@ go_types := {
 	"ReplicaSet": "v1.ReplicaSet",
 	"Job": "v1.Job",
 	"CronJob": "v1beta1.CronJob",
+	"ReplicationController": "v1.ReplicationController",
 }
 
 json_kinds := {"string": "string", "number": "number", "boolean": "bool", "array": "array", "object": "object", "null": "null"}

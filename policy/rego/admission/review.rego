@@ -161,6 +161,7 @@ template_paths := {
 	"ReplicaSet": ["spec", "template", "metadata"],
 	"Job": ["spec", "template", "metadata"],
 	"CronJob": ["spec", "jobTemplate", "spec", "template", "metadata"],
+	"ReplicationController": ["spec", "template", "metadata"],
 }
 
 # The patch's op up to the annotations map, by kind: template_paths as a JSON Pointer.
@@ -171,6 +172,7 @@ template_patch_prefixes := {
 	"ReplicaSet": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
 	"Job": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
 	"CronJob": `[{"op":"add","path":"/spec/jobTemplate/spec/template/metadata/annotations","value":{`,
+	"ReplicationController": `[{"op":"add","path":"/spec/template/metadata/annotations","value":{`,
 }
 
 workload_create := allowed if {
