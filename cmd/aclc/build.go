@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"maps"
 	"slices"
 	"strings"
@@ -37,6 +38,7 @@ type buildOptions struct {
 	signingKey, signingAlg, signingKeyID, claimsFile string
 	revision                                         string
 	decisions                                        []string
+	guardOff                                         []string
 }
 
 // buildClock gives a signed bundle its revision; tests replace it.
@@ -56,6 +58,7 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
 	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
+	guardOffFlag(fs, &o.guardOff)
 	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper: the templates to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
 	kindFlag(fs, &o.kind)
 }
@@ -85,6 +88,10 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if !slices.Contains(buildTargets, o.target) {
 		return usageErr(cmd, "unknown --target %q (want rego, wasm, gatekeeper or kubernetes)", o.target)
 	}
+	guardOff, err := admission.ParseGuardOff(o.guardOff)
+	if err != nil {
+		return usageErr(cmd, "--guard-off: %v", err)
+	}
 	if o.hostBuiltins && (o.portable || o.static) {
 		return usageErr(cmd, "--host-builtins builds the bundle that calls aclc's builtins, --portable and --static-groups the one that calls none: give one")
 	}
@@ -113,13 +120,14 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		if o.out == "" {
 			o.out = "kubernetes.yaml"
 		}
-		return o.writeKubernetes(cmd, s)
+		return o.writeKubernetes(cmd, s.WithGuardOff(guardOff))
 	}
 	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
+	s = s.WithGuardOff(guardOff)
 	if o.out == "" {
 		o.out = "bundle.tar.gz"
 		if o.target == "gatekeeper" {

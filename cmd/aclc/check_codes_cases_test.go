@@ -134,6 +134,11 @@ var codeCases = []codeCase{
 	{rule: "a pattern that matches everyone", files: configMap("  admissionController.accessControl.externalGroups: \".*\"\n"), code: "pattern-matches-everyone", file: "cm.yaml", line: 6, col: 3},
 	{rule: "anchors that bind to one alternative", files: configMap("  admissionController.accessControl.externalGroups: \"^a$|b\"\n"), code: "alternation-anchors", file: "cm.yaml", line: 6, col: 3},
 	{rule: "a pattern anchored at one end", files: configMap("  admissionController.accessControl.externalGroups: \"^ops\"\n"), code: "partially-anchored-pattern", file: "cm.yaml", line: 6, col: 3},
+	{rule: "the scheduler reads the username label", files: configMap("  log.level: \"0\"\n  admissionController.accessControl.externalUsers: \"^sue$\"\n"), code: "username-label", file: "cm.yaml", line: 7, col: 3},
+	{rule: "a pod UPDATE may change user.info", files: configMap("  log.level: \"0\"\n  admissionController.accessControl.externalUsers: \"^sue$\"\n"), code: "pod-update-unchecked", file: "cm.yaml", line: 7, col: 3},
+	{rule: "ReplicationControllers are never checked", files: configMap("  log.level: \"0\"\n  admissionController.accessControl.externalUsers: \"^sue$\"\n"), code: "replication-controllers-unchecked", file: "cm.yaml", line: 7, col: 3},
+	{rule: "trusted service accounts outside kube-system", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:\"\n"), code: "system-users-beyond-kube-system", file: "cm.yaml", line: 6, col: 3},
+	{rule: "an external group every user has", files: configMap("  admissionController.accessControl.externalGroups: \"^system:authenticated$\"\n"), code: "external-group-of-everyone", file: "cm.yaml", line: 6, col: 3},
 	{rule: "workloads in bypassed namespaces are unchecked", files: configMap("  admissionController.filtering.bypassNamespaces: \"^other$\"\n"), code: "unchecked-namespaces", file: "cm.yaml", line: 6, col: 3},
 
 	// YuniKorn's LDAP resolver.
