@@ -80,6 +80,17 @@ func randomVOVSource(r *rand.Rand) (string, []string) {
 	return b.String(), addrs
 }
 
+// withoutACLLines is a drawn source with every acl: list removed.
+func withoutACLLines(src string) string {
+	var out []string
+	for _, l := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(l, "    acl:") && !strings.HasPrefix(l, "      - {agent") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // randomVOVEdit draws one vovacl edit.
 func randomVOVEdit(r *rand.Rand) vov.Edit {
 	ops := []vov.EditOp{vov.OpAppend, vov.OpAppend, vov.OpSet, vov.OpDelete, vov.OpDelete, vov.OpReset}
@@ -144,7 +155,9 @@ func scriptLine(r *rand.Rand, e vov.Edit, object string) string {
 // vovacl edits, writes each sequence once as a vovacl script read beside
 // the source and once into the source's YAML (as aclc vovacl edits the
 // file), and requires every engine on the script to give the native
-// decision on the YAML, for drawn requests. An edit the YAML editor
+// decision on the YAML, for drawn requests; so must the script aclc
+// vovacl --export writes of the edited YAML, read back over the drawn
+// source with its ACLs removed. An edit the YAML editor
 // refuses (a -delete of an entry that is not there) is left out of both.
 // Set ACLC_PROPERTY_SEED to replay a run.
 func TestPropertyVOVScriptMatchesYAML(t *testing.T) {
@@ -179,6 +192,21 @@ func TestPropertyVOVScriptMatchesYAML(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: the edited YAML: %v\n%s", seed, err, doc.Bytes())
 		}
+		// The export of the edited YAML, read back over the drawn source
+		// without its acl: lists, decides as the edited YAML too.
+		exported := vov.ExportScript(doc.Spec)
+		bare, err := vov.Load("acls.yaml", []byte(withoutACLLines(src)))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		back, err := vov.ParseScript("export.vovacl", exported)
+		if err != nil {
+			t.Fatalf("seed %d: the export does not parse: %v\n%s", seed, err, exported)
+		}
+		roundTrip, err := vov.ApplyScript(bare, back)
+		if err != nil {
+			t.Fatalf("seed %d: the export does not apply: %v\n%s", seed, err, exported)
+		}
 		for range 150 {
 			in := map[string]any{
 				"object": pick(r, append(addrs, "nope")),
@@ -196,6 +224,13 @@ func TestPropertyVOVScriptMatchesYAML(t *testing.T) {
 			want, err := yamlSet.Engines[0].Eval(ctx, "vov/acl/decision", raw)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var decoded any
+			if err := json.Unmarshal(raw, &decoded); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(roundTrip.DecideJSON(decoded)); !SameJSON(want, got) {
+				t.Fatalf("seed %d: the exported script decides otherwise\nedited YAML:\n%s\nexport:\n%s\ninput: %s\nYAML: %s\nexport: %s", seed, doc.Bytes(), exported, raw, want, got)
 			}
 			for _, e := range scriptSet.Engines {
 				got, err := e.Eval(ctx, "vov/acl/decision", raw)
