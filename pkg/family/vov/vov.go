@@ -61,7 +61,7 @@ func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled,
 		if err != nil {
 			return nil, err
 		}
-		c = &Compiled{Spec: spec, Base: spec, file: i.Name}
+		c = &Compiled{Spec: spec, file: i.Name}
 	}
 	for _, i := range scripts {
 		if c == nil {
@@ -76,18 +76,17 @@ func (Family) Compile(prev family.Compiled, in []family.Input) (family.Compiled,
 		if err != nil {
 			return nil, err
 		}
-		c = &Compiled{Spec: spec, Base: c.Base, file: c.file, scripts: append(slices.Clip(c.scripts), i.Name)}
+		c = &Compiled{Spec: spec, file: c.file, scripts: append(slices.Clip(c.scripts), i.Name)}
 	}
 	return c, nil
 }
 
 // Compiled is a loaded VOV ACL source with its scripts applied.
 type Compiled struct {
-	// Spec is the source with every script applied; Base is the source
-	// as its file says.
-	Spec, Base *aclvov.Spec
-	file       string
-	scripts    []string
+	// Spec is the source with every script applied.
+	Spec    *aclvov.Spec
+	file    string
+	scripts []string
 }
 
 // Files implements family.Compiled: the source, then its scripts.
