@@ -62,11 +62,46 @@ func Compare(old, new *Spec) []Change {
 		subjects = append(subjects, subject{AnyoneElse, anyone, g})
 	}
 	hostList := append(slices.Clone(hosts), other)
+	entryHosts := names(old, new, specEntryHosts)
+
+	// Hosts decide alike for a user when the user's role from them is the
+	// same on each side and no HOST entry names them: one decision stands
+	// for each such class.
+	type hostClass struct {
+		ask    string   // the host decided from
+		labels []string // the hosts it stands for, as rows name them
+	}
+	classesOf := func(user string) []hostClass {
+		var out []hostClass
+		at := map[string]int{}
+		for _, h := range hostList {
+			sig := string(old.Role(user, h)) + "\x00" + string(new.Role(user, h))
+			if slices.Contains(entryHosts, h) {
+				sig += "\x00" + h
+			}
+			label := h
+			if h == other {
+				label = OtherHosts
+			}
+			i, ok := at[sig]
+			if !ok {
+				i = len(out)
+				at[sig] = i
+				out = append(out, hostClass{ask: h})
+			}
+			out[i].labels = append(out[i].labels, label)
+		}
+		return out
+	}
+	classes := make([][]hostClass, len(subjects))
+	for i, sub := range subjects {
+		classes[i] = classesOf(sub.user)
+	}
 
 	var out []Change
 	for _, addr := range objectOrder(old, new) {
 		typ := objectType(old, new, addr)
-		for _, sub := range subjects {
+		for si, sub := range subjects {
 			type key struct {
 				c      Capability
 				gained bool
@@ -74,8 +109,8 @@ func Compare(old, new *Spec) []Change {
 			at := map[key][]string{}
 			reasons := map[key]string{}
 			var order []key
-			for _, h := range hostList {
-				in := Input{Object: addr, Action: string(CapView), User: sub.user, Host: h, OSGroups: []string{sub.user}}
+			for _, hc := range classes[si] {
+				in := Input{Object: addr, Action: string(CapView), User: sub.user, Host: hc.ask, OSGroups: []string{sub.user}}
 				if sub.osgroup != "" {
 					in.OSGroups = []string{sub.osgroup}
 				}
@@ -95,11 +130,7 @@ func Compare(old, new *Spec) []Change {
 						ask.Action = string(c)
 						reasons[k] = side.DecideWith(ask, nil).Reason
 					}
-					label := h
-					if h == other {
-						label = OtherHosts
-					}
-					at[k] = append(at[k], label)
+					at[k] = append(at[k], hc.labels...)
 				}
 			}
 			sort.SliceStable(order, func(i, j int) bool {
@@ -109,6 +140,8 @@ func Compare(old, new *Spec) []Change {
 				ch := Change{Object: addr, Type: typ, Subject: sub.label, OSGroup: sub.osgroup, Capability: k.c, Gained: k.gained, Reason: reasons[k]}
 				if len(at[k]) < len(hostList) {
 					ch.Hosts = at[k]
+					rank := func(l string) int { return slices.Index(hostList, l) } // OtherHosts last
+					sort.SliceStable(ch.Hosts, func(i, j int) bool { return uint(rank(ch.Hosts[i])) < uint(rank(ch.Hosts[j])) })
 				}
 				out = append(out, ch)
 			}
@@ -225,6 +258,16 @@ func specHosts(s *Spec, add func(string)) {
 					continue
 				}
 				add(strings.ToLower(h))
+			}
+		}
+	}
+}
+
+func specEntryHosts(s *Spec, add func(string)) {
+	for _, o := range s.Objects {
+		for _, e := range o.ACL {
+			if e.Agent.Kind == AgentHost {
+				add(strings.ToLower(e.Agent.Name))
 			}
 		}
 	}
