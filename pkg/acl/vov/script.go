@@ -568,6 +568,12 @@ func ExportScript(spec *Spec) []byte {
 		if len(cmds) == 0 {
 			continue
 		}
+		if strings.ContainsFunc(o.Address()+o.Owner, unwritable) || slices.ContainsFunc(o.ACL, func(e Entry) bool { return strings.ContainsFunc(e.Agent.Name, unwritable) }) {
+			// A shell word can hold one, but no vovacl command line
+			// written on one line can, and this script reads none.
+			fmt.Fprintf(&b, "\n# left out: %s %q, whose name, owner or an agent's holds a control character a vovacl script cannot write\n", o.Type, o.Address())
+			continue
+		}
 		fmt.Fprintf(&b, "\n# %s %s, owner %s\n", o.Type, shellWord(o.Address()), o.Owner)
 		for _, c := range cmds {
 			b.WriteString(c + "\n")
@@ -575,6 +581,9 @@ func ExportScript(spec *Spec) []byte {
 	}
 	return []byte(b.String())
 }
+
+// unwritable reports a character no word of a vovacl script may hold.
+func unwritable(r rune) bool { return unicode.IsControl(r) && r != '\t' || r == utf8.RuneError }
 
 func exportObject(o *Object) []string {
 	def := DefaultACL()

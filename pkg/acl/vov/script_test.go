@@ -230,6 +230,8 @@ func TestExportScriptRoundTrips(t *testing.T) {
   - {type: set, name: empty, owner: joe, acl: []}
   - {type: set, name: same, owner: joe, acl: [{agent: OWNER, actions: "ATTACH DETACH EDIT VIEW FORGET DELEGATE EXISTS"}, {agent: EVERYBODY, actions: "ATTACH VIEW"}]}
   - {type: set, name: nothing, owner: joe, acl: [{agent: "USER ann", actions: ""}, {agent: "HOST pluto", actions: SUSPEND}]}
+  - {type: set, name: "tab\tbed", owner: joe, acl: [{agent: EVERYBODY, actions: VIEW}]}
+  - {type: set, name: "ctl\u0001", owner: joe, acl: [{agent: EVERYBODY, actions: VIEW}]}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +241,9 @@ func TestExportScriptRoundTrips(t *testing.T) {
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
 			text := ExportScript(spec)
+			if strings.Contains(string(text), "\x01") {
+				t.Fatalf("a control character in the script:\n%s", text)
+			}
 			sc, err := ParseScript("export.vovacl", text)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, text)
@@ -249,6 +254,9 @@ func TestExportScriptRoundTrips(t *testing.T) {
 			}
 			for i, o := range spec.Objects {
 				want := slices.DeleteFunc(slices.Clone(o.ACL), func(e Entry) bool { return len(e.Capabilities) == 0 })
+				if strings.ContainsFunc(o.Address(), unwritable) {
+					want = DefaultACL() // left out, with a comment
+				}
 				if !sameACL(back.Objects[i].ACL, want) {
 					t.Errorf("%s:\n%s\nwant\n%s\nscript:\n%s", o.Address(), FormatACL(back.Objects[i].ACL), FormatACL(want), text)
 				}
