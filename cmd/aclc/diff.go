@@ -135,6 +135,9 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 	if err != nil {
 		return usageErr(cmd, "%v", err)
 	}
+	if code, ok := o.runVOV(cmd, oldSrcs, newSrcs); ok {
+		return code
+	}
 	ctx := context.Background()
 	oldSide, err := o.load(ctx, "OLD", oldSrcs, o.cluster.enabled)
 	if err != nil {
