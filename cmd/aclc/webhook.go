@@ -172,12 +172,16 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 
+	// /validate-config reviews against the configuration in service as
+	// last loaded, kept from one load of the sources to the next.
+	served := &servedCache{}
+	served.set(loadServed(feed, s, nil))
 	// The denial at the deadline is written before the API server gives
 	// up; the write timeout is the API server's wait.
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
 		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second).
-		WithConfigReviewer(newConfigReviewer(feed.Load, o.configNamespace))
+		WithConfigReviewer(newConfigReviewer(served.get, o.configNamespace, s.YuniKornRelease()))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -249,7 +253,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
 		go feed.Run(ctx, o.interval, func() error {
-			next, err := openWebhookEngine(ctx, o.engine, feed)
+			next, err := openWebhookEngine(ctx, o.engine, feed, served)
 			srv.Reloaded(next, err)
 			return err
 		})
@@ -263,9 +267,11 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 }
 
 // openWebhookEngine loads the sources again and opens an engine on them,
-// refusing a source set without YuniKorn configuration as at start.
-func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engine.Engine, error) {
+// refusing a source set without YuniKorn configuration as at start; what
+// was loaded, or why nothing was, goes to served for /validate-config.
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, served *servedCache) (engine.Engine, error) {
 	s, err := feed.Load()
+	served.set(loadServed(feed, s, err))
 	if err != nil {
 		return nil, err
 	}
