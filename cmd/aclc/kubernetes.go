@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -11,12 +14,23 @@ import (
 // per file into a directory, as the gatekeeper target.
 func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	objs, err := translate.KubernetesObjects(s)
+	for _, d := range o.decisions {
+		if !slices.Contains(translate.GatekeeperDecisions(), d) {
+			return usageErr(cmd, "unknown --decisions value %q (want %s)", d, strings.Join(translate.GatekeeperDecisions(), ", "))
+		}
+	}
+	if cmd.Flags().Changed("name") {
+		if why := translate.CheckKubernetesName(o.name); why != "" {
+			return usageErr(cmd, "--name %q: %s", o.name, why)
+		}
+	}
+	opts := translate.KubernetesOptions{Name: o.name, Decisions: o.decisions}
+	objs, err := translate.KubernetesObjectsOf(s, opts)
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	for _, note := range translate.KubernetesLimits(s) {
+	for _, note := range translate.KubernetesLimitsOf(s, opts) {
 		errorf(stderr, "build: note: %s", note)
 	}
 	files := make([]yamlObject, len(objs))

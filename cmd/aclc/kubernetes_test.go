@@ -93,7 +93,6 @@ func TestBuildKubernetesFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"build", "--target", "kubernetes", "--host-builtins", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--signing-key", "k.pem", "-o", "-", seedConfig},
-		{"build", "--target", "kubernetes", "--decisions", "queue", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--"+strings.TrimPrefix(args[3], "--")) {
@@ -112,14 +111,85 @@ func TestBuildKubernetesFlags(t *testing.T) {
 		if err := os.WriteFile(src, []byte("partitions:\n  - name: default\n    usergroupresolver:\n      type: "+typ+"\n    queues:\n      - name: root\n        submitacl: \"*\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
-		if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") ||
-			strings.Contains(stdout, "yunikorn-queue") {
+		// Nothing else in the sources: nothing to write, and why.
+		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+		if code != exitError || !strings.Contains(stderr, "the "+typ+" group resolver asks when a pod arrives") || !strings.Contains(stderr, "nothing to write") {
 			t.Errorf("the %s resolver: exit %d, %s", typ, code, stderr)
+		}
+		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--decisions", "user-info,queue", "-o", "-", src)
+		if code != exitError || !strings.Contains(stderr, "--decisions queue: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") || stdout != "" {
+			t.Errorf("the %s resolver, queue asked for: exit %d, %s", typ, code, stderr)
 		}
 	}
 	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || strings.Contains(stderr, "note:") {
 		t.Errorf("admission settings alone: exit %d, %s", code, stderr)
+	}
+}
+
+// Each build writes only the policies its sources hold (or --decisions
+// asks for), under names that carry its --name, policies before bindings:
+// builds of different sources or names never replace each other's objects.
+func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
+	names := func(stream string) []string {
+		var out []string
+		kind := ""
+		for _, l := range strings.Split(stream, "\n") {
+			if k, ok := strings.CutPrefix(l, "kind: "); ok {
+				kind = k
+			}
+			if n, ok := strings.CutPrefix(l, "  name: "); ok && kind != "" {
+				out = append(out, kind+"/"+n)
+				kind = ""
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"admission settings alone: the user.info policies", []string{"../../examples/admission/configmap.yaml"}, []string{
+			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
+			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
+		{"a queue configuration alone: the queue policies", []string{seedConfig}, []string{
+			"ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-warnings",
+			"ValidatingAdmissionPolicyBinding/yunikorn-queue", "ValidatingAdmissionPolicyBinding/yunikorn-queue-warnings"}},
+		{"--decisions user-info writes YuniKorn's defaults for a queue configuration", []string{"--decisions", "user-info", seedConfig}, []string{
+			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
+			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
+		{"--name names every object", []string{"--name", "team-a", "--decisions", "queue,user-info", seedConfig}, []string{
+			"MutatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/team-a-user-info",
+			"ValidatingAdmissionPolicy/team-a-queue", "ValidatingAdmissionPolicy/team-a-queue-warnings",
+			"MutatingAdmissionPolicyBinding/team-a-user-info", "ValidatingAdmissionPolicyBinding/team-a-user-info",
+			"ValidatingAdmissionPolicyBinding/team-a-queue", "ValidatingAdmissionPolicyBinding/team-a-queue-warnings"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append([]string{"build", "--target", "kubernetes", "-o", "-"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := names(stdout); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("objects %v\nwant %v", got, tt.want)
+			}
+			// A binding names the policy of its own name.
+			if n := strings.Count(stdout, "policyName: "); n != len(tt.want)/2 {
+				t.Errorf("%d bindings", n)
+			}
+			for _, l := range strings.Split(stdout, "\n") {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(l), "policyName: "); ok && !strings.Contains(strings.Join(tt.want, " "), "Policy/"+p) {
+					t.Errorf("a binding of policy %s, not written", p)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{"Team", "-a", "a_b", strings.Repeat("a", 49), ""} {
+		if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--name", bad, "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name") {
+			t.Errorf("--name %q: exit %d, %s", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--name", "x", "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name names the objects of --target kubernetes") {
+		t.Errorf("--name with gatekeeper: exit %d, %s", code, stderr)
 	}
 }

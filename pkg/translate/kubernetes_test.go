@@ -44,8 +44,8 @@ func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
 		rule, source string
 		kinds        string
 	}{
-		{"defaults write both policies and their bindings", "admissionController.accessControl.externalGroups: \"^admins$\"\n",
-			"MutatingAdmissionPolicy MutatingAdmissionPolicyBinding ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
+		{"defaults write both policies, then their bindings", "admissionController.accessControl.externalGroups: \"^admins$\"\n",
+			"MutatingAdmissionPolicy ValidatingAdmissionPolicy MutatingAdmissionPolicyBinding ValidatingAdmissionPolicyBinding"},
 		{"bypassAuth writes no mutating policy", "admissionController.accessControl.bypassAuth: \"true\"\n",
 			"ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
 	} {
