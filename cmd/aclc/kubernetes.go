@@ -33,6 +33,17 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 	for _, note := range translate.KubernetesLimitsOf(s, opts) {
 		errorf(stderr, "build: note: %s", note)
 	}
+	big, err := translate.KubernetesServerSideOnly(objs)
+	if err != nil {
+		errorf(stderr, "build: %v", err)
+		return exitError
+	}
+	if len(big) > 0 {
+		// kubectl apply without --server-side would create the bindings
+		// and refuse these policies (metadata.annotations: Too long),
+		// leaving the check silently off.
+		errorf(stderr, "build: note: %s: larger than the %d bytes client-side kubectl apply keeps in its annotation; apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
+	}
 	files := make([]yamlObject, len(objs))
 	for i, obj := range objs {
 		files[i] = obj

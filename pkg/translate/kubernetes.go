@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,6 +27,12 @@ const (
 	// KubernetesMaxObjectBytes bounds one generated object: etcd refuses a
 	// value larger than 1.5 MiB, so the API server cannot store it.
 	KubernetesMaxObjectBytes = 1536 * 1024
+
+	// KubernetesMaxClientApplyBytes bounds an object kubectl apply (without
+	// --server-side) can apply: it keeps the object's JSON in the
+	// kubectl.kubernetes.io/last-applied-configuration annotation, and the
+	// API server refuses annotations of more than 256 KiB in all.
+	KubernetesMaxClientApplyBytes = 256*1024 - len("kubectl.kubernetes.io/last-applied-configuration")
 
 	// KubernetesMaxExpression bounds one CEL expression, in code points:
 	// CEL's parser refuses a longer one, so the API server refuses the
@@ -154,6 +161,25 @@ func KubernetesLimitsOf(s *Sources, opts KubernetesOptions) []string {
 		return []string{"no queue admission policy for " + strings.Join(s.files, ", ") + ": " + why + " (aclc webhook decides it)"}
 	}
 	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + opts.objectName(KubernetesQueuePolicy) + " decides as if only the configured queues existed"}
+}
+
+// KubernetesServerSideOnly names the objects of objs that kubectl apply
+// cannot apply client-side (their JSON is over
+// KubernetesMaxClientApplyBytes), with their sizes: "kind/name (N bytes)".
+// Such a stream is applied with kubectl apply --server-side, which keeps
+// no annotation, or by Helm, Argo CD or Flux.
+func KubernetesServerSideOnly(objs []KubernetesObject) ([]string, error) {
+	var out []string
+	for _, o := range objs {
+		b, err := json.Marshal(o.Object)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		}
+		if len(b) > KubernetesMaxClientApplyBytes {
+			out = append(out, fmt.Sprintf("%s/%s (%d bytes)", o.Kind, o.Name, len(b)))
+		}
+	}
+	return out, nil
 }
 
 // objectName is the name, in the build opts names, of the object named
