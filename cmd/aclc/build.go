@@ -37,7 +37,7 @@ type buildOptions struct {
 	signingKey, signingAlg, signingKeyID, claimsFile string
 	revision                                         string
 	decisions                                        []string
-	name                                             string
+	name, staticDir                                  string
 }
 
 // buildClock gives a signed bundle its revision; tests replace it.
@@ -59,12 +59,13 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
 	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper and kubernetes: the templates or policies to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
 	fs.StringVar(&o.name, "name", translate.KubernetesDefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
+	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): -o DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
 	kindFlag(fs, &o.kind)
 }
 
 func newBuildCommand() *cobra.Command {
 	o := &buildOptions{}
-	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
+	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--static-manifests DIR] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -95,6 +96,9 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	if cmd.Flags().Changed("name") && o.target != "kubernetes" {
 		return usageErr(cmd, "--name names the objects of --target kubernetes")
+	}
+	if o.staticDir != "" && o.target != "kubernetes" {
+		return usageErr(cmd, "--static-manifests lays out the objects of --target kubernetes")
 	}
 	if o.target == "kubernetes" {
 		switch {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,6 +27,9 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 			return usageErr(cmd, "--name %q: %s", o.name, why)
 		}
 	}
+	if o.staticDir != "" && !isOutputDir(o.out) {
+		return usageErr(cmd, "--static-manifests writes a directory: give -o DIR/")
+	}
 	opts := translate.KubernetesOptions{Name: o.name, Decisions: o.decisions}
 	objs, err := translate.KubernetesObjectsOf(s, opts)
 	if err != nil {
@@ -44,9 +50,58 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		// leaving the check silently off.
 		errorf(stderr, "build: note: %s: larger than the %d bytes client-side kubectl apply keeps in its annotation; apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
 	}
+	if o.staticDir != "" {
+		return writeKubernetesStatic(o.out, o.staticDir, objs, stdout, stderr)
+	}
 	files := make([]yamlObject, len(objs))
 	for i, obj := range objs {
 		files[i] = obj
 	}
 	return writeManifests(o.out, files, "Kubernetes admission policies "+translate.KubernetesSummary(objs), stdout, stderr)
+}
+
+// writeKubernetesStatic writes objs into out laid out for the API server to
+// load from staticDir at start: out/admission-configuration.yaml, and one
+// file per object in out/validating and out/mutating, which are to be
+// copied to staticDir on the control-plane hosts.
+func writeKubernetesStatic(out, staticDir string, objs []translate.KubernetesObject, stdout, stderr io.Writer) int {
+	l, err := translate.KubernetesStatic(objs, staticDir)
+	if err != nil {
+		errorf(stderr, "build: %v", err)
+		return exitError
+	}
+	type dir struct {
+		name  string
+		files []outFile
+	}
+	dirs := []dir{{out, []outFile{{name: "admission-configuration.yaml", data: l.AdmissionConfiguration}}}}
+	for _, d := range []struct {
+		name string
+		objs []translate.KubernetesObject
+	}{{"validating", l.Validating}, {"mutating", l.Mutating}} {
+		if len(d.objs) == 0 {
+			continue
+		}
+		var files []outFile
+		for _, obj := range d.objs {
+			doc, err := obj.YAML()
+			if err != nil {
+				errorf(stderr, "build: %v", err)
+				return exitError
+			}
+			files = append(files, outFile{name: obj.FileName(), data: doc})
+		}
+		dirs = append(dirs, dir{filepath.Join(out, d.name), files})
+	}
+	n := 0
+	for _, d := range dirs {
+		if err := writeDir(d.name, d.files); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		n += len(d.files)
+	}
+	fmt.Fprintf(stdout, "wrote %d files to %s (static admission manifests for %s: --admission-control-config-file=%s)\n",
+		n, out, staticDir, filepath.Join(staticDir, "admission-configuration.yaml"))
+	return exitOK
 }

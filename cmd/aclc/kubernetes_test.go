@@ -193,3 +193,52 @@ func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
 		t.Errorf("--name with gatekeeper: exit %d, %s", code, stderr)
 	}
 }
+
+// --static-manifests lays the objects out for the API server to load at
+// start: the AdmissionConfiguration naming the absolute directories, and
+// one file per object in each, every name with the reserved suffix.
+func TestBuildKubernetesStaticManifests(t *testing.T) {
+	out := t.TempDir() + "/static/"
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--static-manifests", "/etc/kubernetes/aclc", "-o", out, "../../examples/kubernetes/yunikorn-configs.yaml")
+	if code != exitOK || !strings.Contains(stdout, "--admission-control-config-file=/etc/kubernetes/aclc/admission-configuration.yaml") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	conf, err := os.ReadFile(filepath.Join(out, "admission-configuration.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kind: AdmissionConfiguration", "staticManifestsDir: /etc/kubernetes/aclc/validating", "staticManifestsDir: /etc/kubernetes/aclc/mutating"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("admission configuration lacks %q:\n%s", want, conf)
+		}
+	}
+	for dir, n := range map[string]int{"validating": 6, "mutating": 2} {
+		entries, err := os.ReadDir(filepath.Join(out, dir))
+		if err != nil || len(entries) != n {
+			t.Fatalf("%s: %d files (%v), want %d", dir, len(entries), err, n)
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(out, dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(l), "policyName: "); ok && !strings.HasSuffix(v, ".static.k8s.io") {
+					t.Errorf("%s: policyName %s", e.Name(), v)
+				}
+				if v, ok := strings.CutPrefix(l, "  name: "); ok && !strings.HasSuffix(v, ".static.k8s.io") {
+					t.Errorf("%s: name %s", e.Name(), v)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"--static-manifests", "relative/dir", "-o", t.TempDir() + "/x/"},
+		{"--static-manifests", "/etc/kubernetes/aclc", "-o", "-"},
+	} {
+		code, _, stderr := runCLI(t, "", append(append([]string{"build", "--target", "kubernetes"}, args...), "../../examples/kubernetes/yunikorn-configs.yaml")...)
+		if code == exitOK || !strings.Contains(stderr, "static") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
