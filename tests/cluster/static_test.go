@@ -27,7 +27,7 @@ func TestClusterStaticManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	static := filepath.Join(dir, "static")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--static-manifests", static, "-o", static+"/", source); code != 0 {
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--static-manifests", static, "-o", static+"/", source); code != 0 {
 		t.Fatalf("aclc build --target kubernetes --static-manifests: exit %d\n%s", code, out)
 	}
 	s := startAPIServer(t, etcdBin, kasBin, "--admission-control-config-file", filepath.Join(static, "admission-configuration.yaml"))
@@ -43,7 +43,7 @@ func TestClusterStaticManifests(t *testing.T) {
 		}
 	})
 	t.Run("in force from the start: a forged user.info is refused", func(t *testing.T) {
-		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod("static-2", map[string]string{userInfoKey: `{"user":"alice"}`}), metav1.CreateOptions{})
+		_, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod("static-2", map[string]string{userInfoKey: `{"user":"alice","groups":["devs"]}`}), metav1.CreateOptions{})
 		if err == nil || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+staticPolicy+"'") || !strings.Contains(err.Error(), "is not allowed to set user annotation") {
 			t.Fatalf("error %v, want a refusal by %s", err, staticPolicy)
 		}
@@ -73,7 +73,7 @@ func TestClusterStaticManifests(t *testing.T) {
 		}
 	})
 	// Still in force after the attempts.
-	if _, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod("static-3", map[string]string{userInfoKey: `{"user":"alice"}`}), metav1.CreateOptions{}); err == nil {
+	if _, err := asBob.CoreV1().Pods(teamNS).Create(ctx, pod("static-3", map[string]string{userInfoKey: `{"user":"alice","groups":["devs"]}`}), metav1.CreateOptions{}); err == nil {
 		t.Errorf("a forged user.info admitted after the API attempts")
 	}
 }
