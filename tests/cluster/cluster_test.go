@@ -558,49 +558,6 @@ func TestCluster(t *testing.T) {
 		if got := strings.Join(warned.take(), "\n"); !strings.Contains(got, "YuniKorn's admission controller accepts this ConfigMap, but: partition default: placement rules do not build") {
 			t.Errorf("no warning that the scheduler will not build the rules:\n%s", got)
 		}
-		// A configuration YuniKorn accepts whose anchors expand to
-		// 128,700 queues: admitted, judged in time or not.
-		if err := update(aliasedQueues(13, false)); err != nil {
-			t.Fatalf("128,700 queues YuniKorn accepts: %v", err)
-		}
-		t.Logf("128,700 queues: %q", warned.take())
-		// A dry-run of a change YuniKorn refuses, refused once the webhook
-		// is done with what came before (one candidate at a time).
-		refusedDry := func(what string) {
-			eventually(t, 120*time.Second, what, func() error {
-				cm, err := api.Get(ctx, "yunikorn-configs", metav1.GetOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				cm.Data["queues.yaml"] = queuesV1 + "          - name: Test\n"
-				_, err = api.Update(ctx, cm, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
-				if err == nil || !strings.Contains(err.Error(), refused) {
-					return fmt.Errorf("a duplicate queue: %v", err)
-				}
-				return nil
-			})
-			warned.take()
-		}
-		refusedDry("the config webhook judges again after 128,700 queues")
-		// One over what aclc reads: admitted unchecked; then, with it in
-		// service (aclc cannot load it), a change YuniKorn refuses is
-		// still refused and the revert is admitted.
-		if err := update(aliasedQueues(45, true)); err != nil {
-			t.Fatalf("a configuration over aclc's bound: %v", err)
-		}
-		if got := strings.Join(warned.take(), "\n"); !strings.Contains(got, "admitted unchecked") {
-			t.Errorf("no warning that the change was not checked:\n%s", got)
-		}
-		eventually(t, 120*time.Second, "the webhook fails to load the configuration in service", func() error {
-			return wantBody(whClient, whURL+"/readyz", "serving the last good configuration: the last reload failed:")
-		})
-		refusedDry("a duplicate queue refused while aclc cannot load the configuration in service")
-		if err := update(queuesV1); err != nil {
-			t.Fatalf("the revert of a configuration aclc cannot load: %v", err)
-		}
-		if got := strings.Join(warned.take(), "\n"); !strings.Contains(got, "what it changes is not shown: the configuration in service does not load") {
-			t.Errorf("the revert's warnings do not say the configuration in service does not load:\n%s", got)
-		}
 		setConfigs(t, ctx, adm, map[string]string{"queues.yaml": queuesV1})
 	})
 
