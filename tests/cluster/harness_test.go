@@ -248,7 +248,9 @@ type apiServer struct {
 	proc *process
 }
 
-func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
+// startAPIServer starts etcd and kube-apiserver, with extra flags for the
+// API server after the harness's own.
+func startAPIServer(t *testing.T, etcdBin, kasBin string, extra ...string) *apiServer {
 	t.Helper()
 	dir := t.TempDir()
 	p := newPKI(t, dir)
@@ -273,7 +275,7 @@ func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
 	})
 	port := freePort(t)
 	s := &apiServer{url: "https://127.0.0.1:" + strconv.Itoa(port), pki: p, dir: dir}
-	s.proc = start(t, dir, "kube-apiserver", kasBin,
+	s.proc = start(t, dir, "kube-apiserver", append([]string{kasBin,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--tls-cert-file", p.certFile, "--tls-private-key-file", p.keyFile, "--cert-dir", filepath.Join(dir, "certs"),
@@ -286,7 +288,7 @@ func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
 		// No controller-manager makes the default ServiceAccounts; pods
 		// never run here anyway.
 		"--disable-admission-plugins", "ServiceAccount",
-		"--profiling=false")
+		"--profiling=false"}, extra...)...)
 	hc := s.httpClient()
 	eventually(t, 180*time.Second, "kube-apiserver ready", func() error {
 		if s.proc.exited() {
