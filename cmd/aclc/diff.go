@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -92,6 +93,28 @@ type diffSide struct {
 	eng     engine.Engine
 }
 
+// side is the side as package diff takes it.
+func (s *diffSide) side() *diff.Side {
+	d := &diff.Side{Label: s.label, Engine: s.eng}
+	for _, r := range s.refused {
+		d.Refused = append(d.Refused, diff.Error{File: r.File, Line: r.Line, Column: r.Column, Code: r.Code, Message: r.Message})
+	}
+	if s.sources != nil {
+		d.Tree = s.sources.Queues()
+		d.Namespaces = translate.ReplicatedNamespaces(s.sources.Kubernetes())
+	}
+	return d
+}
+
+// compare diffs the two sides.
+func (o *diffOptions) compare(ctx context.Context, oldSide, newSide *diffSide) (*diff.Result, error) {
+	opts := diff.Options{Namespaces: o.namespaces, Resolver: o.resolver, EveryQueue: o.everyQueue}
+	for _, p := range o.as.resolved() {
+		opts.As = append(opts.As, diff.Principal{User: p.User, Groups: p.Groups})
+	}
+	return diff.Compare(ctx, diff.FamilyYuniKorn, oldSide.side(), newSide.side(), opts)
+}
+
 // sides splits the command line into the OLD and NEW sources.
 func (o *diffOptions) sides(cmd *cobra.Command, args []string) (oldSrcs, newSrcs []string, err error) {
 	dash := cmd.ArgsLenAtDash()
@@ -154,13 +177,13 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 	if o.output == "html" {
 		err = o.writeHTML(ctx, stdout, res, oldSide, newSide, oldSrcs, newSrcs)
 	} else {
-		err = res.write(stdout, o.output)
+		err = res.Write(stdout, o.output)
 	}
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
-	if res.changed() {
+	if res.Changed() {
 		return exitError
 	}
 	return exitOK
@@ -168,7 +191,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 
 // writeHTML writes the diff as report's page: NEW's tree (OLD's when
 // YuniKorn refuses NEW) with each change marked at its queue.
-func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diffResult, oldSide, newSide *diffSide, oldSrcs, newSrcs []string) error {
+func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diff.Result, oldSide, newSide *diffSide, oldSrcs, newSrcs []string) error {
 	oldNames := strings.Join(oldSrcs, ", ")
 	if o.cluster.enabled {
 		oldNames = "the cluster"
