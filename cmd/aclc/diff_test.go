@@ -57,7 +57,7 @@ func TestDiffCases(t *testing.T) {
 ~ namespace sandbox: anyone, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.sandbox (rule tag)
 ~ namespace sandbox: anyone else, naming root.prod or prod: root.sandbox (rule fixed) -> root.sandbox (rule tag)
 `,
-			golden:   "add-rule.json",
+			golden: "add-rule.json",
 		},
 		{
 			name:     "reordered and restyled YAML changes no decision",

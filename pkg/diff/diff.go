@@ -168,6 +168,9 @@ type PlacementChange struct {
 	// AnyGroup is a group named nowhere: in Groups, it stands for none of
 	// the named groups.
 	AnyGroup string `json:"anyGroup,omitempty"`
+	// AlsoGroups are, for a group in Groups, the groups this request
+	// decides exactly as it: named in the same ACLs and filters.
+	AlsoGroups map[string][]string `json:"alsoGroups,omitempty"`
 	// AllGroups is set when every group set changes alike: the row stands
 	// for the user in any groups.
 	AllGroups bool `json:"allGroups,omitempty"`
@@ -196,13 +199,21 @@ func (r *Result) Changed() bool {
 	return !r.Valid.Old || !r.Valid.New || len(r.Queues) > 0 || len(r.Access) > 0 || len(r.Placement) > 0
 }
 
-// freshName is a name taken nowhere: base, or base-2 and so on.
+// freshName is a name taken nowhere: base, or base-2 and so on, or, when a
+// filter pattern matches all of those, a short name of other letters.
+// When every name is taken (a pattern matching everything), there is no
+// name that stands for the rest, and base is as good as any.
 func freshName(base string, taken func(string) bool) string {
-	name := base
-	for i := 2; taken(name); i++ {
-		name = base + "-" + strconv.Itoa(i)
+	for _, b := range []string{base, "zz", "q", "x9", "_"} {
+		name := b
+		for i := 2; i < 50; i++ {
+			if !taken(name) {
+				return name
+			}
+			name = b + "-" + strconv.Itoa(i)
+		}
 	}
-	return name
+	return base
 }
 
 // names is every name either side's decisions compare an input with:

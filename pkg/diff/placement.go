@@ -63,9 +63,10 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 					continue
 				}
 				sets := [][]string{nil}
+				var alikeGroups map[string][]string
 				if u.as == nil {
 					var complete bool
-					sets, complete = groupSets(po, pn, ro, rn)
+					sets, alikeGroups, complete = groupSets(po, pn, ro, rn)
 					if !complete {
 						c.incomplete("placement of " + u.name + " naming " + shownRequest(req.queue) + ": more than 4096 group combinations; the first are decided")
 					}
@@ -96,13 +97,21 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 					}
 					if u.as == nil {
 						row.AnyGroup = noGroup
+						for _, g := range groups {
+							if a := alikeGroups[g]; len(a) > 0 {
+								if row.AlsoGroups == nil {
+									row.AlsoGroups = map[string][]string{}
+								}
+								row.AlsoGroups[g] = a
+							}
+						}
 					}
 					changed = append(changed, row)
 				}
 				// Every group set changing alike is one row: the user's
 				// groups do not matter.
 				if len(sets) > 1 && len(changed) == len(sets) && allAlike(changed) {
-					changed[0].Groups, changed[0].AllGroups = []string{}, true
+					changed[0].Groups, changed[0].AllGroups, changed[0].AlsoGroups = []string{}, true, nil
 					changed = changed[:1]
 				}
 				for _, row := range changed {
@@ -249,8 +258,10 @@ func (c *comparer) namespaceClasses(po, pn *yunikorn.Partition) []nsClass {
 				}
 			}
 		}
+		// One namespace no side describes stands for all of them: default
+		// when that is one, unless a rule would read its name as a queue.
 		other := "default"
-		if seen[other] {
+		if seen[other] || (read["namespace"] && c.names.taken(other)) {
 			other = freshName("other-namespace", func(n string) bool { return seen[n] || c.names.taken(n) })
 		}
 		seen[other] = true
@@ -389,7 +400,7 @@ func bit(b bool) byte {
 // match one of them) that some groups give, built from one group of each
 // kind (groups named in the same ACLs and filters are alike). The empty set
 // is first. complete is false when more than maxGroupSets were found.
-func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets [][]string, complete bool) {
+func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets [][]string, alike map[string][]string, complete bool) {
 	var acls []yunikorn.ACL
 	candidates := map[string]bool{}
 	for _, side := range []struct {
@@ -425,6 +436,7 @@ func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets
 	nbits := len(acls) + len(filters)
 	// The bits of each group kind, one group for each.
 	kinds := map[string]string{}
+	alike = map[string][]string{}
 	for _, g := range slices.Sorted(maps.Keys(candidates)) {
 		v := make([]byte, nbits)
 		for i, a := range acls {
@@ -438,7 +450,9 @@ func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets
 		if strings.IndexByte(key, '1') < 0 {
 			continue
 		}
-		if _, ok := kinds[key]; !ok {
+		if rep, ok := kinds[key]; ok {
+			alike[rep] = append(alike[rep], g)
+		} else {
 			kinds[key] = g
 		}
 	}
@@ -452,13 +466,13 @@ func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets
 				continue
 			}
 			if len(order) == maxGroupSets {
-				return collect(order, reached), false
+				return collect(order, reached), alike, false
 			}
 			reached[union] = append(slices.Clone(reached[have]), kinds[k])
 			order = append(order, union)
 		}
 	}
-	return collect(order, reached), true
+	return collect(order, reached), alike, true
 }
 
 func orBits(a, b string) string {

@@ -149,6 +149,9 @@ func (c PlacementChange) Subject() string {
 	var named []string
 	for _, g := range c.Groups {
 		if g != c.AnyGroup {
+			if a := c.AlsoGroups[g]; len(a) > 0 {
+				g += "|" + strings.Join(a, "|")
+			}
 			named = append(named, g)
 		}
 	}

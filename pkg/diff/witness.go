@@ -16,7 +16,7 @@ func witness(pattern string) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	gen(re.Simplify(), &b)
+	genWitness(re.Simplify(), &b)
 	w := b.String()
 	m, err := regexp.Compile(pattern)
 	if err != nil || !m.MatchString(w) {
@@ -25,7 +25,7 @@ func witness(pattern string) (string, bool) {
 	return w, true
 }
 
-func gen(re *syntax.Regexp, b *strings.Builder) {
+func genWitness(re *syntax.Regexp, b *strings.Builder) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		b.WriteString(string(re.Rune))
@@ -48,18 +48,18 @@ func gen(re *syntax.Regexp, b *strings.Builder) {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		b.WriteByte('a')
 	case syntax.OpCapture:
-		gen(re.Sub[0], b)
+		genWitness(re.Sub[0], b)
 	case syntax.OpPlus:
-		gen(re.Sub[0], b)
+		genWitness(re.Sub[0], b)
 	case syntax.OpRepeat:
 		for i := 0; i < re.Min; i++ {
-			gen(re.Sub[0], b)
+			genWitness(re.Sub[0], b)
 		}
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			gen(s, b)
+			genWitness(s, b)
 		}
 	case syntax.OpAlternate:
-		gen(re.Sub[0], b)
+		genWitness(re.Sub[0], b)
 	}
 }

@@ -54,16 +54,21 @@ func (t *QueueTree) Reads(partition string, app Application) PlacementReads {
 		for _, n := range r.Chain() {
 			out.Filters = append(out.Filters, n.Filter)
 		}
+		if r.Name == RuleUser {
+			// Where the user's queue would be, whether or not it exists.
+			c := unfiltered(r)
+			c.Create = true
+			if o := v.placeRule(c, &app, app.User, nil); o.queue != "" {
+				if dot := strings.LastIndexByte(o.queue, '.'); dot > 0 {
+					out.UserParents = append(out.UserParents, strings.ToLower(o.queue[:dot]))
+				}
+			}
+		}
 		o := v.placeRule(unfiltered(r), &app, app.User, nil)
 		if o.queue == "" {
 			continue
 		}
 		addQueue(o.queue)
-		if r.Name == RuleUser {
-			if dot := strings.LastIndexByte(o.queue, '.'); dot > 0 {
-				out.UserParents = append(out.UserParents, strings.ToLower(o.queue[:dot]))
-			}
-		}
 	}
 	addQueue(DefaultQueue)
 	return out
