@@ -588,8 +588,8 @@ func admits(a yunikorn.ACL, s Subject) bool {
 //     parent's; or
 //   - the queue is not configured: it is decided where YuniKorn would
 //     create it, at the deepest configured ancestor, which is the parent's
-//     own decision unless the parent is a configured leaf (creation
-//     below a leaf fails).
+//     own decision unless the parent is a configured leaf and the action
+//     submit (creation below a leaf fails).
 //
 // An --as user whose groups are resolved may be in any group, so never
 // inherits.
@@ -606,7 +606,9 @@ func inherits(nodes []accessNode, i int, s Subject, action string) bool {
 // configured ancestor when it is not configured.
 func sideInherits(q *yunikorn.Queue, configured, parentConfigured bool, s Subject, action string) bool {
 	if !configured {
-		return !parentConfigured || !q.Leaf
+		// Admin is checked at the ancestor; only a creation (submit)
+		// fails below a leaf.
+		return !parentConfigured || !q.Leaf || action == yunikorn.ActionAdmin
 	}
 	if !parentConfigured {
 		return false

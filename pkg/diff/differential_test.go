@@ -109,7 +109,7 @@ func pickShort(r *rand.Rand, paths []string) string {
 func TestDifferentialEveryDifferenceIsARow(t *testing.T) {
 	pairs, requests := 100, 300
 	if *long {
-		pairs, requests = 3000, 2000
+		pairs, requests = 2000, 1000
 	}
 	r := rand.New(rand.NewPCG(41, 7))
 	ctx := context.Background()

@@ -336,7 +336,7 @@ func (c *comparer) userClasses(po, pn *yunikorn.Partition, appOld, appNew yuniko
 				candidates[u] = true
 			}
 			if f.UserExp != "" {
-				if w, ok := witness(f.UserExp); ok {
+				if w, ok := c.names.freshWitness(f.UserExp); ok {
 					candidates[w] = true
 				}
 			}

@@ -25,6 +25,23 @@ func witness(pattern string) (string, bool) {
 	return w, true
 }
 
+// freshWitness is a witness of the pattern that no list, ACL or queue
+// names, when one is found by adding letters around the first: it then
+// stands for the names only the pattern matches.
+func (n *names) freshWitness(pattern string) (string, bool) {
+	w, ok := witness(pattern)
+	if !ok {
+		return "", false
+	}
+	re := regexp.MustCompile(pattern)
+	for _, c := range []string{w, w + "zq", "zq" + w, w + "-zq", "zq-" + w} {
+		if re.MatchString(c) && !n.users[c] && !n.groups[c] && !n.queues[strings.ToLower(c)] {
+			return c, true
+		}
+	}
+	return w, true
+}
+
 func genWitness(re *syntax.Regexp, b *strings.Builder) {
 	switch re.Op {
 	case syntax.OpLiteral:
