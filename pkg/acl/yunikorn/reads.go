@@ -7,10 +7,10 @@ import "strings"
 // which groups the decision depends on, and where. aclc diff derives its
 // group combinations from it (see docs/DIFF.md).
 type PlacementReads struct {
-	// Queues are the queues whose ACL chain a submit check of the placement
-	// may read: each rule's queue when the rule's filter lets the
-	// application through (or, when that queue is not configured, the
-	// deepest configured queue above it) and root.default. Lower-cased.
+	// Queues are the queues whose existence, kind or ACL chain the
+	// placement may read: the queue each rule and parent rule names (or,
+	// when that queue is not configured, the deepest configured queue
+	// above it) and root.default. Lower-cased.
 	Queues []string
 	// Filters are the filters of every rule and parent rule, in order.
 	Filters []PlacementFilter
@@ -53,36 +53,34 @@ func (t *QueueTree) Reads(partition string, app Application) PlacementReads {
 	for _, r := range rules.Rules {
 		for _, n := range r.Chain() {
 			out.Filters = append(out.Filters, n.Filter)
-		}
-		if r.Name == RuleUser {
-			// Where the user's queue would be, whether or not it exists.
-			c := unfiltered(r)
-			c.Create = true
-			if o := v.placeRule(c, &app, app.User, nil); o.queue != "" {
+			// The queue each level names, whether or not it exists: its
+			// existence, kind and ACL chain are what the rule reads.
+			o := v.placeRule(unfiltered(n, true), &app, app.User, nil)
+			if o.queue == "" {
+				continue
+			}
+			addQueue(o.queue)
+			if n == r && r.Name == RuleUser {
 				if dot := strings.LastIndexByte(o.queue, '.'); dot > 0 {
 					out.UserParents = append(out.UserParents, strings.ToLower(o.queue[:dot]))
 				}
 			}
 		}
-		o := v.placeRule(unfiltered(r), &app, app.User, nil)
-		if o.queue == "" {
-			continue
-		}
-		addQueue(o.queue)
 	}
 	addQueue(DefaultQueue)
 	return out
 }
 
 // unfiltered is a copy of the rule and its parents with filters that let
-// everyone through.
-func unfiltered(r *PlacementRuleSpec) *PlacementRuleSpec {
+// everyone through, and, with create, creating every queue they name.
+func unfiltered(r *PlacementRuleSpec, create bool) *PlacementRuleSpec {
 	if r == nil {
 		return nil
 	}
 	c := *r
 	c.Filter = PlacementFilter{Allow: true, Empty: true}
-	c.Parent = unfiltered(r.Parent)
+	c.Create = c.Create || create
+	c.Parent = unfiltered(r.Parent, create)
 	return &c
 }
 
