@@ -49,13 +49,21 @@ func TestDiffCases(t *testing.T) {
 			// unless the namespace's queue exists and admits them. A
 			// namespace named like a queue is placed there.
 			wantText: `~ namespace default: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: alice in ops, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: alice in ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
 ~ namespace prod: group platform, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
 ~ namespace prod: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
-~ namespace prod: groups platform,ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: groups platform,ops, naming no queue or root or root.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
 ~ namespace prod: alice in any groups, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
 ~ namespace root: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: alice in ops, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: alice in ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
 ~ namespace sandbox: anyone, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.sandbox (rule tag)
 ~ namespace sandbox: anyone else, naming root.prod or prod: root.sandbox (rule fixed) -> root.sandbox (rule tag)
+~ namespace sandbox: alice in any groups, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.sandbox (rule tag)
 `,
 			golden: "add-rule.json",
 		},
@@ -87,6 +95,7 @@ func TestDiffCases(t *testing.T) {
 			wantCode: exitError,
 			wantText: `- bob: submit on root.teams (was: submitacl of root.teams allows user "bob")
 ~ namespace team-a: bob, naming no queue or root or root.unconfigured or root.default.unconfigured or root.prod or root.prod.unconfigured or root.teams or root.teams.unconfigured or prod or teams or unconfigured: root.teams.team-a (rule tag) -> root.default (rule default)
+~ namespace team-a: bob in ops, naming root.prod.unconfigured: root.teams.team-a (rule tag) -> root.default (rule default)
 `,
 			golden: "helm.json",
 		},

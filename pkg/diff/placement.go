@@ -166,7 +166,12 @@ func rowKey(r PlacementChange, requested bool) string {
 	if requested {
 		req = strings.Join(r.Requested, ",")
 	}
-	for _, s := range []string{r.User, strings.Join(r.Groups, ","), req, r.Old.Queue, r.Old.Rule, r.Old.Message, r.New.Queue, r.New.Rule, r.New.Message} {
+	var alsoGroups []string
+	for _, g := range slices.Sorted(maps.Keys(r.AlsoGroups)) {
+		alsoGroups = append(alsoGroups, g+"="+strings.Join(r.AlsoGroups[g], ","))
+	}
+	// Rows merge only for the same class: the same users and groups alike.
+	for _, s := range []string{r.User, strings.Join(r.Groups, ","), strings.Join(r.AlsoUsers, ","), strings.Join(alsoGroups, ";"), req, r.Old.Queue, r.Old.Rule, r.Old.Message, r.New.Queue, r.New.Rule, r.New.Message} {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}

@@ -14,7 +14,7 @@ type PlacementReads struct {
 	Queues []string
 	// Filters are the filters of every rule and parent rule, in order.
 	Filters []PlacementFilter
-	// UserParents are the queues a user rule would place a user below:
+	// UserParents are the queues a user rule (or parent rule) would place a user below:
 	// whether the user's queue exists depends on the user's name.
 	UserParents []string
 }
@@ -60,7 +60,7 @@ func (t *QueueTree) Reads(partition string, app Application) PlacementReads {
 				continue
 			}
 			addQueue(o.queue)
-			if n == r && r.Name == RuleUser {
+			if n.Name == RuleUser {
 				if dot := strings.LastIndexByte(o.queue, '.'); dot > 0 {
 					out.UserParents = append(out.UserParents, strings.ToLower(o.queue[:dot]))
 				}
