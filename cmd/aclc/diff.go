@@ -36,16 +36,13 @@ and every SOURCE is NEW.
 The exit status is diff's: 0 no change, 1 changes (a NEW that YuniKorn
 refuses is one), 2 trouble (a file that cannot be read, a usage error).
 
-Subjects are every user and group some ACL of either side names, each
-decided as YuniKorn's default resolver sees them (a user's only group is the
-user name; a group stands for a user named nowhere in that group alone), and
-"anyone else", a user named nowhere; --as adds users of your own, their
-groups resolved by --resolver unless --as-group gives them. A change is
-listed on the highest queue where it happens, with the number of queues
-below that inherit it; "anyone else" stands for every subject not named
-there. A queue placement creates is decided at its parent. Placement is
-compared for applications naming no queue, and naming each leaf for the
-subjects that leaf's own ACLs name, anyone else and the --as users.
+Every user, group set, namespace and requested queue whose submit, admin
+or placement outcome differs is covered by a line, and every line is a
+difference: the subjects and requests are derived from everything either
+side's decisions read (ACL and filter names and patterns, group
+combinations, unconfigured names under a create rule, namespaces); see
+docs/DIFF.md. --as adds users of your own, their groups resolved by
+--resolver unless --as-group gives them.
 `
 
 // diffFormats are the output formats of aclc diff.
@@ -75,7 +72,7 @@ func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
 
 func newDiffCommand() *cobra.Command {
 	o := &diffOptions{}
-	cmd := newCommand("diff [-o text|json|markdown] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
+	cmd := newCommand("diff [-o text|json|markdown|html] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
 		"show who gains or loses submit or admin on which queue, and where applications land, when a YuniKorn configuration changes", diffExamples, o.run)
 	diffFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
