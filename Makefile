@@ -87,6 +87,8 @@ $(GATOR):
 # property test, 100,000 inputs per differential test (an hour or more).
 long-test: $(OPA) slapd
 	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 180m -run 'Property|Differential' ./tests/ -args -long
+	$(GO) test -count=1 -timeout 60m -run Differential ./pkg/diff/ -args -long
+	$(GO) test -count=1 -run TestLoadReadsWhatAConfigMapHolds ./pkg/acl/yunikorn/ -args -long
 
 # End to end over HTTP: every corpus case against stock `opa run` (bundles
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the

@@ -189,7 +189,9 @@ func diffLines(ctx context.Context, old, new *translate.Sources) ([]string, erro
 		return nil, err
 	}
 	var buf bytes.Buffer
-	r.writeText(&buf)
+	if err := r.Write(&buf, "text"); err != nil {
+		return nil, err
+	}
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
 		if l != "" {

@@ -1,7 +1,8 @@
-package main
+package diff
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,7 +11,7 @@ import (
 
 // write prints the result in the format asked for. Text with no change is
 // empty, as diff prints nothing for equal files.
-func (r *diffResult) write(w io.Writer, format string) error {
+func (r *Result) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
 		return writeJSON(w, r)
@@ -24,7 +25,7 @@ func (r *diffResult) write(w io.Writer, format string) error {
 	return bw.Flush()
 }
 
-func (e diffError) located() string {
+func (e Error) located() string {
 	loc := e.File
 	if e.Line > 0 {
 		loc += ":" + strconv.Itoa(e.Line)
@@ -36,7 +37,7 @@ func (e diffError) located() string {
 }
 
 // refusalLines say what YuniKorn refuses, NEW first.
-func (r *diffResult) refusalLines() []string {
+func (r *Result) RefusalLines() []string {
 	var out []string
 	for _, e := range r.Valid.Errors {
 		out = append(out, strings.ToUpper(e.Side)+" is refused by YuniKorn: "+oneLine(e.located()))
@@ -44,22 +45,28 @@ func (r *diffResult) refusalLines() []string {
 	return out
 }
 
-func (r *diffResult) writeText(w io.Writer) {
-	for _, l := range r.refusalLines() {
+func (r *Result) writeText(w io.Writer) {
+	for _, l := range r.RefusalLines() {
 		fmt.Fprintln(w, l)
 	}
+	for _, l := range r.Incomplete {
+		fmt.Fprintln(w, "! incomplete: "+l)
+	}
+	for _, c := range r.Queues {
+		fmt.Fprintln(w, c.Line())
+	}
 	for _, c := range r.Access {
-		sign, text := c.line()
+		sign, text := c.Line()
 		fmt.Fprintf(w, "%s %s\n", sign, text)
 	}
 	for _, c := range r.Placement {
-		fmt.Fprintf(w, "%s %s\n", c.sign(), c.text("->"))
+		fmt.Fprintf(w, "%s %s\n", c.Sign(), c.Text("->"))
 	}
 }
 
 // line is an access change as diff's text says it: its sign (+ gained,
 // - lost) and "subject: action on queue (now/was: reason)".
-func (c accessChange) line() (sign, text string) {
+func (c AccessChange) Line() (sign, text string) {
 	sign, why := "-", "was: "+c.OldReason
 	if c.New {
 		sign, why = "+", "now: "+c.NewReason
@@ -69,13 +76,26 @@ func (c accessChange) line() (sign, text string) {
 
 // text is a placement change without its sign, old and new joined by
 // arrow.
-func (c placementChange) text(arrow string) string {
-	return fmt.Sprintf("namespace %s: %s, %s: %s %s %s", c.Namespace, c.subject, requestedShown(c.Requested), c.Old, arrow, c.New)
+func (c PlacementChange) Text(arrow string) string {
+	return fmt.Sprintf("%s: %s, %s: %s %s %s", c.namespaces(), c.Subject(), c.requestedShown(), c.Old, arrow, c.New)
+}
+
+// Line is a queue change as diff's text says it.
+func (c QueueChange) Line() string {
+	kind := "parent queue"
+	if c.Leaf {
+		kind = "leaf queue"
+	}
+	sign := "+"
+	if c.Change == "removed" {
+		sign = "-"
+	}
+	return fmt.Sprintf("%s %s %s %s", sign, kind, qualified(c.Partition, c.Queue), c.Change)
 }
 
 // where names the queue of an access change, and the queues below that
 // inherit it.
-func (c accessChange) where() string {
+func (c AccessChange) where() string {
 	q := qualified(c.Partition, c.Queue)
 	if c.InheritedBy > 0 {
 		q += " and " + count(c.InheritedBy, "queue") + " below it"
@@ -85,7 +105,7 @@ func (c accessChange) where() string {
 
 // sign is + for an application that is now placed, - for one now
 // rejected, ~ for one that lands elsewhere or by another rule.
-func (c placementChange) sign() string {
+func (c PlacementChange) Sign() string {
 	switch {
 	case c.New.Allow && !c.Old.Allow:
 		return "+"
@@ -95,14 +115,70 @@ func (c placementChange) sign() string {
 	return "~"
 }
 
-func requestedShown(q string) string {
-	if q == "" {
-		return "naming no queue"
+func (c PlacementChange) requestedShown() string {
+	shown := make([]string, len(c.Requested))
+	for i, q := range c.Requested {
+		shown[i] = shownRequest(q)
 	}
-	return "naming " + q
+	return "naming " + strings.Join(shown, " or ")
 }
 
-func (p placementOutcome) String() string {
+// shownRequest is a requested queue as diff names it: an unconfigured name
+// stands for all of them.
+func shownRequest(q string) string {
+	if q == "" {
+		return "no queue"
+	}
+	return q
+}
+
+// namespaces names the namespaces of a placement row.
+func (c PlacementChange) namespaces() string {
+	if len(c.Namespaces) == 1 {
+		return "namespace " + c.Namespaces[0]
+	}
+	return "namespaces " + strings.Join(c.Namespaces, ",")
+}
+
+// Subject is who a placement row places: "alice", "alice in ml,dev",
+// "group ops", "groups ops,dev", "anyone else"; users alike follow.
+func (c PlacementChange) Subject() string {
+	if c.as != nil {
+		return Subject{User: c.User, Groups: c.Groups, as: true}.String()
+	}
+	var named []string
+	for _, g := range c.Groups {
+		if g != c.AnyGroup {
+			if a := c.AlsoGroups[g]; len(a) > 0 {
+				g += "|" + strings.Join(a, "|")
+			}
+			named = append(named, g)
+		}
+	}
+	var s string
+	switch {
+	case c.AnyUser && c.AllGroups:
+		s = "anyone"
+	case c.AllGroups:
+		s = c.User + " in any groups"
+	case c.AnyUser && len(named) == 0:
+		s = "anyone else"
+	case c.AnyUser && len(named) == 1:
+		s = "group " + named[0]
+	case c.AnyUser:
+		s = "groups " + strings.Join(named, ",")
+	case len(named) == 0:
+		s = c.User
+	default:
+		s = c.User + " in " + strings.Join(named, ",")
+	}
+	if len(c.AlsoUsers) > 0 {
+		s += " (and " + count(len(c.AlsoUsers), "user") + " alike: " + strings.Join(c.AlsoUsers, ",") + ")"
+	}
+	return s
+}
+
+func (p Outcome) String() string {
 	switch {
 	case p.Allow:
 		return p.Queue + " (rule " + p.Rule + ")"
@@ -114,16 +190,16 @@ func (p placementOutcome) String() string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// markdownRows bounds each Markdown table: a pull-request comment holds
+// MarkdownRows bounds each Markdown table: a pull-request comment holds
 // at most 65,536 characters on GitHub, and a reviewer reads the first
 // rows; the heading counts them all.
-const markdownRows = 50
+const MarkdownRows = 50
 
 // writeMarkdown writes a pull-request comment: a heading that counts the
 // changes, the refusals, then a table of access changes and one of
 // placement changes.
-func (r *diffResult) writeMarkdown(w io.Writer) {
-	if !r.changed() {
+func (r *Result) writeMarkdown(w io.Writer) {
+	if !r.Changed() {
 		fmt.Fprintln(w, "### aclc diff: no change")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Who may submit to and administer each queue, and where applications land, stay the same.")
@@ -134,6 +210,9 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 		counts = append(counts, "NEW is refused by YuniKorn")
 	} else if !r.Valid.Old {
 		counts = append(counts, "OLD is refused by YuniKorn")
+	}
+	if len(r.Queues) > 0 {
+		counts = append(counts, count(len(r.Queues), "queue added or removed", "queues added or removed"))
 	}
 	if len(r.Access) > 0 {
 		counts = append(counts, count(len(r.Access), "access change"))
@@ -154,6 +233,14 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 			fmt.Fprintf(w, "- %s: %s\n", strings.ToUpper(e.Side), mdCell(e.located()))
 		}
 	}
+	if len(r.Queues) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "#### Queues")
+		fmt.Fprintln(w)
+		for _, c := range r.Queues {
+			fmt.Fprintf(w, "- `%s` %s\n", qualified(c.Partition, c.Queue), c.Change)
+		}
+	}
 	if len(r.Access) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "#### Access")
@@ -161,7 +248,7 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 		fmt.Fprintln(w, "| change | queue | action | subject | before | after |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
 		for i, c := range r.Access {
-			if i == markdownRows {
+			if i == MarkdownRows {
 				fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(r.Access)-i, "more access change"))
 				break
 			}
@@ -184,16 +271,21 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 		fmt.Fprintln(w, "| change | namespace | subject | queue named | before | after |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
 		for i, c := range r.Placement {
-			if i == markdownRows {
+			if i == MarkdownRows {
 				fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(r.Placement)-i, "more placement change"))
 				break
 			}
-			change := map[string]string{"+": "placed", "-": "rejected", "~": "moved"}[c.sign()]
-			named := "(none)"
-			if c.Requested != "" {
-				named = "`" + c.Requested + "`"
+			change := map[string]string{"+": "placed", "-": "rejected", "~": "moved"}[c.Sign()]
+			var names []string
+			for _, q := range c.Requested {
+				if q == "" {
+					names = append(names, "(none)")
+				} else {
+					names = append(names, "`"+q+"`")
+				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", change, c.Namespace, mdCell(c.subject.String()), named, mdCell(c.Old.String()), mdCell(c.New.String()))
+			named := strings.Join(names, ", ")
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", change, strings.Join(c.Namespaces, ", "), mdCell(c.Subject()), named, mdCell(c.Old.String()), mdCell(c.New.String()))
 		}
 	}
 }
@@ -202,4 +294,38 @@ func (r *diffResult) writeMarkdown(w io.Writer) {
 // escaped.
 func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
+}
+
+// count is n with its noun, singular for one.
+func count(n int, noun string, plural ...string) string {
+	if n != 1 {
+		if len(plural) > 0 {
+			noun = plural[0]
+		} else {
+			noun += "s"
+		}
+	}
+	return strconv.Itoa(n) + " " + noun
+}
+
+func qualified(partition, path string) string {
+	if partition == "default" {
+		return path
+	}
+	return partition + ":" + path
+}
+
+func verdict(b bool) string {
+	if b {
+		return "allow"
+	}
+	return "deny"
+}
+
+// writeJSON prints v as indented JSON, with <, > and & left as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
