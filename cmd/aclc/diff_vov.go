@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"io"
 	"os"
 	"strings"
@@ -137,7 +138,7 @@ func writeVOVMarkdown(w io.Writer, changes []vov.Change) {
 	fmt.Fprintln(w, "| change | object | capability | subject | granted by |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
 	for i, c := range changes {
-		if i == markdownRows {
+		if i == diff.MarkdownRows {
 			fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(changes)-i, "more capability change"))
 			break
 		}
@@ -145,6 +146,6 @@ func writeVOVMarkdown(w io.Writer, changes []vov.Change) {
 		if c.Gained {
 			change = "gained"
 		}
-		fmt.Fprintf(w, "| %s | %s `%s` | %s | %s | %s |\n", change, c.Type, mdCell(c.Object), c.Capability, mdCell(vovWho(c)), mdCell(vovGrantedBy(c.Reason)))
+		fmt.Fprintf(w, "| %s | %s `%s` | %s | %s | %s |\n", change, c.Type, diff.MDCell(c.Object), c.Capability, diff.MDCell(vovWho(c)), diff.MDCell(vovGrantedBy(c.Reason)))
 	}
 }

@@ -292,6 +292,9 @@ func (r *Result) writeMarkdown(w io.Writer) {
 
 // mdCell makes text safe in a Markdown table cell: one line, pipes
 // escaped.
+// MDCell is s as one Markdown table cell: one line, pipes escaped.
+func MDCell(s string) string { return mdCell(s) }
+
 func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }
