@@ -42,4 +42,28 @@ var Known = []KnownDifference{
 			return d.Request != nil && d.Request.Partition != "default" && strings.EqualFold(d.Request.Partition, "default")
 		},
 	},
+	{
+		Name: "strict YAML decoder message",
+		Reason: "an unknown field (C7, C8 before 1.8.0): both refuse; the core's text is the YAML decoder's " +
+			"\"yaml: unmarshal errors:\\n  line N: field F not found in type T\", aclc gives the position itself and quotes the " +
+			"\"field F not found in type T\" part",
+		Match: func(_ release.Version, d Diff) bool {
+			_, field, ok := strings.Cut(d.YuniKorn.Message, "yaml: unmarshal errors:\n")
+			if !ok || d.What != "config" || !d.MessageOnly {
+				return false
+			}
+			_, field, _ = strings.Cut(field, ": ")
+			return field != "" && strings.Contains(d.ACLC.Message, "(YuniKorn: "+field+")")
+		},
+	},
+	{
+		Name: "test rule before 1.6.0 (aclc bug)",
+		Reason: "placement rule test with a requested queue whose name is invalid (root.x!): 1.5.x rules do not validate the name " +
+			"they generate, so the test rule's dot-less result crashes the scheduler as for every other queue; aclc at 1.5.x " +
+			"validates the part and rejects with the 1.6.0 message. aclc's to fix: the test rule must honour narrow-queue-names",
+		Match: func(r release.Version, d Diff) bool {
+			return r.Has(release.NarrowQueueNames) && d.What == Place && strings.HasPrefix(d.YuniKorn.Message, "panic: ") &&
+				strings.Contains(d.Config, "name: test")
+		},
+	},
 }
