@@ -347,9 +347,8 @@ cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 # controller decides the user.info corpus beside aclc (docs/ORACLE.md).
 # ACLC_ORACLE_SEED replays a drawn run; ACLC_ORACLE_N sets its length.
 ORACLE_RELEASES = 1.5.0 1.5.1 1.6.0 1.6.1 1.8.0 1.9.0
-# The k8shim (admission controller) is served at 1.8.0 and 1.9.0; 1.8.0 has
-# its module file (tests/oracle/shim/mod) but its run is not yet part of this.
-ORACLE_SHIM_RELEASES = 1.9.0
+# The k8shim (admission controller) is served at these only.
+ORACLE_SHIM_RELEASES = 1.8.0 1.9.0
 oracle:
 	@mkdir -p bin && rm -f bin/oracle-report.tsv
 	set -e; cd tests/oracle && $(GO) vet ./... && for v in $(ORACLE_RELEASES); do \
