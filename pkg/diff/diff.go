@@ -415,6 +415,11 @@ func configured(p *yunikorn.Partition, path string) *yunikorn.Queue {
 	return nil
 }
 
+// Decide asks the engine the queue decision.
+func Decide(ctx context.Context, eng engine.Engine, partition, queue, action, user string, groups []string) (yunikorn.Decision, error) {
+	return decide(ctx, eng, partition, queue, action, user, groups)
+}
+
 // decide asks the engine the queue decision.
 func decide(ctx context.Context, eng engine.Engine, partition, queue, action, user string, groups []string) (yunikorn.Decision, error) {
 	in, _ := json.Marshal(yunikorn.Input{Partition: partition, Queue: queue, Action: action, User: user, Groups: groups})

@@ -299,6 +299,11 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }
 
+// Count is n with its noun, singular for one: "1 warning", "2 warnings",
+// "0 warnings". A noun whose plural is not its singular with an s gives
+// both: Count(n, "entry", "entries").
+func Count(n int, noun string, plural ...string) string { return count(n, noun, plural...) }
+
 // count is n with its noun, singular for one.
 func count(n int, noun string, plural ...string) string {
 	if n != 1 {
@@ -310,6 +315,13 @@ func count(n int, noun string, plural ...string) string {
 	}
 	return strconv.Itoa(n) + " " + noun
 }
+
+// Qualified is a queue path as aclc prints it: the partition's name before
+// it unless it is the default partition.
+func Qualified(partition, path string) string { return qualified(partition, path) }
+
+// Verdict is "allow" or "deny".
+func Verdict(b bool) string { return verdict(b) }
 
 func qualified(partition, path string) string {
 	if partition == "default" {
