@@ -621,7 +621,7 @@ webhooks:
     matchConditions:
       - name: status-changes-identity
         expression: >-
-          request.subResource != "status" ||
+          !has(request.subResource) || request.subResource != "status" ||
           object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
           object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
 {{- end}}

@@ -42,7 +42,7 @@ var gatekeeperParams = []struct{ param, field, key string }{
 
 // gatekeeperAdmissionModules are the library modules of the user.info
 // template: the review with its portable decoding and its configuration.
-var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/decode_static.rego", "admission/review_config.rego"}
+var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/guard.rego", "admission/decode_static.rego", "admission/review_config.rego"}
 
 // GatekeeperLibrary returns the admission policy as Gatekeeper library
 // modules (package lib.yunikorn.admission, Rego v1), portable: no aclc

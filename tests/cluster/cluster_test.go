@@ -929,7 +929,7 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base st
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &mutate, CABundle: caPEM},
 			NamespaceSelector:       teamA,
 			Rules:                   workloads,
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "status-changes-identity", Expression: `request.subResource != "status" || ` +
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "status-changes-identity", Expression: `!has(request.subResource) || request.subResource != "status" || ` +
 				`object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") || ` +
 				`object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")`}},
 		}},
