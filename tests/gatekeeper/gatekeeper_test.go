@@ -265,6 +265,9 @@ type corpusCase struct {
 	// GuardWant is the answer of aclc's guard, which the templates decide,
 	// where it differs from YuniKorn's.
 	GuardWant map[string]any `yaml:"guard_want"`
+	// Versions are the releases a case holds for; TestCorpusVersions runs
+	// those, the others run at the default release.
+	Versions []string `yaml:"versions"`
 }
 
 func (c corpusCase) source(root string, f corpusFile) ([]byte, error) {
@@ -396,6 +399,9 @@ func eachCase(t *testing.T, root string, paths []string,
 		for _, c := range f.Cases {
 			if c.WantError != "" {
 				continue // an invalid source: no manifests to compare
+			}
+			if len(c.Versions) > 0 {
+				continue // decided as its releases (TestCorpusVersions)
 			}
 			request, reason := validationRequest(c)
 			if request == nil {
