@@ -330,12 +330,17 @@ func (c *configReviewer) validatorAlone(served servedConfig, cm *corev1.ConfigMa
 // of too many YAML nodes), which YuniKorn does not have.
 func aclcBound(err error) bool {
 	for _, l := range source.AllLocated(err) {
-		if l.Code == source.CodeTooLarge {
+		if l.Code == source.CodeTooLarge || strings.Contains(l.Msg, yamlAliasLimit) {
 			return true
 		}
 	}
 	return false
 }
+
+// yamlAliasLimit is how the YAML decoder aclc reads with refuses a text
+// whose aliases expand past its own ratio: a limit of aclc's reading, not
+// YuniKorn's verdict.
+const yamlAliasLimit = "document contains excessive aliasing"
 
 // locatedMessage is err's messages without their locations, joined: the
 // locations are in a temporary file of the webhook's, not the user's.
