@@ -3,6 +3,8 @@ package translate
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -11,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // The objects --target kubernetes writes: Kubernetes' own admission
@@ -102,7 +105,7 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 	if s.admission == nil {
 		return nil, sourceError{err: fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.files, ", "))}
 	}
-	st := s.admission
+	st := s.admission.WithGuardOff(s.guardOff)
 	if err := checkPatterns(st); err != nil {
 		return nil, err
 	}
@@ -187,12 +190,21 @@ var userInfoResources = []struct{ group, resource string }{
 // userInfoRules are the resource rules for operations: one rule per API
 // group, v1, with no subresource, as YuniKorn registers its webhook.
 func userInfoRules(ops []admissionregistrationv1.OperationType, onlyPods bool) []admissionregistrationv1.NamedRuleWithOperations {
+	var resources []struct{ group, resource string }
+	for _, r := range userInfoResources {
+		if !onlyPods || r.resource == "pods" {
+			resources = append(resources, r)
+		}
+	}
+	return resourceRules(ops, resources)
+}
+
+// resourceRules are rules for operations on resources, one per API group
+// in the order the groups first appear, v1.
+func resourceRules(ops []admissionregistrationv1.OperationType, resources []struct{ group, resource string }) []admissionregistrationv1.NamedRuleWithOperations {
 	byGroup := map[string][]string{}
 	var groups []string
-	for _, r := range userInfoResources {
-		if onlyPods && r.resource != "pods" {
-			continue
-		}
+	for _, r := range resources {
 		if _, ok := byGroup[r.group]; !ok {
 			groups = append(groups, r.group)
 		}
@@ -206,6 +218,57 @@ func userInfoRules(ops []admissionregistrationv1.OperationType, onlyPods bool) [
 		}})
 	}
 	return rules
+}
+
+// guardRules are the user.info policies' rules under the guard (docs/GUARD.md):
+// YuniKorn's kinds on CREATE, with ReplicationControllers unless that part
+// is off; on UPDATE, pods and pods/status when a part reads a pod update,
+// and the workloads when a part reads a workload update.
+func guardRules(st *admission.Settings, validating bool) []admissionregistrationv1.NamedRuleWithOperations {
+	create := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
+	update := []admissionregistrationv1.OperationType{admissionregistrationv1.Update}
+	rc := struct{ group, resource string }{"", "replicationcontrollers"}
+	kinds := append([]struct{ group, resource string }{}, userInfoResources...)
+	if guardOn(st, admission.GuardReplicationControllers) {
+		kinds = append(kinds, rc)
+	}
+	rules := resourceRules(create, kinds)
+	if !validating {
+		return rules
+	}
+	label := guardLabelRead(st)
+	pods := []struct{ group, resource string }{{"", "pods"}}
+	if label || guardOn(st, admission.GuardPodUpdate) {
+		pods = append(pods, struct{ group, resource string }{"", "pods/status"})
+	}
+	rules = append(rules, resourceRules(update, pods)...)
+	if label || guardOn(st, admission.GuardWorkloadUpdate) {
+		var workloads []struct{ group, resource string }
+		for _, r := range kinds {
+			if r.resource != "pods" {
+				workloads = append(workloads, r)
+			}
+		}
+		rules = append(rules, resourceRules(update, workloads)...)
+	}
+	return rules
+}
+
+// guardOn reports whether the guard's part p is on in st.
+func guardOn(st *admission.Settings, p admission.GuardPart) bool {
+	return !slices.Contains(st.GuardOff(), p)
+}
+
+// guardLabelRead reports whether the username-label part is on and the
+// release's scheduler reads the label.
+func guardLabelRead(st *admission.Settings) bool {
+	return guardOn(st, admission.GuardUsernameLabel) && st.Release().Has(release.UsernameLabel)
+}
+
+// celGuardMessage is the CEL of the message msg (a CEL string expression)
+// as the guard's part p refuses it (admission.GuardMessage).
+func celGuardMessage(msg string, p admission.GuardPart) string {
+	return msg + " + " + celString(admission.GuardMessage("", p))
 }
 
 func matchResources(rules []admissionregistrationv1.NamedRuleWithOperations) *admissionregistrationv1.MatchResources {
@@ -261,9 +324,7 @@ func userInfoVariables(st *admission.Settings) []admissionregistrationv1.Variabl
 		{"appLabelled", celAppIDLabels(st) + `.exists(k, variables.labels[?k].orValue("") != "")`},
 		// The value YuniKorn writes: json.Marshal of {user, groups}, both
 		// left out when empty.
-		{"userInfo", `"{" + (variables.user != "" ? "\"user\":" + ` + celJSONString("variables.user") + ` : "") + ` +
-			`(variables.user != "" && size(variables.groups) > 0 ? "," : "") + ` +
-			`(size(variables.groups) > 0 ? "\"groups\":[" + variables.groups.map(g, ` + celJSONString("g") + `).join(",") + "]" : "") + "}"`},
+		{"userInfo", celUserInfoValue("variables.user", "variables.groups")},
 		// Where YuniKorn adds the annotation when it is absent: a pod not
 		// labelled app=yunikorn in a processed namespace; a workload (not
 		// a ReplicaSet from a system user) in a processed namespace whose
@@ -271,8 +332,23 @@ func userInfoVariables(st *admission.Settings) []admissionregistrationv1.Variabl
 		{"systemUser", anyMatch("variables.user", st.SystemUsers)},
 		{"replicaSetSkip", `request.kind.kind == "ReplicaSet" && variables.systemUser`},
 		{"workloadFiltered", `!variables.replicaSetSkip && variables.processNamespace && (variables.appLabelled || variables.labelNamespace)`},
-		{"adds", `variables.isPod ? variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace : variables.workloadFiltered`},
+		// A ReplicationController may have no template: nothing to patch.
+		{"adds", `variables.isPod ? variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace : ` +
+			`variables.workloadFiltered && (request.kind.kind != "ReplicationController" || object.?spec.?template.hasValue())`},
 		{"preset", `variables.annotations[?` + key + `]`},
+		// The pre-set value read as YuniKorn writes it (compact
+		// json.Marshal, user and groups left out when empty): the user
+		// and groups decoded from that form, and whether writing them back
+		// gives the value byte for byte. Only then is the identity what
+		// Go's encoding/json reads; any other value is refused, not read.
+		{"presetText", `variables.preset.orValue("")`},
+		{"presetUserToken", `variables.presetText.find(` + celString(`^\{"user":`+celJSONStr) + `)`},
+		{"presetRest", `variables.presetUserToken != "" ? variables.presetText.substring(size(variables.presetUserToken)) : ` +
+			`variables.presetText.startsWith("{") ? variables.presetText.substring(1) : ""`},
+		{"presetUser", `variables.presetUserToken == "" ? "" : [variables.presetUserToken.substring(8)].map(t, ` + celUnquote("t") + `)[0]`},
+		{"presetGroups", `variables.presetRest.matches(` + celString(`^,?"groups":\[`) + `) ? ` +
+			`[variables.presetRest.findAll(` + celString(celJSONStr) + `)].map(ts, ts.slice(1, size(ts)))[0].map(t, ` + celUnquote("t") + `) : []`},
+		{"presetExact", `variables.presetText == ` + celUserInfoValue("variables.presetUser", "variables.presetGroups")},
 		// IsAnnotationAllowed.
 		{"allowed", trusted + " || " + anyMatch("variables.user", st.ExternalUsers) + " || " + groupMatch},
 	}
@@ -295,7 +371,7 @@ func userInfoMutatingPolicy(st *admission.Settings) *admissionregistrationv1.Mut
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
-			MatchConstraints:   matchResources(userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Create}, false)),
+			MatchConstraints:   matchResources(guardRules(st, false)),
 			Variables:          userInfoVariables(st),
 			Mutations:          []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: patch}}},
 			FailurePolicy:      &fail,
@@ -307,46 +383,98 @@ func userInfoMutatingPolicy(st *admission.Settings) *admissionregistrationv1.Mut
 func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.ValidatingAdmissionPolicy {
 	key := celString(celUserInfoKey)
 	vars := userInfoVariables(st)
+	add := func(name, expr string) {
+		vars = append(vars, admissionregistrationv1.Variable{Name: name, Expression: expr})
+	}
 	var validations []admissionregistrationv1.Validation
+	// The old object's pod metadata, on UPDATE.
+	add("oldMeta", `request.operation != "UPDATE" ? {} : variables.isPod ? oldObject.metadata : `+
+		`request.kind.kind == "CronJob" ? oldObject.?spec.?jobTemplate.?spec.?template.?metadata.orValue({}) : oldObject.?spec.?template.?metadata.orValue({})`)
+	add("oldAnnotations", `variables.oldMeta.?annotations.orValue({})`)
+	add("isRC", `request.kind.kind == "ReplicationController"`)
 	if !st.BypassAuth {
 		// The API server evaluates every messageExpression on every
 		// request, whether its validation fails or not, and charges it to
 		// the policy's budget: each is "" unless its validation fails.
 		// A value present after the mutating policy ran was pre-set by the
 		// requester, unless it is the one the mutating policy adds where it
-		// adds one. Pods are checked in every namespace; workloads only
-		// where YuniKorn's filters pass them.
-		vars = append(vars,
-			admissionregistrationv1.Variable{Name: "checked", Expression: `request.operation == "CREATE" && variables.preset.hasValue() && ` +
-				`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`},
-			admissionregistrationv1.Variable{Name: "presetTop", Expression: celPresetTop()},
-			admissionregistrationv1.Variable{Name: "jsonChecks", Expression: celJSONChecks()},
-			admissionregistrationv1.Variable{Name: "valid", Expression: `variables.preset.value().matches(` + celString(userInfoCanonical()) + `) || variables.preset.value().matches(` + celString(userInfoGrammar()) + `)`},
-		)
+		// adds one. Pods are checked in every namespace; workloads where
+		// YuniKorn's filters pass them (checked), elsewhere by the guard
+		// (filteredChecked), and on an UPDATE that sets or changes the
+		// template's value (updateChecked).
+		add("checked", `request.operation == "CREATE" && variables.preset.hasValue() && `+
+			`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`)
+		filtered, updated := "false", "false"
+		if guardOn(st, admission.GuardFilteredWorkloads) {
+			filtered = `request.operation == "CREATE" && !variables.isPod && !variables.replicaSetSkip && variables.preset.hasValue() && !variables.workloadFiltered`
+		}
+		if guardOn(st, admission.GuardWorkloadUpdate) {
+			updated = `request.operation == "UPDATE" && !variables.isPod && request.?subResource.orValue("") == "" && !variables.replicaSetSkip && ` +
+				`variables.preset.hasValue() && variables.preset.value() != variables.oldAnnotations[?` + key + `].orValue("")`
+		}
+		add("filteredChecked", filtered)
+		add("updateChecked", updated)
+		add("presetChecked", `variables.checked || variables.filteredChecked || variables.updateChecked`)
+		// What the guard appends to the message: the part that checked it.
+		add("presetSuffix", `variables.updateChecked ? `+celGuardMessage(`""`, admission.GuardWorkloadUpdate)+` : `+
+			`variables.isRC ? `+celGuardMessage(`""`, admission.GuardReplicationControllers)+` : `+
+			`variables.filteredChecked ? `+celGuardMessage(`""`, admission.GuardFilteredWorkloads)+` : ""`)
+		add("presetTop", celPresetTop())
+		add("jsonChecks", celJSONChecks())
+		add("valid", `variables.preset.value().matches(`+celString(userInfoCanonical())+`) || variables.preset.value().matches(`+celString(userInfoGrammar())+`)`)
 		validations = append(validations,
 			admissionregistrationv1.Validation{
-				Expression:        `!variables.checked || variables.allowed`,
+				Expression:        `!variables.presetChecked || variables.allowed`,
 				Message:           "user is not allowed to set user annotation",
-				MessageExpression: `variables.checked && !variables.allowed ? "user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set user annotation" : ""`,
+				MessageExpression: `variables.presetChecked && !variables.allowed ? "user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set user annotation" + variables.presetSuffix : ""`,
 			},
+			// A value is read only in the compact form YuniKorn writes: an
+			// invalid one is refused with YuniKorn's message, a valid one in
+			// another form with the policies' own.
 			admissionregistrationv1.Validation{
-				Expression:        `!variables.checked || !variables.allowed || variables.valid`,
-				Message:           "invalid user.info annotation",
-				MessageExpression: `variables.checked && variables.allowed && !variables.valid ? ` + celValidityMessage() + ` : ""`,
+				Expression: `!variables.presetChecked || !variables.allowed || variables.presetExact`,
+				Message:    "invalid user.info annotation",
+				MessageExpression: `variables.presetChecked && variables.allowed && !variables.presetExact ? ` +
+					`(variables.valid ? ` + celString(celCompactMessage) + ` : ` + celValidityMessage() + ` + variables.presetSuffix) : ""`,
 			})
 	}
 	// Pod UPDATE: nobody changes the value (a missing key is ""), unless
 	// the new pod is labelled app=yunikorn or YuniKorn's filters let it by.
-	vars = append(vars, admissionregistrationv1.Variable{Name: "changeChecked", Expression: `request.operation == "UPDATE" && variables.isPod && ` +
-		`variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace && (variables.appLabelled || variables.labelNamespace)`})
+	// YuniKorn never sees a subresource.
+	add("changed", `variables.annotations[?`+key+`].orValue("") != variables.oldAnnotations[?`+key+`].orValue("")`)
+	add("changeChecked", `request.operation == "UPDATE" && variables.isPod && request.?subResource.orValue("") == "" && `+
+		`variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace && (variables.appLabelled || variables.labelNamespace)`)
 	validations = append(validations, admissionregistrationv1.Validation{
-		Expression: `!variables.changeChecked || variables.annotations[?` + key + `].orValue("") == oldObject.metadata.?annotations[?` + key + `].orValue("")`,
+		Expression: `!variables.changeChecked || !variables.changed`,
 		Message:    kubernetesChangeMessage,
 	})
-	ops := []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
-	rules := userInfoRules(ops, false)
-	rules = append(rules, userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Update}, true)...)
-	return validatingPolicy(KubernetesUserInfoPolicy, rules, vars, validations)
+	// The guard's pod-update part: no change on any pod UPDATE, the
+	// status subresource included (only this comparison and the label's
+	// run there: the kubelet's status updates stay cheap).
+	if guardOn(st, admission.GuardPodUpdate) {
+		validations = append(validations, admissionregistrationv1.Validation{
+			Expression: `!(request.operation == "UPDATE" && variables.isPod && variables.changed)`,
+			Message:    admission.GuardMessage(kubernetesChangeMessage, admission.GuardPodUpdate),
+		})
+	}
+	// The guard's username-label part: a label naming anyone but the
+	// requester, set on CREATE or changed by an UPDATE, from a requester
+	// who may not choose an identity.
+	if guardLabelRead(st) {
+		label := celString(admission.LabelUsername)
+		add("usernameLabel", `variables.labels[?`+label+`].orValue("")`)
+		add("labelRefused", `(variables.isPod || (request.?subResource.orValue("") == "" && !variables.replicaSetSkip)) && `+
+			`variables.usernameLabel != "" && variables.usernameLabel != variables.user && `+
+			`!(request.operation == "UPDATE" && variables.usernameLabel == variables.oldMeta.?labels.orValue({})[?`+label+`].orValue("")) && `+
+			`!(`+strconv.FormatBool(st.BypassAuth)+` || variables.allowed)`)
+		validations = append(validations, admissionregistrationv1.Validation{
+			Expression: `!variables.labelRefused`,
+			Message:    "the username label names another user",
+			MessageExpression: `variables.labelRefused ? ` + celGuardMessage(`"user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set label `+
+				admission.LabelUsername+` to " + variables.usernameLabel`, admission.GuardUsernameLabel) + ` : ""`,
+		})
+	}
+	return validatingPolicy(KubernetesUserInfoPolicy, guardRules(st, true), vars, validations)
 }
 
 // validatingPolicy is a ValidatingAdmissionPolicy that fails closed: an
