@@ -416,9 +416,20 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 		add("updateChecked", updated)
 		add("presetChecked", `variables.checked || variables.filteredChecked || variables.updateChecked`)
 		// What the guard appends to the message: the part that checked it.
-		add("presetSuffix", `variables.updateChecked ? `+celGuardMessage(`""`, admission.GuardWorkloadUpdate)+` : `+
-			`variables.isRC ? `+celGuardMessage(`""`, admission.GuardReplicationControllers)+` : `+
-			`variables.filteredChecked ? `+celGuardMessage(`""`, admission.GuardFilteredWorkloads)+` : ""`)
+		suffix := `""`
+		for _, p := range []struct {
+			part admission.GuardPart
+			when string
+		}{
+			{admission.GuardFilteredWorkloads, "variables.filteredChecked"},
+			{admission.GuardReplicationControllers, "variables.isRC"},
+			{admission.GuardWorkloadUpdate, "variables.updateChecked"},
+		} {
+			if guardOn(st, p.part) {
+				suffix = p.when + ` ? ` + celGuardMessage(`""`, p.part) + ` : ` + suffix
+			}
+		}
+		add("presetSuffix", suffix)
 		add("presetTop", celPresetTop())
 		add("jsonChecks", celJSONChecks())
 		add("valid", `variables.preset.value().matches(`+celString(userInfoCanonical())+`) || variables.preset.value().matches(`+celString(userInfoGrammar())+`)`)
