@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: chromium reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e
+.PHONY: chromium reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e oracle oracle-sample
 
 all: build
 
@@ -87,6 +87,8 @@ $(GATOR):
 # property test, 100,000 inputs per differential test (an hour or more).
 long-test: $(OPA) slapd
 	ACLC_REQUIRE_SLAPD=1 ACLC_OPA=$(CURDIR)/$(OPA) $(GO) test -count=1 -timeout 180m -run 'Property|Differential' ./tests/ -args -long
+	$(GO) test -count=1 -timeout 60m -run Differential ./pkg/diff/ -args -long
+	$(GO) test -count=1 -run TestLoadReadsWhatAConfigMapHolds ./pkg/acl/yunikorn/ -args -long
 
 # End to end over HTTP: every corpus case against stock `opa run` (bundles
 # with no aclc builtin) and `aclc serve`, both on loopback, compared with the
@@ -339,6 +341,31 @@ cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 	ACLC_CLUSTER_E2E=1 ACLC=$(abspath $(BIN)) ACLC_ETCD=$(abspath $(ETCD)) \
 	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_HELM=$(abspath $(HELM)) \
 	  $(GO) test -count=1 -timeout 30m -v $(if $(CLUSTER_RUN),-run '$(CLUSTER_RUN)') ./tests/cluster/
+
+# YuniKorn itself beside aclc (tests/oracle, its own module): YuniKorn's core,
+# built from the modules of every release the module proxy serves, decides
+# the corpus's queue and placement cases, the release table's examples and
+# drawn configurations beside aclc's reference; the k8shim's admission
+# controller decides the user.info corpus beside aclc (docs/ORACLE.md).
+# ACLC_ORACLE_SEED replays a drawn run; ACLC_ORACLE_N sets its length.
+ORACLE_RELEASES = 1.5.0 1.5.1 1.6.0 1.6.1 1.8.0 1.9.0
+# The k8shim (admission controller) is served at these only.
+ORACLE_SHIM_RELEASES = 1.8.0 1.9.0
+oracle:
+	@mkdir -p bin && rm -f bin/oracle-report.tsv
+	set -e; cd tests/oracle && $(GO) vet ./... && for v in $(ORACLE_RELEASES); do \
+	  tags=; modfile=; case $$v in 1.5.*|1.6.*) tags=-tags=yunikorn_pre18;; esac; \
+	  [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn $$v"; \
+	  ACLC_ORACLE_N=$${ACLC_ORACLE_N:-2000} ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv \
+	    $(GO) test $$tags $$modfile -count=1 ./...; done
+	set -e; cd tests/oracle/shim && $(GO) vet ./... && for v in $(ORACLE_SHIM_RELEASES); do \
+	  modfile=; [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn k8shim $$v"; \
+	  ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv $(GO) test $$modfile -count=1 ./...; done
+	@cat bin/oracle-report.tsv
+
+# The bounded sample CI runs: the default release, 200 drawn configurations.
+oracle-sample:
+	cd tests/oracle && ACLC_ORACLE_N=200 $(GO) test -count=1 ./...
 
 clean:
 	rm -rf bin $(OUT)

@@ -1055,11 +1055,18 @@ func TestChartGoMemLimit(t *testing.T) {
 		sets []string
 		want string // "" when GOMEMLIMIT must be absent
 	}{
-		{"the default 256Mi", nil, "241591910"},
+		{"serve's default 256Mi", []string{"webhook.resources.limits.memory=256Mi"}, "241591910"},
 		{"a binary suffix with a fraction", []string{"webhook.resources.limits.memory=1.5Gi", "serve.resources.limits.memory=1.5Gi"}, "1449551462"},
 		{"a decimal suffix", []string{"webhook.resources.limits.memory=500M", "serve.resources.limits.memory=500M"}, "450000000"},
 		{"bytes", []string{"webhook.resources.limits.memory=1000000", "serve.resources.limits.memory=1000000"}, "900000"},
 		{"no limit, no GOMEMLIMIT", []string{"webhook.resources.limits=null", "serve.resources.limits=null"}, ""},
+	}
+	// The webhook's default 512Mi (see values.yaml: a 5,000-queue
+	// configuration under load peaks at some 300 MB with 2 threads).
+	for _, e := range render(t).deployments[webhookService].Spec.Template.Spec.Containers[0].Env {
+		if e.Name == "GOMEMLIMIT" && e.Value != "483183820" {
+			t.Errorf("the webhook's default GOMEMLIMIT %q, want 483183820 (90%% of 512Mi)", e.Value)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1449,5 +1456,32 @@ func TestChartYuniKornVersion(t *testing.T) {
 	}
 	if _, err := helmTemplate(t, "yunikorn.version=1.4.0"); err == nil {
 		t.Error("yunikorn.version=1.4.0 rendered: want the values schema to refuse a release aclc does not know")
+	}
+}
+
+// The webhook's pods are scheduled ahead of ordinary workloads and spread
+// across nodes by default, and their CPU limit bounds the webhook's
+// threads (and its Wasm pool): one node, or a node with many cores, does
+// not take every replica or all the memory. Both can be turned off.
+func TestChartWebhookSchedulingDefaults(t *testing.T) {
+	helm(t)
+	spec := render(t).deployments[webhookService].Spec.Template.Spec
+	if spec.PriorityClassName != "system-cluster-critical" {
+		t.Errorf("priorityClassName %q", spec.PriorityClassName)
+	}
+	if len(spec.TopologySpreadConstraints) != 1 {
+		t.Fatalf("topologySpreadConstraints %+v", spec.TopologySpreadConstraints)
+	}
+	c := spec.TopologySpreadConstraints[0]
+	if c.TopologyKey != "kubernetes.io/hostname" || c.MaxSkew != 1 || c.WhenUnsatisfiable != "ScheduleAnyway" || c.LabelSelector == nil ||
+		c.LabelSelector.MatchLabels["app.kubernetes.io/component"] != "webhook" || c.LabelSelector.MatchLabels["app.kubernetes.io/instance"] == "" {
+		t.Errorf("spread %+v", c)
+	}
+	if cpu := spec.Containers[0].Resources.Limits.Cpu(); cpu.String() != "2" {
+		t.Errorf("CPU limit %s, want 2", cpu)
+	}
+	spec = render(t, "webhook.priorityClassName=", "webhook.spreadAcrossNodes=false").deployments[webhookService].Spec.Template.Spec
+	if spec.PriorityClassName != "" || len(spec.TopologySpreadConstraints) != 0 {
+		t.Errorf("turned off: %q %+v", spec.PriorityClassName, spec.TopologySpreadConstraints)
 	}
 }

@@ -30,8 +30,11 @@ type File struct {
 	// Portable builds every bundle of the file's cases with no aclc
 	// builtin (aclc build --portable): OPA's regex.match and the portable
 	// decoding run in every engine but native.
-	Portable bool   `yaml:"portable"`
-	Cases    []Case `yaml:"cases"`
+	Portable bool `yaml:"portable"`
+	// Sources are several sources every case of the file reads together
+	// (a VOV ACL source and its vovacl script), as Case.Sources.
+	Sources []CaseSource `yaml:"sources"`
+	Cases   []Case       `yaml:"cases"`
 }
 
 // Case is one conformance case.
@@ -198,6 +201,10 @@ func Load(root, dir string) ([]*File, error) {
 			if path, ok := strings.CutPrefix(c.Resolver, "file="); ok && !filepath.IsAbs(path) {
 				c.Resolver = "file=" + filepath.Join(root, path)
 			}
+			shared := len(c.Sources) == 0 && c.Source == "" && c.SourceFile == "" && len(f.Sources) > 0
+			if shared {
+				c.Sources = f.Sources
+			}
 			switch {
 			case len(c.Sources) > 0:
 				for _, cs := range c.Sources {
@@ -214,6 +221,9 @@ func Load(root, dir string) ([]*File, error) {
 					default:
 						in.Data = []byte(cs.Text)
 						in.Name = fmt.Sprintf("%s[%s][%s]", p, c.Note, cs.Name)
+						if shared { // one name, so that the cases share their engines
+							in.Name = fmt.Sprintf("%s[%s]", p, cs.Name)
+						}
 					}
 					c.Inputs = append(c.Inputs, in)
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"maps"
 	"slices"
 	"strings"
@@ -37,6 +38,8 @@ type buildOptions struct {
 	signingKey, signingAlg, signingKeyID, claimsFile string
 	revision                                         string
 	decisions                                        []string
+	guardOff                                         []string
+	name, staticDir                                  string
 }
 
 // buildClock gives a signed bundle its revision; tests replace it.
@@ -56,13 +59,16 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
 	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
-	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper: the templates to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
+	guardOffFlag(fs, &o.guardOff)
+	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper and kubernetes: the templates or policies to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
+	fs.StringVar(&o.name, "name", translate.KubernetesDefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
+	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): -o DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
 	kindFlag(fs, &o.kind)
 }
 
 func newBuildCommand() *cobra.Command {
 	o := &buildOptions{}
-	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
+	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--static-manifests DIR] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -85,11 +91,21 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if !slices.Contains(buildTargets, o.target) {
 		return usageErr(cmd, "unknown --target %q (want rego, wasm, gatekeeper or kubernetes)", o.target)
 	}
+	guardOff, err := admission.ParseGuardOff(o.guardOff)
+	if err != nil {
+		return usageErr(cmd, "--guard-off: %v", err)
+	}
 	if o.hostBuiltins && (o.portable || o.static) {
 		return usageErr(cmd, "--host-builtins builds the bundle that calls aclc's builtins, --portable and --static-groups the one that calls none: give one")
 	}
 	if o.hostBuiltins && o.target == "gatekeeper" {
 		return usageErr(cmd, "--host-builtins: Gatekeeper runs no aclc builtin")
+	}
+	if cmd.Flags().Changed("name") && o.target != "kubernetes" {
+		return usageErr(cmd, "--name names the objects of --target kubernetes")
+	}
+	if o.staticDir != "" && o.target != "kubernetes" {
+		return usageErr(cmd, "--static-manifests lays out the objects of --target kubernetes")
 	}
 	if o.target == "kubernetes" {
 		switch {
@@ -97,8 +113,6 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 			return usageErr(cmd, "--host-builtins: the API server runs no aclc builtin")
 		case o.signingKey != "":
 			return usageErr(cmd, "--signing-key signs OPA bundles; Kubernetes admission policies are not one")
-		case o.decisions != nil:
-			return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; --target kubernetes writes the user.info policies, and the queue policies when the sources have a queue configuration")
 		case o.resolver != "":
 			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup")
 		}
@@ -113,13 +127,14 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		if o.out == "" {
 			o.out = "kubernetes.yaml"
 		}
-		return o.writeKubernetes(cmd, s)
+		return o.writeKubernetes(cmd, s.WithGuardOff(guardOff))
 	}
 	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
+	s = s.WithGuardOff(guardOff)
 	if o.out == "" {
 		o.out = "bundle.tar.gz"
 		if o.target == "gatekeeper" {
@@ -140,7 +155,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		return o.writeGatekeeper(cmd, gk)
 	}
 	if o.decisions != nil {
-		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper; a bundle holds every decision of its sources")
+		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper and kubernetes; a bundle holds every decision of its sources")
 	}
 	// The default is the bundle stock OPA and OPA's Wasm SDKs run; a
 	// configuration only aclc's builtins decide is refused here, in one

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -35,16 +36,13 @@ and every SOURCE is NEW.
 The exit status is diff's: 0 no change, 1 changes (a NEW that YuniKorn
 refuses is one), 2 trouble (a file that cannot be read, a usage error).
 
-Subjects are every user and group some ACL of either side names, each
-decided as YuniKorn's default resolver sees them (a user's only group is the
-user name; a group stands for a user named nowhere in that group alone), and
-"anyone else", a user named nowhere; --as adds users of your own, their
-groups resolved by --resolver unless --as-group gives them. A change is
-listed on the highest queue where it happens, with the number of queues
-below that inherit it; "anyone else" stands for every subject not named
-there. A queue placement creates is decided at its parent. Placement is
-compared for applications naming no queue, and naming each leaf for the
-subjects that leaf's own ACLs name, anyone else and the --as users.
+Every user, group set, namespace and requested queue whose submit, admin
+or placement outcome differs is covered by a line, and every line is a
+difference: the subjects and requests are derived from everything either
+side's decisions read (ACL and filter names and patterns, group
+combinations, unconfigured names under a create rule, namespaces); see
+docs/DIFF.md. --as adds users of your own, their groups resolved by
+--resolver unless --as-group gives them.
 `
 
 // diffFormats are the output formats of aclc diff.
@@ -74,7 +72,7 @@ func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
 
 func newDiffCommand() *cobra.Command {
 	o := &diffOptions{}
-	cmd := newCommand("diff [-o text|json|markdown] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
+	cmd := newCommand("diff [-o text|json|markdown|html] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
 		"show who gains or loses submit or admin on which queue, and where applications land, when a YuniKorn configuration changes", diffExamples, o.run)
 	diffFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -90,6 +88,28 @@ type diffSide struct {
 	sources *translate.Sources
 	refused []checkDiagnostic // errors only
 	eng     engine.Engine
+}
+
+// side is the side as package diff takes it.
+func (s *diffSide) side() *diff.Side {
+	d := &diff.Side{Label: s.label, Engine: s.eng}
+	for _, r := range s.refused {
+		d.Refused = append(d.Refused, diff.Error{File: r.File, Line: r.Line, Column: r.Column, Code: r.Code, Message: r.Message})
+	}
+	if s.sources != nil {
+		d.Tree = s.sources.Queues()
+		d.Namespaces = translate.ReplicatedNamespaces(s.sources.Kubernetes())
+	}
+	return d
+}
+
+// compare diffs the two sides.
+func (o *diffOptions) compare(ctx context.Context, oldSide, newSide *diffSide) (*diff.Result, error) {
+	opts := diff.Options{Namespaces: o.namespaces, Resolver: o.resolver, EveryQueue: o.everyQueue}
+	for _, p := range o.as.resolved() {
+		opts.As = append(opts.As, diff.Principal{User: p.User, Groups: p.Groups})
+	}
+	return diff.Compare(ctx, diff.FamilyYuniKorn, oldSide.side(), newSide.side(), opts)
 }
 
 // sides splits the command line into the OLD and NEW sources.
@@ -135,6 +155,9 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 	if err != nil {
 		return usageErr(cmd, "%v", err)
 	}
+	if code, ok := o.runVOV(cmd, oldSrcs, newSrcs); ok {
+		return code
+	}
 	ctx := context.Background()
 	oldSide, err := o.load(ctx, "OLD", oldSrcs, o.cluster.enabled)
 	if err != nil {
@@ -154,13 +177,13 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 	if o.output == "html" {
 		err = o.writeHTML(ctx, stdout, res, oldSide, newSide, oldSrcs, newSrcs)
 	} else {
-		err = res.write(stdout, o.output)
+		err = res.Write(stdout, o.output)
 	}
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
-	if res.changed() {
+	if res.Changed() {
 		return exitError
 	}
 	return exitOK
@@ -168,7 +191,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 
 // writeHTML writes the diff as report's page: NEW's tree (OLD's when
 // YuniKorn refuses NEW) with each change marked at its queue.
-func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diffResult, oldSide, newSide *diffSide, oldSrcs, newSrcs []string) error {
+func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diff.Result, oldSide, newSide *diffSide, oldSrcs, newSrcs []string) error {
 	oldNames := strings.Join(oldSrcs, ", ")
 	if o.cluster.enabled {
 		oldNames = "the cluster"

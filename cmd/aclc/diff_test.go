@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/diff"
 )
 
 var updateDiffGolden = flag.Bool("update-diff", false, "rewrite the expected JSON of the diff cases under testdata/diff")
@@ -34,7 +36,7 @@ func TestDiffCases(t *testing.T) {
 			args:     []string{diffData + "old.yaml", diffData + "drop-alice.yaml"},
 			wantCode: exitError,
 			wantText: `- alice: submit on root.prod (was: submitacl of root.prod allows user "alice")
-~ namespace default: alice, naming root.prod: root.prod (rule provided) -> root.sandbox (rule fixed)
+~ namespace default: alice, naming root.prod or prod: root.prod (rule provided) -> root.sandbox (rule fixed)
 `,
 			golden: "drop-alice.json",
 		},
@@ -43,9 +45,27 @@ func TestDiffCases(t *testing.T) {
 			args:     []string{diffData + "old.yaml", diffData + "add-rule.yaml"},
 			wantCode: exitError,
 			// Only ops may create queues under root, which the tag rule
-			// needs; everyone else still falls through to the fixed rule.
-			wantText: "~ namespace default: group ops, naming no queue: root.sandbox (rule fixed) -> root.default (rule tag)\n",
-			golden:   "add-rule.json",
+			// needs; everyone else still falls through to the fixed rule,
+			// unless the namespace's queue exists and admits them. A
+			// namespace named like a queue is placed there.
+			wantText: `~ namespace default: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: alice in ops, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace default: alice in ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.default (rule tag)
+~ namespace prod: group platform, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: groups platform,ops, naming no queue or root or root.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: alice in any groups, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace prod: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.prod (rule tag)
+~ namespace root: group ops, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: groups ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: alice in ops, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace root: alice in ops,platform, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.root (rule tag)
+~ namespace sandbox: anyone, naming no queue or root or root.unconfigured or root.prod.unconfigured or root.sandbox.unconfigured or unconfigured: root.sandbox (rule fixed) -> root.sandbox (rule tag)
+~ namespace sandbox: anyone else, naming root.prod or prod: root.sandbox (rule fixed) -> root.sandbox (rule tag)
+~ namespace sandbox: alice in any groups, naming root.prod.unconfigured: root.sandbox (rule fixed) -> root.sandbox (rule tag)
+`,
+			golden: "add-rule.json",
 		},
 		{
 			name:     "reordered and restyled YAML changes no decision",
@@ -74,7 +94,8 @@ func TestDiffCases(t *testing.T) {
 				helm + "yunikorn-defaults.yaml", diffData + "helm-configs-new.yaml", helm + "namespaces.yaml"},
 			wantCode: exitError,
 			wantText: `- bob: submit on root.teams (was: submitacl of root.teams allows user "bob")
-~ namespace team-a: bob, naming no queue: root.teams.team-a (rule tag) -> root.default (rule default)
+~ namespace team-a: bob, naming no queue or root or root.unconfigured or root.default.unconfigured or root.prod or root.prod.unconfigured or root.teams or root.teams.unconfigured or prod or teams or unconfigured: root.teams.team-a (rule tag) -> root.default (rule default)
+~ namespace team-a: bob in ops, naming root.prod.unconfigured: root.teams.team-a (rule tag) -> root.default (rule default)
 `,
 			golden: "helm.json",
 		},
@@ -84,8 +105,8 @@ func TestDiffCases(t *testing.T) {
 			wantCode: exitError,
 			wantText: `- alice: submit on root.prod (was: submitacl of root.prod allows user "alice")
 - alice in ml: submit on root.prod (was: submitacl of root.prod allows user "alice")
-~ namespace default: alice, naming root.prod: root.prod (rule provided) -> root.sandbox (rule fixed)
-~ namespace default: alice in ml, naming root.prod: root.prod (rule provided) -> root.sandbox (rule fixed)
+~ namespace default: alice, naming root.prod or prod: root.prod (rule provided) -> root.sandbox (rule fixed)
+~ namespace default: alice in ml, naming root.prod or prod: root.prod (rule provided) -> root.sandbox (rule fixed)
 `,
 			golden: "as-alice.json",
 		},
@@ -113,12 +134,12 @@ func TestDiffCases(t *testing.T) {
 			if stdout != string(want) {
 				t.Errorf("-o json differs from %s\n--- got\n%s--- want\n%s", golden, stdout, want)
 			}
-			var r diffResult
+			var r diff.Result
 			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 				t.Fatalf("-o json does not parse: %v", err)
 			}
-			if r.changed() != (tt.wantCode == exitError) {
-				t.Errorf("the JSON says changed=%v, the exit status %d", r.changed(), code)
+			if r.Changed() != (tt.wantCode == exitError) {
+				t.Errorf("the JSON says changed=%v, the exit status %d", r.Changed(), code)
 			}
 		})
 	}
@@ -130,8 +151,8 @@ func TestDiffMarkdown(t *testing.T) {
 	code, stdout, _ := runCLI(t, "", "diff", "-o", "markdown", diffData+"old.yaml", diffData+"drop-alice.yaml")
 	want := []string{
 		"### aclc diff: 1 access change, 1 placement change",
-		"| lost | `root.prod` | submit | alice | allow: submitacl of root.prod allows user \"alice\" | deny: no submitacl or adminacl on root.prod or its ancestors allows user \"alice\" with groups [alice] |",
-		"| moved | default | alice | `root.prod` | root.prod (rule provided) | root.sandbox (rule fixed) |",
+		"| lost | `root.prod` | submit | alice | allow: submitacl of root.prod allows user \"alice\" | deny: no submitacl or adminacl on root.prod or its ancestors allows user \"alice\" with groups [no-named-group] |",
+		"| moved | default | alice | `root.prod`, `prod` | root.prod (rule provided) | root.sandbox (rule fixed) |",
 	}
 	for _, w := range want {
 		if !strings.Contains(stdout, w+"\n") {
@@ -273,7 +294,7 @@ func TestDiffSkipsOnlyUnchangedQueues(t *testing.T) {
 			if err := os.WriteFile(newPath, []byte(next), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var results [2]*diffResult
+			var results [2]*diff.Result
 			for i, every := range []bool{false, true} {
 				o := &diffOptions{engine: "native", everyQueue: every, cluster: &clusterFlags{}}
 				o.as.list = []principal{{User: "erin"}, {User: "frank", Groups: []string{"ops"}}}
@@ -412,8 +433,10 @@ func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
 	}
 	kc := fakeAPIServer(t, string(old))
 	code, stdout, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"drop-alice.yaml")
+	// The cluster's namespaces (default) and any other namespace place
+	// alike: one row.
 	want := `- alice: submit on root.prod (was: submitacl of root.prod allows user "alice")
-~ namespace default: alice, naming root.prod: root.prod (rule provided) -> root.sandbox (rule fixed)
+~ namespaces default,other-namespace: alice, naming root.prod or prod: root.prod (rule provided) -> root.sandbox (rule fixed)
 `
 	if code != exitError || stdout != want {
 		t.Errorf("exit %d\n--- got\n%s--- want\n%s--- stderr\n%s", code, stdout, want, stderr)
@@ -475,13 +498,13 @@ func TestDiffResolvesGroupsOnlyForAsUsers(t *testing.T) {
 	}
 }
 
-// TestDiffMarkdownIsBounded: a Markdown table stops after markdownRows
+// TestDiffMarkdownIsBounded: a Markdown table stops after diff.MarkdownRows
 // rows and says how many more there are; the heading counts them all.
 func TestDiffMarkdownIsBounded(t *testing.T) {
 	queues := func(user string) string {
 		var b strings.Builder
 		b.WriteString("partitions:\n  - name: default\n    queues:\n      - name: root\n        queues:\n")
-		for i := range markdownRows + 10 {
+		for i := range diff.MarkdownRows + 10 {
 			fmt.Fprintf(&b, "          - name: q%d\n            submitacl: %s%d\n", i, user, i)
 		}
 		return b.String()
@@ -500,11 +523,11 @@ func TestDiffMarkdownIsBounded(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if access <= markdownRows {
+	if access <= diff.MarkdownRows {
 		t.Fatalf("only %d access changes: the case tests no bound", access)
 	}
 	rows := strings.Count(md, "\n| lost |") + strings.Count(md, "\n| gained |")
-	if rows != markdownRows || !strings.Contains(md, fmt.Sprintf("…and %d more access changes;", access-markdownRows)) ||
+	if rows != diff.MarkdownRows || !strings.Contains(md, fmt.Sprintf("…and %d more access changes;", access-diff.MarkdownRows)) ||
 		!strings.Contains(md, fmt.Sprintf("### aclc diff: %d access changes", access)) {
 		t.Errorf("%d access changes, %d rows shown:\n%s", access, rows, md)
 	}

@@ -1,6 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -11,17 +17,91 @@ import (
 // per file into a directory, as the gatekeeper target.
 func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	objs, err := translate.KubernetesObjects(s)
+	for _, d := range o.decisions {
+		if !slices.Contains(translate.GatekeeperDecisions(), d) {
+			return usageErr(cmd, "unknown --decisions value %q (want %s)", d, strings.Join(translate.GatekeeperDecisions(), ", "))
+		}
+	}
+	if cmd.Flags().Changed("name") {
+		if why := translate.CheckKubernetesName(o.name); why != "" {
+			return usageErr(cmd, "--name %q: %s", o.name, why)
+		}
+	}
+	if o.staticDir != "" && !isOutputDir(o.out) {
+		return usageErr(cmd, "--static-manifests writes a directory: give -o DIR/")
+	}
+	opts := translate.KubernetesOptions{Name: o.name, Decisions: o.decisions}
+	objs, err := translate.KubernetesObjectsOf(s, opts)
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	for _, note := range translate.KubernetesLimits(s) {
+	for _, note := range translate.KubernetesLimitsOf(s, opts) {
 		errorf(stderr, "build: note: %s", note)
+	}
+	big, err := translate.KubernetesServerSideOnly(objs)
+	if err != nil {
+		errorf(stderr, "build: %v", err)
+		return exitError
+	}
+	if len(big) > 0 {
+		// kubectl apply without --server-side would create the bindings
+		// and refuse these policies (metadata.annotations: Too long),
+		// leaving the check silently off.
+		errorf(stderr, "build: note: %s: larger than the %d bytes client-side kubectl apply keeps in its annotation; apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
+	}
+	if o.staticDir != "" {
+		return writeKubernetesStatic(o.out, o.staticDir, objs, stdout, stderr)
 	}
 	files := make([]yamlObject, len(objs))
 	for i, obj := range objs {
 		files[i] = obj
 	}
 	return writeManifests(o.out, files, "Kubernetes admission policies "+translate.KubernetesSummary(objs), stdout, stderr)
+}
+
+// writeKubernetesStatic writes objs into out laid out for the API server to
+// load from staticDir at start: out/admission-configuration.yaml, and one
+// file per object in out/validating and out/mutating, which are to be
+// copied to staticDir on the control-plane hosts.
+func writeKubernetesStatic(out, staticDir string, objs []translate.KubernetesObject, stdout, stderr io.Writer) int {
+	l, err := translate.KubernetesStatic(objs, staticDir)
+	if err != nil {
+		errorf(stderr, "build: %v", err)
+		return exitError
+	}
+	type dir struct {
+		name  string
+		files []outFile
+	}
+	dirs := []dir{{out, []outFile{{name: "admission-configuration.yaml", data: l.AdmissionConfiguration}}}}
+	for _, d := range []struct {
+		name string
+		objs []translate.KubernetesObject
+	}{{"validating", l.Validating}, {"mutating", l.Mutating}} {
+		if len(d.objs) == 0 {
+			continue
+		}
+		var files []outFile
+		for _, obj := range d.objs {
+			doc, err := obj.YAML()
+			if err != nil {
+				errorf(stderr, "build: %v", err)
+				return exitError
+			}
+			files = append(files, outFile{name: obj.FileName(), data: doc})
+		}
+		dirs = append(dirs, dir{filepath.Join(out, d.name), files})
+	}
+	n := 0
+	for _, d := range dirs {
+		if err := writeDir(d.name, d.files); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+		n += len(d.files)
+	}
+	fmt.Fprintf(stdout, "wrote %d files to %s (static admission manifests for %s: --admission-control-config-file=%s)\n",
+		n, out, staticDir, filepath.Join(staticDir, "admission-configuration.yaml"))
+	return exitOK
 }

@@ -93,7 +93,6 @@ func TestBuildKubernetesFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"build", "--target", "kubernetes", "--host-builtins", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--signing-key", "k.pem", "-o", "-", seedConfig},
-		{"build", "--target", "kubernetes", "--decisions", "queue", "-o", "-", seedConfig},
 		{"build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--"+strings.TrimPrefix(args[3], "--")) {
@@ -112,14 +111,134 @@ func TestBuildKubernetesFlags(t *testing.T) {
 		if err := os.WriteFile(src, []byte("partitions:\n  - name: default\n    usergroupresolver:\n      type: "+typ+"\n    queues:\n      - name: root\n        submitacl: \"*\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
-		if code != exitOK || !strings.Contains(stderr, "note: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") ||
-			strings.Contains(stdout, "yunikorn-queue") {
+		// Nothing else in the sources: nothing to write, and why.
+		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+		if code != exitError || !strings.Contains(stderr, "the "+typ+" group resolver asks when a pod arrives") || !strings.Contains(stderr, "nothing to write") {
 			t.Errorf("the %s resolver: exit %d, %s", typ, code, stderr)
+		}
+		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--decisions", "user-info,queue", "-o", "-", src)
+		if code != exitError || !strings.Contains(stderr, "--decisions queue: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") || stdout != "" {
+			t.Errorf("the %s resolver, queue asked for: exit %d, %s", typ, code, stderr)
 		}
 	}
 	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || strings.Contains(stderr, "note:") {
 		t.Errorf("admission settings alone: exit %d, %s", code, stderr)
+	}
+}
+
+// Each build writes only the policies its sources hold (or --decisions
+// asks for), under names that carry its --name, policies before bindings:
+// builds of different sources or names never replace each other's objects.
+func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
+	names := func(stream string) []string {
+		var out []string
+		kind := ""
+		for _, l := range strings.Split(stream, "\n") {
+			if k, ok := strings.CutPrefix(l, "kind: "); ok {
+				kind = k
+			}
+			if n, ok := strings.CutPrefix(l, "  name: "); ok && kind != "" {
+				out = append(out, kind+"/"+n)
+				kind = ""
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"admission settings alone: the user.info policies", []string{"../../examples/admission/configmap.yaml"}, []string{
+			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
+			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
+		{"a queue configuration alone: the queue policies", []string{seedConfig}, []string{
+			"ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-warnings",
+			"ValidatingAdmissionPolicyBinding/yunikorn-queue", "ValidatingAdmissionPolicyBinding/yunikorn-queue-warnings"}},
+		{"--decisions user-info writes YuniKorn's defaults for a queue configuration", []string{"--decisions", "user-info", seedConfig}, []string{
+			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
+			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
+		{"--name names every object", []string{"--name", "team-a", "--decisions", "queue,user-info", seedConfig}, []string{
+			"MutatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/team-a-user-info",
+			"ValidatingAdmissionPolicy/team-a-queue", "ValidatingAdmissionPolicy/team-a-queue-warnings",
+			"MutatingAdmissionPolicyBinding/team-a-user-info", "ValidatingAdmissionPolicyBinding/team-a-user-info",
+			"ValidatingAdmissionPolicyBinding/team-a-queue", "ValidatingAdmissionPolicyBinding/team-a-queue-warnings"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append([]string{"build", "--target", "kubernetes", "-o", "-"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := names(stdout); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("objects %v\nwant %v", got, tt.want)
+			}
+			// A binding names the policy of its own name.
+			if n := strings.Count(stdout, "policyName: "); n != len(tt.want)/2 {
+				t.Errorf("%d bindings", n)
+			}
+			for _, l := range strings.Split(stdout, "\n") {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(l), "policyName: "); ok && !strings.Contains(strings.Join(tt.want, " "), "Policy/"+p) {
+					t.Errorf("a binding of policy %s, not written", p)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{"Team", "-a", "a_b", strings.Repeat("a", 49), ""} {
+		if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--name", bad, "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name") {
+			t.Errorf("--name %q: exit %d, %s", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--name", "x", "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name names the objects of --target kubernetes") {
+		t.Errorf("--name with gatekeeper: exit %d, %s", code, stderr)
+	}
+}
+
+// --static-manifests lays the objects out for the API server to load at
+// start: the AdmissionConfiguration naming the absolute directories, and
+// one file per object in each, every name with the reserved suffix.
+func TestBuildKubernetesStaticManifests(t *testing.T) {
+	out := t.TempDir() + "/static/"
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--static-manifests", "/etc/kubernetes/aclc", "-o", out, "../../examples/kubernetes/yunikorn-configs.yaml")
+	if code != exitOK || !strings.Contains(stdout, "--admission-control-config-file=/etc/kubernetes/aclc/admission-configuration.yaml") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	conf, err := os.ReadFile(filepath.Join(out, "admission-configuration.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kind: AdmissionConfiguration", "staticManifestsDir: /etc/kubernetes/aclc/validating", "staticManifestsDir: /etc/kubernetes/aclc/mutating"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("admission configuration lacks %q:\n%s", want, conf)
+		}
+	}
+	for dir, n := range map[string]int{"validating": 6, "mutating": 2} {
+		entries, err := os.ReadDir(filepath.Join(out, dir))
+		if err != nil || len(entries) != n {
+			t.Fatalf("%s: %d files (%v), want %d", dir, len(entries), err, n)
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(out, dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(l), "policyName: "); ok && !strings.HasSuffix(v, ".static.k8s.io") {
+					t.Errorf("%s: policyName %s", e.Name(), v)
+				}
+				if v, ok := strings.CutPrefix(l, "  name: "); ok && !strings.HasSuffix(v, ".static.k8s.io") {
+					t.Errorf("%s: name %s", e.Name(), v)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"--static-manifests", "relative/dir", "-o", t.TempDir() + "/x/"},
+		{"--static-manifests", "/etc/kubernetes/aclc", "-o", "-"},
+	} {
+		code, _, stderr := runCLI(t, "", append(append([]string{"build", "--target", "kubernetes"}, args...), "../../examples/kubernetes/yunikorn-configs.yaml")...)
+		if code == exitOK || !strings.Contains(stderr, "static") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"maps"
 	"slices"
 	"strconv"
@@ -366,29 +367,13 @@ func groupsShown(gs []string) string {
 	return strings.Join(gs, ",")
 }
 
-func qualified(partition, path string) string {
-	if partition == "default" {
-		return path
-	}
-	return partition + ":" + path
-}
-
-func verdict(b bool) string {
-	if b {
-		return "allow"
-	}
-	return "deny"
-}
-
-func decideOn(ctx context.Context, eng engine.Engine, partition, queue, action, user string, groups []string) (yunikorn.Decision, error) {
-	in, _ := json.Marshal(yunikorn.Input{Partition: partition, Queue: queue, Action: action, User: user, Groups: groups})
-	out, err := eng.Eval(ctx, translate.EntrypointYuniKornQueues, in)
-	var d yunikorn.Decision
-	if err == nil {
-		err = json.Unmarshal(out, &d)
-	}
-	return d, err
-}
+// The report shares diff's spelling of queues and verdicts, and its way of
+// asking an engine the queue decision.
+var (
+	qualified = diff.Qualified
+	verdict   = diff.Verdict
+	decideOn  = diff.Decide
+)
 
 // whoMay lists the principals the queue's chain admits, with the ACL that
 // admits each; submit counts submit and admin ACLs, admin only admin ACLs.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -248,11 +249,11 @@ func (r *htmlReport) writeHTML(w io.Writer) error {
 
 // diffHTML marks the changes of r on NEW's tree, page: access changes at
 // their queue (or among the gone ones), placements in a table of their own.
-func diffHTML(page *htmlReport, r *diffResult, oldNames, newNames string) {
-	d := &htmlDiff{Old: oldNames, New: newNames, Refusals: r.refusalLines()}
+func diffHTML(page *htmlReport, r *diff.Result, oldNames, newNames string) {
+	d := &htmlDiff{Old: oldNames, New: newNames, Refusals: r.RefusalLines()}
 	page.Title = "aclc diff: " + oldNames + " → " + newNames
 	for _, c := range r.Access {
-		sign, text := c.line()
+		sign, text := c.Line()
 		ch := htmlChange{Sign: sign, Text: text}
 		d.Changes++
 		var q *htmlQueue
@@ -269,7 +270,7 @@ func diffHTML(page *htmlReport, r *diffResult, oldNames, newNames string) {
 	}
 	for _, c := range r.Placement {
 		d.Changes++
-		d.Placement = append(d.Placement, htmlChange{Sign: c.sign(), Text: c.text("→")})
+		d.Placement = append(d.Placement, htmlChange{Sign: c.Sign(), Text: c.Text("→")})
 	}
 	page.Diff = d
 }

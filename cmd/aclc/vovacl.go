@@ -10,10 +10,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 const vovaclSynopsis = `vovacl --spec FILE [-v [-v]] [-agent AGENT] [-actions "CAPS"] (-append|-set|-delete|-show|-reset)
-       [--as USER [--host HOST] [--osgroups G1,G2]] OBJECT`
+       [--as USER [--host HOST] [--osgroups G1,G2]] OBJECT
+  aclc vovacl --spec FILE [SCRIPT...] --export`
 
 const vovaclExamples = `  # VOV's own examples, on a source file:
   aclc vovacl --spec acls.yaml -agent ADMIN -append -actions "VIEW RETRACE STOP FORGET" MySetName
@@ -28,6 +30,9 @@ const vovaclExamples = `  # VOV's own examples, on a source file:
   aclc vovacl --spec acls.yaml -show --as joe --host pluto DesignSet
   # a file (a place) by its path or its vovId; the object owner's USER entry:
   aclc vovacl --spec acls.yaml -agent USER -append -actions "EDIT VIEW" /proj/rtl/top.v
+
+  # the vovacl script that turns VOV's default ACLs into the source's:
+  aclc vovacl --spec acls.yaml --export > setup.vovacl
 
 OBJECT is a set's, FairShare group's, resource map's or reservation's name, a file's
 path, or any object's vovId.
@@ -50,6 +55,13 @@ writes it out first. Only the edited ACL's text changes; comments stay.
 object, its ACL's line), what the edit changes entry by entry, and what was written;
 -v -v adds the ACL before the edit and the lines of FILE that change. stdout is the
 same with or without -v.
+
+--export writes, on stdout, the vovacl commands that turn VOV's default ACL of
+every object of FILE (with the vovacl SCRIPTs given applied to it) into the ACL
+it has, entry for entry and in order: read back over FILE with every acl:
+removed, the script gives the same ACLs and so the same decisions. An entry
+that grants nothing cannot be written with vovacl and is left out, with a
+comment. FILE is not changed.
 
 Without --as, whoever can write FILE is trusted: the edit is made without an ACL
 check, as the file's editor could make it by hand. With --as, the change is made
@@ -125,6 +137,7 @@ type vovaclOptions struct {
 	actions                         []string
 	ops                             map[string]*bool
 	verbose                         int
+	export                          bool
 }
 
 // vovaclOps are vovacl's operations, in the order VOV's usage lists them.
@@ -144,6 +157,7 @@ func vovaclFlags(fs *pflag.FlagSet, o *vovaclOptions) {
 	for _, op := range vovaclOps {
 		o.ops[op.name] = fs.Bool(op.name, false, op.usage)
 	}
+	fs.BoolVar(&o.export, "export", false, "write the vovacl script that turns VOV's default ACLs into FILE's (with the SCRIPTs given applied) on stdout")
 	fs.StringVar(&o.as, "as", "", "check the change as USER: DELEGATE is needed to edit, VIEW to show")
 	fs.StringVar(&o.host, "host", "", "with --as: the HOST the user connects from")
 	fs.StringVar(&o.osgroups, "osgroups", "", "with --as: the user's OS groups G1,G2, comma-separated (default: resolved by the source's resolver)")
@@ -163,6 +177,9 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 	set := map[string]bool{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { set[f.Name] = true })
 
+	if o.export {
+		return o.runExport(cmd, pos, set)
+	}
 	var op string
 	for _, name := range []string{"append", "set", "delete", "show", "reset"} {
 		if *o.ops[name] {
@@ -433,4 +450,36 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// runExport writes the vovacl script of the source (and of the scripts
+// given after it): the commands that turn VOV's default ACLs into its
+// ACLs.
+func (o *vovaclOptions) runExport(cmd *cobra.Command, scripts []string, set map[string]bool) int {
+	for _, name := range []string{"append", "set", "delete", "show", "reset"} {
+		if *o.ops[name] {
+			return usageErr(cmd, "--export takes no -%s: it writes the commands of every ACL", name)
+		}
+	}
+	switch {
+	case o.spec == "":
+		return usageErr(cmd, "--spec FILE is required")
+	case set["agent"] || len(o.actions) > 0 || set["as"] || set["host"] || set["osgroups"]:
+		return usageErr(cmd, "--export takes no -agent, -actions, --as, --host or --osgroups")
+	}
+	s, err := readSourceFiles(append([]string{o.spec}, scripts...), translate.KindVOV)
+	if err != nil {
+		errorf(cmd.ErrOrStderr(), "%v", err)
+		return exitError
+	}
+	if s.VOV() == nil {
+		errorf(cmd.ErrOrStderr(), "%s is not a VOV ACL source", o.spec)
+		return exitError
+	}
+	_, err = cmd.OutOrStdout().Write(vov.ExportScript(s.VOV()))
+	if err != nil {
+		errorf(cmd.ErrOrStderr(), "%v", err)
+		return exitError
+	}
+	return exitOK
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -180,12 +181,16 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 
+	// /validate-config reviews against the configuration in service as
+	// last loaded, kept from one load of the sources to the next.
+	served := &servedCache{}
+	served.set(loadServed(feed, s, nil))
 	// The denial at the deadline is written before the API server gives
 	// up; the write timeout is the API server's wait.
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
 		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second).
-		WithConfigReviewer(newConfigReviewer(feed.Load, o.configNamespace))
+		WithConfigReviewer(newConfigReviewer(served.get, o.configNamespace, s.YuniKornRelease()))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -257,7 +262,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
 		go feed.Run(ctx, o.interval, func() error {
-			next, err := openWebhookEngine(ctx, o.engine, feed)
+			next, err := openWebhookEngine(ctx, o.engine, feed, served)
 			srv.Reloaded(next, err)
 			return err
 		})
@@ -271,9 +276,11 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 }
 
 // openWebhookEngine loads the sources again and opens an engine on them,
-// refusing a source set without YuniKorn configuration as at start.
-func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed) (engine.Engine, error) {
+// refusing a source set without YuniKorn configuration as at start; what
+// was loaded, or why nothing was, goes to served for /validate-config.
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, served *servedCache) (engine.Engine, error) {
 	s, err := feed.Load()
+	served.set(loadServed(feed, s, err))
 	if err != nil {
 		return nil, err
 	}
@@ -337,6 +344,20 @@ registers /validate-config for YuniKorn's ConfigMaps in --config-namespace: a
 change YuniKorn's validator refuses is refused with its message, and one it
 accepts is admitted with warnings, which kubectl prints, saying what it changes.
 
+--static-url https://HOST:PORT writes the configuration for the API server to
+load at start from a directory (Kubernetes 1.37+, feature gate
+ManifestBasedAdmissionControlConfig): in force from its first request and not
+removable through the API. It calls the URL rather than the Service (the API
+server resolves no Service for it) and is named with the reserved suffix
+.static.k8s.io. Put the file in a directory of its own per plugin and name
+the directory in --admission-control-config-file:
+  plugins:
+    - name: MutatingAdmissionWebhook   # ValidatingAdmissionWebhook for the others
+      configuration:
+        apiVersion: apiserver.config.k8s.io/v1
+        kind: WebhookAdmission
+        staticManifestsDir: /etc/kubernetes/aclc/mutating-webhooks
+
 --failure-policy defaults to Fail for mutating and validating (a user.info
 webhook that is skipped lets anyone claim any identity) and to Ignore for
 queue (YuniKorn still refuses the application itself) and config (YuniKorn's
@@ -367,11 +388,12 @@ func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.IntVar(&o.m.TimeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "how long the API server waits for the webhook (1 to 30); start 'aclc webhook' with the same value")
 	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added), queue (/validate-queue: refuse pods YuniKorn would reject) or config (/validate-config: YuniKorn's ConfigMaps, refused as YuniKorn's validator refuses them, admitted with warnings saying what changes)")
 	fs.StringVar(&o.m.ConfigNamespace, "config-namespace", defaultConfigNamespace, "with --type config: the namespace of YuniKorn's ConfigMaps")
+	fs.StringVar(&o.m.StaticURL, "static-url", "", "write the configuration for the API server to load from a file at start (Kubernetes 1.37+), calling this https URL (the path is appended) instead of the Service, named with .static.k8s.io")
 }
 
 func newWebhookManifestsCommand() *cobra.Command {
 	o := &manifestsOptions{}
-	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue|config] [--config-namespace NS]",
+	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue|config] [--config-namespace NS] [--static-url URL]",
 		"print the webhook configuration that registers 'aclc webhook' with the API server", manifestsExamples, o.run)
 	manifestsFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -388,6 +410,13 @@ func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 		if errs := validation.IsDNS1123Label(v.value); len(errs) > 0 {
 			return usageErr(cmd, "%s %q: %s", v.flag, v.value, strings.Join(errs, "; "))
 		}
+	}
+	if m.StaticURL != "" {
+		u, err := url.Parse(m.StaticURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return usageErr(cmd, "--static-url %q: want https://HOST[:PORT], the webhook's address as the API server reaches it", m.StaticURL)
+		}
+		m.StaticURL = strings.TrimSuffix(m.StaticURL, "/")
 	}
 	if m.Port < 1 || m.Port > 65535 {
 		return usageErr(cmd, "--port %d: want 1 to 65535", m.Port)
@@ -467,6 +496,9 @@ type manifest struct {
 	TimeoutSeconds     int
 	Kind, Path, Prefix string
 	ConfigNamespace    string
+	// StaticURL, when set, writes the configuration for the API server to
+	// load from a file at start, calling this URL (the path appended).
+	StaticURL string
 }
 
 var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}} for 'aclc webhook' behind Service {{.Namespace}}/{{.Service}}:
@@ -521,8 +553,13 @@ var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}}
 # This file: failurePolicy {{.FailurePolicy}}.
 apiVersion: admissionregistration.k8s.io/v1
 kind: {{.Kind}}
+{{- if .StaticURL}}
+# Static: for the API server to load at start from the staticManifestsDir of
+# its {{if eq .Kind "MutatingWebhookConfiguration"}}MutatingAdmissionWebhook{{else}}ValidatingAdmissionWebhook{{end}} plugin's WebhookAdmission configuration
+# (Kubernetes 1.37+, see 'aclc webhook manifests -h'); it calls the URL.
+{{- end}}
 metadata:
-  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else if eq .Prefix "validate-config"}}config{{else}}user-info{{end}}
+  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else if eq .Prefix "validate-config"}}config{{else}}user-info{{end}}{{if .StaticURL}}.static.k8s.io{{end}}
 webhooks:
   - name: {{.Prefix}}.{{.Service}}.{{.Namespace}}.svc
     admissionReviewVersions: ["v1"]
@@ -532,13 +569,20 @@ webhooks:
     # review, denied if need be, a second before the API server gives up.
     timeoutSeconds: {{.TimeoutSeconds}}
     clientConfig:
+{{- if .StaticURL}}
+      url: {{.StaticURL}}{{.Path}}
+{{- else}}
       service:
         name: {{.Service}}
         namespace: {{.Namespace}}
         path: {{.Path}}
         port: {{.Port}}
+{{- end}}
 {{- if .CABundle}}
       caBundle: {{.CABundle}}
+{{- else if .StaticURL}}
+      # caBundle: base64 of the PEM CA that signed the webhook's certificate;
+      # give --ca-file: the API server reads this file as it is written.
 {{- else}}
       # caBundle: base64 of the PEM CA that signed the webhook's certificate;
       # give --ca-file, or let cert-manager's CA injector fill it in.
@@ -577,7 +621,7 @@ webhooks:
     matchConditions:
       - name: status-changes-identity
         expression: >-
-          request.subResource != "status" ||
+          !has(request.subResource) || request.subResource != "status" ||
           object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
           object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
 {{- end}}

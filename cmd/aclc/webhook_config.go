@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -19,7 +19,9 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/engine"
+	vovfamily "github.com/aclc-dev/aclc/pkg/family/vov"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -31,28 +33,141 @@ const defaultConfigNamespace = "yunikorn"
 // its own line, and a change to every queue would drown the terminal.
 const maxConfigWarnings = 20
 
-// configReviewer answers /validate-config: a change to yunikorn-configs or
-// yunikorn-defaults is refused with YuniKorn's message when YuniKorn's own
-// admission controller refuses it (its validator: YAML decoding and the
-// configuration rules), and otherwise admitted with warnings that say what
-// the change does to the configuration in service: who gains or loses
-// access where, which pods land elsewhere, and what YuniKorn accepts here
-// but its scheduler then refuses.
+// configReviewer answers /validate-config. A change to yunikorn-configs or
+// yunikorn-defaults is judged on its own, as YuniKorn's admission
+// controller judges it: the ConfigMap in its slot beside the other one in
+// service, whether or not the configuration in service loads. It is
+// refused, with YuniKorn's message, only when YuniKorn's validator (YAML
+// decoding and the configuration rules) refuses it. Everything else is
+// admitted, with warnings: what YuniKorn accepts here but its scheduler
+// then refuses, what the change does to the configuration in service (who
+// gains or loses access where, which pods land elsewhere) when aclc can
+// work it out in time, and why not when it cannot.
 type configReviewer struct {
-	// served loads the configuration in service.
-	served func() (*translate.Sources, error)
+	// served is the configuration in service, as last loaded.
+	served func() servedConfig
 	// namespace is where YuniKorn's ConfigMaps are; "" takes the
 	// namespace of those in service, else defaultConfigNamespace.
 	namespace string
+	// release is the YuniKorn release the configuration is judged as.
+	release release.Version
 	// changes summarises what going from old to new changes, one line per
 	// change; nil reports none.
 	changes func(ctx context.Context, old, new *translate.Sources) ([]string, error)
+	// slot lets one candidate be loaded at a time: a review of a
+	// configuration of tens of thousands of queues takes a core and some
+	// hundred megabytes, and a second one waits (within its deadline)
+	// rather than doubling both.
+	slot chan struct{}
+}
+
+// servedConfig is the configuration in service: YuniKorn's ConfigMaps as
+// the cluster (or the mounted files) hold them, read whether or not they
+// load, and what they load to when they do.
+type servedConfig struct {
+	// configMaps are YuniKorn's ConfigMaps in service; readErr says why
+	// they could not be read.
+	configMaps []*layout.ConfigMap
+	readErr    error
+	// sources is the configuration they load to; loadErr says why they do
+	// not load (then sources is nil).
+	sources *translate.Sources
+	loadErr error
+}
+
+// namespace is the namespace of the ConfigMaps in service, "" when none
+// says.
+func (s servedConfig) namespace() string {
+	if s.sources != nil && s.sources.Layout() != nil && s.sources.Layout().Namespace != "" {
+		return s.sources.Layout().Namespace
+	}
+	for _, cm := range s.configMaps {
+		if cm.Namespace != "" {
+			return cm.Namespace
+		}
+	}
+	return ""
+}
+
+// servedCache keeps the configuration in service between reviews: loading
+// a configuration of thousands of queues takes seconds, so it is loaded
+// when the sources change (set), not for every review.
+type servedCache struct {
+	mu sync.Mutex
+	s  servedConfig
+}
+
+func (c *servedCache) set(s servedConfig) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s = s
+}
+
+func (c *servedCache) get() servedConfig {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s
 }
 
 // newConfigReviewer reviews changes to the ConfigMaps of namespace against
-// the configuration load returns, the changes told as aclc diff tells them.
-func newConfigReviewer(load func() (*translate.Sources, error), namespace string) *configReviewer {
-	return &configReviewer{served: load, namespace: namespace, changes: diffLines}
+// the configuration served returns, the changes told as aclc diff tells
+// them, judged as YuniKorn release rel.
+func newConfigReviewer(served func() servedConfig, namespace string, rel release.Version) *configReviewer {
+	return &configReviewer{served: served, namespace: namespace, release: rel, changes: diffLines, slot: make(chan struct{}, 1)}
+}
+
+// loadServed reads the configuration in service from feed: the ConfigMaps
+// as they are stored, and, when given, what they load to (s, err as
+// feed.Load returned them).
+func loadServed(feed *sourceFeed, s *translate.Sources, err error) servedConfig {
+	out := servedConfig{sources: s, loadErr: err}
+	if s != nil && s.Layout() != nil {
+		out.configMaps = s.Layout().ConfigMaps
+		return out
+	}
+	out.configMaps, out.readErr = feed.yunikornConfigMaps()
+	return out
+}
+
+// yunikornConfigMaps reads YuniKorn's ConfigMaps from the sources as they
+// are now, without loading them: a configuration that does not load still
+// holds the ConfigMap a change is placed beside.
+func (f *sourceFeed) yunikornConfigMaps() ([]*layout.ConfigMap, error) {
+	var out []*layout.ConfigMap
+	if f.cluster != nil {
+		var file *layout.File
+		if f.watch != nil {
+			file = f.watch.File()
+		} else {
+			var err error
+			if file, err = f.once(context.Background()); err != nil {
+				return nil, err
+			}
+		}
+		return file.ConfigMaps, nil
+	}
+	vov := vovfamily.Family{}
+	for _, p := range f.files {
+		var file *layout.File
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if file, err = layout.ReadDir(p); err != nil {
+				return nil, err
+			}
+		} else {
+			data, err := translate.ReadSource(p)
+			if err != nil {
+				return nil, err
+			}
+			if f.kind == translate.KindVOV || (f.kind == translate.KindAuto && vov.Claims(translate.Input{Name: p, Data: data})) {
+				continue
+			}
+			if file, err = layout.Read(p, data); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, file.ConfigMaps...)
+	}
+	return out, nil
 }
 
 // diffLines is aclc diff's text between two configurations that load,
@@ -74,7 +189,9 @@ func diffLines(ctx context.Context, old, new *translate.Sources) ([]string, erro
 		return nil, err
 	}
 	var buf bytes.Buffer
-	r.writeText(&buf)
+	if err := r.Write(&buf, "text"); err != nil {
+		return nil, err
+	}
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
 		if l != "" {
@@ -88,6 +205,16 @@ func allowConfig(warnings ...string) *admissionv1.AdmissionResponse {
 	return &admissionv1.AdmissionResponse{Allowed: true, Warnings: warnings}
 }
 
+func refuseConfig(msg string) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: msg}}
+}
+
+// Warnings of a change aclc admits without judging all of it.
+const (
+	warnNotChecked = "aclc: YuniKorn's validator was not run on this ConfigMap, admitted unchecked: "
+	warnNoImpact   = "aclc: YuniKorn's validator accepts this ConfigMap; what it changes is not shown: "
+)
+
 func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	if req.Kind.Group != "" || req.Kind.Kind != "ConfigMap" {
 		return allowConfig()
@@ -98,16 +225,12 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 	if req.Name != layout.ConfigsName && req.Name != layout.DefaultsName {
 		return allowConfig()
 	}
-	old, err := c.served()
-	if err != nil {
-		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "aclc: the configuration in service does not load: " + err.Error()}}
-	}
+	served := c.served()
 	ns := c.namespace
-	switch {
-	case ns != "":
-	case old.Layout() != nil && old.Layout().Namespace != "":
-		ns = old.Layout().Namespace
-	default:
+	if ns == "" {
+		ns = served.namespace()
+	}
+	if ns == "" {
 		ns = defaultConfigNamespace
 	}
 	reqNS := req.Namespace
@@ -119,39 +242,121 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 	}
 	var cm corev1.ConfigMap
 	if err := json.Unmarshal(req.Object.Raw, &cm); err != nil {
-		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: err.Error()}}
+		// YuniKorn's admission controller refuses an undecodable object
+		// with the JSON error.
+		return refuseConfig(err.Error())
 	}
 	cm.Name, cm.Namespace = req.Name, ns
-	next, err := candidate(old, &cm)
-	if err != nil {
-		located := source.AllLocated(err)
-		msgs := make([]string, 0, len(located))
-		for _, l := range located {
-			msgs = append(msgs, l.Msg)
+	if c.slot != nil {
+		select {
+		case c.slot <- struct{}{}:
+			defer func() { <-c.slot }()
+		case <-ctx.Done():
+			return allowConfig(warnNotChecked + "another review was still running at the webhook's deadline")
 		}
-		if len(msgs) == 0 {
-			msgs = append(msgs, err.Error())
-		}
-		msg := strings.Join(msgs, "; ")
-		if translate.Consequence(err) == translate.ConsequenceValidator {
-			// YuniKorn's admission controller refuses it, with this text
-			// as the release's controller words it.
-			return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: admission.ConfigMapDenial(msg, old.YuniKornRelease())}}
-		}
-		// YuniKorn's validator checks YAML and the configuration rules
-		// only: it accepts the rest, which the scheduler then refuses.
-		return allowConfig(capWarnings([]string{"aclc: YuniKorn's admission controller accepts this ConfigMap, but the scheduler will not run it: " + msg + " (" + translate.Consequence(err) + ")"})...)
 	}
-	var lines []string
+	var warnings []string
+	if served.readErr != nil {
+		// The slot beside is unknown: a refusal would not be YuniKorn's.
+		warnings = append(warnings, "aclc: the other YuniKorn ConfigMap in service could not be read ("+errLine(served.readErr)+"): this one was judged alone")
+	}
+	var kube map[string]any
+	if served.sources != nil {
+		kube = served.sources.Kubernetes()
+	}
+	next, err := candidate(served.configMaps, &cm, c.release, kube)
+	if err != nil {
+		return c.judgeFailed(served, &cm, err, warnings)
+	}
 	if next.Queues() != nil {
 		for _, r := range yunikorn.Refusals(next.Queues()) {
-			lines = append(lines, "aclc: YuniKorn's admission controller accepts this ConfigMap, but: "+r.Msg+" ("+r.Consequence+")")
+			warnings = append(warnings, "aclc: YuniKorn's admission controller accepts this ConfigMap, but: "+r.Msg+" ("+r.Consequence+")")
 		}
 	}
-	if c.changes != nil {
-		lines = append(lines, c.changesInTime(ctx, old, next)...)
+	switch {
+	case served.sources == nil:
+		warnings = append(warnings, warnNoImpact+"the configuration in service does not load ("+errLine(served.loadErr)+")")
+	case c.changes != nil:
+		warnings = append(warnings, c.changesInTime(ctx, served.sources, next)...)
 	}
-	return allowConfig(capWarnings(lines)...)
+	return allowConfig(capWarnings(warnings)...)
+}
+
+// judgeFailed answers for a candidate that did not load with err: refused
+// when YuniKorn's validator refuses it, admitted with a warning that says
+// what aclc found otherwise.
+func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, err error, warnings []string) *admissionv1.AdmissionResponse {
+	msg := locatedMessage(err)
+	switch translate.Consequence(err) {
+	case translate.ConsequenceValidator:
+		if aclcBound(err) {
+			// aclc's own bound on what it reads, not YuniKorn's verdict.
+			return allowConfig(capWarnings(append(warnings, warnNotChecked+msg))...)
+		}
+		if served.readErr != nil {
+			return allowConfig(capWarnings(append(warnings, warnNotChecked+"YuniKorn's validator may refuse it: "+msg))...)
+		}
+		// YuniKorn's admission controller refuses it, with this text as
+		// the release's controller words it.
+		return refuseConfig(admission.ConfigMapDenial(msg, c.release))
+	case translate.ConsequenceSettings:
+		// The typed settings are the scheduler's, checked before the
+		// queues; YuniKorn's validator reads the queues alone.
+		if verr := c.validatorAlone(served, cm); verr != nil && !aclcBound(verr) && served.readErr == nil {
+			return refuseConfig(admission.ConfigMapDenial(locatedMessage(verr), c.release))
+		}
+		fallthrough
+	case translate.ConsequenceBuild:
+		return allowConfig(capWarnings(append(warnings, "aclc: YuniKorn's admission controller accepts this ConfigMap, but the scheduler will not run it: "+msg+" ("+translate.Consequence(err)+")"))...)
+	default:
+		// The ConfigMaps as aclc reads them (a layout aclc refuses, a
+		// bound on what it reads): YuniKorn's verdict is not known.
+		return allowConfig(capWarnings(append(warnings, warnNotChecked+"aclc cannot read it: "+msg))...)
+	}
+}
+
+// validatorAlone runs YuniKorn's validator on the candidate whose load
+// failed with err at the typed settings: nil when it accepts the queues.
+func (c *configReviewer) validatorAlone(served servedConfig, cm *corev1.ConfigMap) error {
+	l, err := layout.Flatten(candidateFile(served.configMaps, cm).ConfigMaps)
+	if err != nil {
+		return nil
+	}
+	_, err = yunikorn.FromLayoutAs(l, c.release)
+	return err
+}
+
+// aclcBound reports whether err is aclc's bound on what it reads (a text
+// of too many YAML nodes), which YuniKorn does not have.
+func aclcBound(err error) bool {
+	for _, l := range source.AllLocated(err) {
+		if l.Code == source.CodeTooLarge {
+			return true
+		}
+	}
+	return false
+}
+
+// locatedMessage is err's messages without their locations, joined: the
+// locations are in a temporary file of the webhook's, not the user's.
+func locatedMessage(err error) string {
+	located := source.AllLocated(err)
+	msgs := make([]string, 0, len(located))
+	for _, l := range located {
+		msgs = append(msgs, l.Msg)
+	}
+	if len(msgs) == 0 {
+		msgs = append(msgs, err.Error())
+	}
+	return strings.ReplaceAll(strings.Join(msgs, "; "), "\n", " ")
+}
+
+// errLine is err's text on one line.
+func errLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
 // changesInTime is c.changes within three quarters of what is left of
@@ -198,54 +403,40 @@ func capWarnings(lines []string) []string {
 	return append(out, fmt.Sprintf("aclc: and %d more changes (aclc diff lists them all)", len(lines)-maxConfigWarnings+1))
 }
 
-// candidate loads the configuration the change would make: the ConfigMap
-// in its slot beside the other one in service, read as aclc reads a
-// cluster's ConfigMaps.
-func candidate(old *translate.Sources, cm *corev1.ConfigMap) (*translate.Sources, error) {
-	dir, err := os.MkdirTemp("", "aclc-validate-config")
+// candidateFile is YuniKorn's ConfigMaps as the change would make them:
+// the ConfigMap in its slot beside the other one in service.
+func candidateFile(served []*layout.ConfigMap, cm *corev1.ConfigMap) *layout.File {
+	objs := []*corev1.ConfigMap{cm}
+	for _, other := range served {
+		name := other.Name
+		if other.Implicit || name == "" {
+			name = layout.ConfigsName
+		}
+		if name == cm.Name || (name != layout.ConfigsName && name != layout.DefaultsName) {
+			continue
+		}
+		obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cm.Namespace}, Data: map[string]string{}, BinaryData: map[string][]byte{}}
+		for _, e := range other.Data {
+			obj.Data[e.Key] = e.Value
+		}
+		for _, e := range other.BinaryData {
+			obj.BinaryData[e.Key] = []byte(e.Value)
+		}
+		objs = append(objs, obj)
+	}
+	return layout.FromObjects(cm.Namespace, objs, nil)
+}
+
+// candidate loads the configuration the change would make, read as aclc
+// reads a cluster's ConfigMaps, as YuniKorn release rel; kube (the
+// Namespaces in service) places the applications on both sides.
+func candidate(served []*layout.ConfigMap, cm *corev1.ConfigMap, rel release.Version, kube map[string]any) (*translate.Sources, error) {
+	next, err := (&translate.Sources{}).WithYuniKornRelease(rel)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	var files []string
-	write := func(obj *corev1.ConfigMap) error {
-		obj.APIVersion, obj.Kind = "v1", "ConfigMap"
-		raw, err := json.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(dir, obj.Name+".json")
-		files = append(files, path)
-		return os.WriteFile(path, raw, 0o600)
-	}
-	if old.Layout() != nil {
-		for _, other := range old.Layout().ConfigMaps {
-			name := other.Name
-			if other.Implicit || name == "" {
-				name = layout.ConfigsName
-			}
-			if name == cm.Name {
-				continue
-			}
-			obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cm.Namespace}, Data: map[string]string{}, BinaryData: map[string][]byte{}}
-			for _, e := range other.Data {
-				obj.Data[e.Key] = e.Value
-			}
-			for _, e := range other.BinaryData {
-				obj.BinaryData[e.Key] = []byte(e.Value)
-			}
-			if err := write(obj); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := write(cm); err != nil {
+	if err := next.AddLayout(candidateFile(served, cm)); err != nil {
 		return nil, err
 	}
-	next, err := translate.LoadSourcesAs(files, translate.KindAuto, old.YuniKornRelease())
-	if err != nil {
-		return nil, err
-	}
-	// The Namespaces in service place the applications on both sides.
-	return next.WithKubernetes(old.Kubernetes()), nil
+	return next.WithKubernetes(kube), nil
 }

@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -40,15 +45,9 @@ const reviewedQueues = `partitions:
 // message; admits what it accepts, with a warning for what the scheduler
 // then refuses; and leaves every other object alone.
 func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
-	served := func() (*translate.Sources, error) {
-		return translate.LoadSources([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto)
-	}
-	s, err := served()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, served := helmServed(t, release.Default())
 	ns := s.Layout().Namespace
-	r := newConfigReviewer(served, "")
+	r := newConfigReviewer(served, "", s.YuniKornRelease())
 	for _, tt := range []struct {
 		name    string
 		req     *admissionv1.AdmissionRequest
@@ -106,17 +105,22 @@ func TestCapWarnings(t *testing.T) {
 	}
 }
 
-// A change YuniKorn accepts is admitted even when its comparison does not
-// end within the deadline, with a warning that says so.
-func TestConfigReviewerAdmitsWhenTheComparisonIsLate(t *testing.T) {
-	served := func() (*translate.Sources, error) {
-		return translate.LoadSources([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto)
-	}
-	s, err := served()
+// helmServed is the configuration in service of the Helm chart's example
+// ConfigMaps, as the webhook keeps it.
+func helmServed(t *testing.T, rel release.Version) (*translate.Sources, func() servedConfig) {
+	t.Helper()
+	s, err := translate.LoadSourcesAs([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto, rel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newConfigReviewer(served, "")
+	return s, func() servedConfig { return servedConfig{sources: s, configMaps: s.Layout().ConfigMaps} }
+}
+
+// A change YuniKorn accepts is admitted even when its comparison does not
+// end within the deadline, with a warning that says so.
+func TestConfigReviewerAdmitsWhenTheComparisonIsLate(t *testing.T) {
+	s, served := helmServed(t, release.Default())
+	r := newConfigReviewer(served, "", s.YuniKornRelease())
 	r.changes = func(ctx context.Context, _, _ *translate.Sources) ([]string, error) {
 		<-ctx.Done()
 		time.Sleep(time.Second) // a comparison that does not stop at once
@@ -153,18 +157,149 @@ func TestConfigReviewerDenialByRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			served := func() (*translate.Sources, error) {
-				return translate.LoadSourcesAs([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto, rel)
-			}
-			s, err := served()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &configReviewer{served: served}
+			s, served := helmServed(t, rel)
+			r := &configReviewer{served: served, release: rel}
 			resp := r.ReviewConfig(context.Background(), configMapRequest(t, s.Layout().Namespace, "yunikorn-configs", map[string]string{"queues.yaml": pct}))
 			if resp.Allowed || resp.Result == nil || resp.Result.Message != tt.message {
 				t.Errorf("allowed %v, result %+v; want refused with %q", resp.Allowed, resp.Result, tt.message)
 			}
 		})
+	}
+}
+
+// servedLayout is YuniKorn's two ConfigMaps in namespace yunikorn, with
+// the queues.yaml given for yunikorn-configs.
+func servedLayout(t *testing.T, queues string) []*layout.ConfigMap {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-defaults, namespace: yunikorn}\ndata:\n  admissionController.accessControl.bypassAuth: \"false\"\n---\n")
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n  queues.yaml: |\n")
+	for _, l := range strings.Split(strings.TrimRight(queues, "\n"), "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+	f, err := layout.Read("served.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.ConfigMaps
+}
+
+// aliasedQueues is a queues.yaml whose anchors expand to 13 x 99 x 100 =
+// 128,700 leaf queues, of which the leaves of the first literal parents are
+// written out: the YAML library (and YuniKorn) refuses a text where more
+// than 99% of the nodes come from aliases. With acl, each leaf has a
+// submitacl: more YAML nodes than aclc reads.
+func aliasedQueues(literal int, acl bool) string {
+	var b strings.Builder
+	b.WriteString("partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n")
+	for top := 0; top < 13; top++ {
+		fmt.Fprintf(&b, "    - name: t%02d\n", top)
+		if top > 0 {
+			b.WriteString("      queues: *mid\n")
+			continue
+		}
+		b.WriteString("      queues: &mid\n")
+		for mid := 0; mid < 99; mid++ {
+			fmt.Fprintf(&b, "      - name: m%02d\n", mid)
+			switch {
+			case mid == 0:
+				b.WriteString("        queues: &leaves\n")
+			case mid < literal:
+				b.WriteString("        queues:\n")
+			default:
+				b.WriteString("        queues: *leaves\n")
+				continue
+			}
+			for leaf := 0; leaf < 100; leaf++ {
+				if acl {
+					fmt.Fprintf(&b, "        - {name: l%02d, submitacl: u%d}\n", leaf, leaf)
+				} else {
+					fmt.Fprintf(&b, "        - name: l%02d\n", leaf)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// A change is judged on its own: refused only when YuniKorn's validator
+// refuses it, whatever the configuration in service is; admitted with a
+// warning that says why when aclc cannot judge it, or cannot say what it
+// changes.
+func TestConfigReviewerJudgesTheChangeOnItsOwn(t *testing.T) {
+	const duplicate = reviewedQueues + "          - name: A\n"
+	broken := servedLayout(t, duplicate)
+	good := servedLayout(t, reviewedQueues)
+	for _, tt := range []struct {
+		name    string
+		served  servedConfig
+		data    map[string]string
+		allowed bool
+		message string
+		warning string
+	}{
+		{"a revert while the configuration in service does not load is admitted",
+			servedConfig{configMaps: broken, loadErr: errors.New("duplicate child name found with name 'A', level 1")},
+			map[string]string{"queues.yaml": reviewedQueues}, true, "",
+			"what it changes is not shown: the configuration in service does not load (duplicate child name found with name 'A', level 1)"},
+		{"a change YuniKorn refuses is refused while the configuration in service does not load",
+			servedConfig{configMaps: broken, loadErr: errors.New("duplicate child name found with name 'A', level 1")},
+			map[string]string{"queues.yaml": strings.Replace(duplicate, "name: a\n", "name: b\n", 1) + "          - name: B\n"}, false,
+			"duplicate child name found with name 'B', level 1", ""},
+		{"a change judged without the other ConfigMap is never refused",
+			servedConfig{readErr: errors.New("served.yaml: permission denied")},
+			map[string]string{"queues.yaml": duplicate}, true, "",
+			"YuniKorn's validator may refuse it: duplicate child name found with name 'A', level 1"},
+		{"a configuration over aclc's bound is admitted unchecked",
+			servedConfig{configMaps: good},
+			map[string]string{"queues.yaml": aliasedQueues(45, true)}, true, "",
+			"admitted unchecked: the queue configuration has more than 500000 YAML nodes once its aliases are expanded: larger than aclc reads"},
+		{"a setting the scheduler cannot parse is admitted with what the scheduler does",
+			servedConfig{configMaps: good},
+			map[string]string{"queues.yaml": reviewedQueues, "service.schedulingInterval": "soon"}, true, "",
+			"the scheduler will not run it: unable to parse configmap entry service.schedulingInterval"},
+		{"a setting the scheduler cannot parse beside queues YuniKorn refuses is refused",
+			servedConfig{configMaps: good},
+			map[string]string{"queues.yaml": duplicate, "service.schedulingInterval": "soon"}, false,
+			"duplicate child name found with name 'A', level 1", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newConfigReviewer(func() servedConfig { return tt.served }, "yunikorn", release.Default())
+			resp := r.ReviewConfig(context.Background(), configMapRequest(t, "yunikorn", "yunikorn-configs", tt.data))
+			if resp.Allowed != tt.allowed {
+				t.Fatalf("allowed %v, want %v (%+v, %q)", resp.Allowed, tt.allowed, resp.Result, resp.Warnings)
+			}
+			if tt.message != "" && (resp.Result == nil || resp.Result.Message != tt.message) {
+				t.Errorf("message %+v, want %q", resp.Result, tt.message)
+			}
+			got := strings.Join(resp.Warnings, "\n")
+			if (tt.warning == "") != (got == "") || !strings.Contains(got, tt.warning) {
+				t.Errorf("warnings %q, want %q", got, tt.warning)
+			}
+		})
+	}
+}
+
+// The ConfigMaps in service are read from the files whether or not they
+// load, VOV sources left out: the slot beside a change is known even when
+// the configuration in service is broken.
+func TestServedConfigMapsOfFilesThatDoNotLoad(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "yunikorn-configs.yaml")
+	if err := os.WriteFile(cfg, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n  queues.yaml: 'partitions: ['\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	feed := &sourceFeed{files: []string{"../../examples/vov/acls.yaml", "../../examples/yunikorn/helm/yunikorn-defaults.yaml", cfg}}
+	s, err := feed.Load()
+	if err == nil {
+		t.Fatalf("the broken configuration loads: %v", s.Files())
+	}
+	served := loadServed(feed, s, err)
+	var names []string
+	for _, cm := range served.configMaps {
+		names = append(names, cm.Name)
+	}
+	if served.readErr != nil || strings.Join(names, ",") != "yunikorn-defaults,yunikorn-configs" || served.namespace() != "yunikorn" {
+		t.Errorf("read %v (%v), namespace %q", names, served.readErr, served.namespace())
 	}
 }

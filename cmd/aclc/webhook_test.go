@@ -621,3 +621,52 @@ func TestWebhookHelpListsEveryPath(t *testing.T) {
 		})
 	}
 }
+
+// --static-url writes each type's configuration as the API server loads it
+// from a file at start: named with the reserved suffix, calling the URL
+// (no Service, which a static configuration may not name), strictly a
+// typed admissionregistration/v1 object.
+func TestWebhookManifestsStatic(t *testing.T) {
+	for _, typ := range []string{"mutating", "validating", "queue", "config"} {
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", typ, "--static-url", "https://10.0.0.5:8443/")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d, %s", typ, code, stderr)
+		}
+		var name string
+		var urls []*string
+		var services int
+		if typ == "mutating" {
+			var c admissionregistrationv1.MutatingWebhookConfiguration
+			if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+			name = c.Name
+			for _, w := range c.Webhooks {
+				urls = append(urls, w.ClientConfig.URL)
+				if w.ClientConfig.Service != nil {
+					services++
+				}
+			}
+		} else {
+			var c admissionregistrationv1.ValidatingWebhookConfiguration
+			if err := yaml.UnmarshalStrict([]byte(stdout), &c); err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+			name = c.Name
+			for _, w := range c.Webhooks {
+				urls = append(urls, w.ClientConfig.URL)
+				if w.ClientConfig.Service != nil {
+					services++
+				}
+			}
+		}
+		if !strings.HasSuffix(name, ".static.k8s.io") || len(urls) != 1 || urls[0] == nil || !strings.HasPrefix(*urls[0], "https://10.0.0.5:8443/") || services != 0 {
+			t.Errorf("%s: name %s, %d webhooks, services %d", typ, name, len(urls), services)
+		}
+	}
+	for _, bad := range []string{"http://10.0.0.5", "https://", "https://h/path", "https://h?x=1"} {
+		if code, _, stderr := runCLI(t, "", "webhook", "manifests", "--static-url", bad); code != exitUsage || !strings.Contains(stderr, "--static-url") {
+			t.Errorf("--static-url %s: exit %d, %s", bad, code, stderr)
+		}
+	}
+}

@@ -25,11 +25,14 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MaxNodes is the most nodes aclc decodes from one YAML text: a ConfigMap
-// holds at most 1 MiB, some 35,000 nodes of real queue configuration (about
-// 70,000 as Estimate counts), and the largest VOV project files a few times
-// that; the YAML library's tree of 500,000 nodes is about 100 MB.
-const MaxNodes = 500_000
+// MaxNodes is the most nodes aclc decodes from one YAML text: one per byte
+// of a 1 MiB ConfigMap, the most the API server stores. The scan counts at
+// most one node per byte (the densest text, a flow list of one-letter
+// names, is a node every two bytes), so every text a ConfigMap can hold is
+// read, and only a larger one (a gzipped value, a source file) or aliases
+// that expand beyond it are refused. The YAML library's tree of that many
+// nodes is some 150 MB, and grows linearly with the text.
+const MaxNodes = 1 << 20
 
 // ErrTooLarge is matched by every *Error.
 var ErrTooLarge = errors.New("too many YAML nodes")

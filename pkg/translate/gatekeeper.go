@@ -42,7 +42,7 @@ var gatekeeperParams = []struct{ param, field, key string }{
 
 // gatekeeperAdmissionModules are the library modules of the user.info
 // template: the review with its portable decoding and its configuration.
-var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/decode_static.rego", "admission/review_config.rego"}
+var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/guard.rego", "admission/decode_static.rego", "admission/review_config.rego"}
 
 // GatekeeperLibrary returns the admission policy as Gatekeeper library
 // modules (package lib.yunikorn.admission, Rego v1), portable: no aclc
@@ -160,13 +160,13 @@ func dropSchemaAnnotations(m *ast.Module) {
 // AdmissionReview as YuniKorn's webhook would; the template reports its
 // refusals as violations.
 func GatekeeperTemplateRego() (string, error) {
-	return gatekeeperUserInfoEntry(release.Default())
+	return gatekeeperUserInfoEntry(release.Default(), nil)
 }
 
 // gatekeeperUserInfoEntry is the user.info template's entry module deciding
-// as YuniKorn release rel.
-func gatekeeperUserInfoEntry(rel release.Version) (string, error) {
-	return gatekeeperEntry(GatekeeperTemplateName, map[string]any{"release": rel.Data()})
+// as YuniKorn release rel, with aclc's guard (its parts off turned off).
+func gatekeeperUserInfoEntry(rel release.Version, off []admission.GuardPart) (string, error) {
+	return gatekeeperEntry(GatekeeperTemplateName, map[string]any{"release": rel.Data(), "guard": GuardData(rel, off)})
 }
 
 // gatekeeperEntry returns the entry module of the template name
@@ -237,13 +237,14 @@ func gatekeeperUserInfoObjects(s *Sources) ([]GatekeeperObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := gatekeeperUserInfoEntry(s.release)
+	entry, err := gatekeeperUserInfoEntry(s.release, s.guardOff)
 	if err != nil {
 		return nil, err
 	}
 	tmpl := GatekeeperObject{Kind: "ConstraintTemplate", Name: GatekeeperTemplateName, body: gatekeeperTemplate(entry, libs),
 		Comment: "The ConstraintTemplate refuses setting or changing yunikorn.apache.org/user.info\n" +
-			"without permission, exactly as YuniKorn's admission controller decides.\n" +
+			"without permission as YuniKorn's admission controller decides, and every other way\n" +
+			"of running a pod as someone else that it lets through (aclc's guard, docs/GUARD.md).\n" +
 			"Namespace annotations (yunikorn.apache.org/namespace.enableYuniKorn,\n" +
 			".generateAppId) come from the review's namespaceObject, or from\n" +
 			"data.inventory when Namespaces are synced (the SyncSet beside it)."}
@@ -336,7 +337,7 @@ func gatekeeperConstraint(st *admission.Settings) ordered {
 		params = append(params, kv{p.param, data[p.field]})
 	}
 	params = append(params, kv{"acceptOwnIdentity", false})
-	kinds := map[string][]string{"": {"Pod"}, "apps": {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"}, "batch": {"Job", "CronJob"}}
+	kinds := map[string][]string{"": {"Pod", "ReplicationController"}, "apps": {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"}, "batch": {"Job", "CronJob"}}
 	groups := make([]string, 0, len(kinds))
 	for g := range kinds {
 		groups = append(groups, g)

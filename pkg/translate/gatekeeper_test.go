@@ -207,7 +207,7 @@ func TestGatekeeperUserInfoTemplateCarriesTheRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			entry, err := gatekeeperUserInfoEntry(rel)
+			entry, err := gatekeeperUserInfoEntry(rel, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

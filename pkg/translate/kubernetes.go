@@ -2,6 +2,7 @@ package translate
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,6 +29,12 @@ const (
 	// KubernetesMaxObjectBytes bounds one generated object: etcd refuses a
 	// value larger than 1.5 MiB, so the API server cannot store it.
 	KubernetesMaxObjectBytes = 1536 * 1024
+
+	// KubernetesMaxClientApplyBytes bounds an object kubectl apply (without
+	// --server-side) can apply: it keeps the object's JSON in the
+	// kubectl.kubernetes.io/last-applied-configuration annotation, and the
+	// API server refuses annotations of more than 256 KiB in all.
+	KubernetesMaxClientApplyBytes = 256*1024 - len("kubectl.kubernetes.io/last-applied-configuration")
 
 	// KubernetesMaxExpression bounds one CEL expression, in code points:
 	// CEL's parser refuses a longer one, so the API server refuses the
@@ -74,13 +81,77 @@ func KubernetesSummary(objs []KubernetesObject) string {
 	return strings.Join(names, ", ")
 }
 
+// KubernetesDefaultName is the build name of a --target kubernetes build
+// that is given none: its objects are yunikorn-user-info, yunikorn-queue
+// and yunikorn-queue-warnings.
+const KubernetesDefaultName = "yunikorn"
+
+// KubernetesMaxName bounds a build name: the longest object name, the name
+// and "-queue-warnings", is a DNS label (63 characters), as every name of
+// these kinds is.
+const KubernetesMaxName = 63 - len("-queue-warnings")
+
+// KubernetesOptions are the choices of a --target kubernetes build.
+type KubernetesOptions struct {
+	// Name is the build's name, the first part of every object's name
+	// (<name>-user-info, <name>-queue, <name>-queue-warnings), so that
+	// the objects of builds of other names never replace them; ""
+	// is KubernetesDefaultName.
+	Name string
+	// Decisions are the policies to write, user-info and/or queue (the
+	// values of GatekeeperDecisions); nil writes those the sources hold
+	// (KubernetesHeld).
+	Decisions []string
+	// queueIfAny leaves the queue policies out, without an error, when the
+	// sources hold no queue configuration they can decide.
+	queueIfAny bool
+}
+
+// CheckKubernetesName says what is wrong with a build name, "" when
+// nothing is.
+func CheckKubernetesName(name string) string {
+	if name == "" {
+		return "empty"
+	}
+	if len(name) > KubernetesMaxName {
+		return fmt.Sprintf("longer than %d characters (the object names add up to 15 more, within the 63 of a DNS label)", KubernetesMaxName)
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' && i > 0 && i < len(name)-1
+		if !ok {
+			return "not a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit"
+		}
+	}
+	return ""
+}
+
+// KubernetesHeld returns the policies the sources configure: user-info
+// when they set an admissionController.* key, queue when they hold a queue
+// configuration a policy can decide (KubernetesLimits says why not). A
+// build of admission settings alone and one of a queue configuration alone
+// then write disjoint objects, and neither replaces the other's with
+// YuniKorn's defaults.
+func KubernetesHeld(s *Sources) []string {
+	var held []string
+	if s.SetsAdmissionKeys() {
+		held = append(held, GatekeeperUserInfo)
+	}
+	if kubernetesQueueSkip(s) == "" {
+		held = append(held, GatekeeperQueue)
+	}
+	return held
+}
+
 // KubernetesLimits says, one note each, what the policies of s cannot
 // know: the API server evaluates them with only the request, the object
 // and its namespace at hand. The user.info rules need no more; the queue
 // policies miss the queues that exist or drain, and are not written when
 // groups are resolved when a pod arrives (os, ldap).
-func KubernetesLimits(s *Sources) []string {
-	if s.queues == nil {
+func KubernetesLimits(s *Sources) []string { return KubernetesLimitsOf(s, KubernetesOptions{}) }
+
+// KubernetesLimitsOf is KubernetesLimits for the build opts chooses.
+func KubernetesLimitsOf(s *Sources, opts KubernetesOptions) []string {
+	if s.queues == nil || (opts.Decisions != nil && !slices.Contains(opts.Decisions, GatekeeperQueue)) {
 		return nil
 	}
 	if s.layout != nil {
@@ -91,47 +162,117 @@ func KubernetesLimits(s *Sources) []string {
 	if why := kubernetesQueueSkip(s); why != "" {
 		return []string{"no queue admission policy for " + strings.Join(s.files, ", ") + ": " + why + " (aclc webhook decides it)"}
 	}
-	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + KubernetesQueuePolicy + " decides as if only the configured queues existed"}
+	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + opts.objectName(KubernetesQueuePolicy) + " decides as if only the configured queues existed"}
 }
 
-// KubernetesObjects returns the objects of a --target kubernetes build
-// from the sources' admission settings (YuniKorn's defaults for the keys
-// they leave out): the MutatingAdmissionPolicy that adds user.info where
-// YuniKorn's webhook adds it, unless bypassAuth is set, and the
-// ValidatingAdmissionPolicy that refuses what the webhook refuses, each
-// with its binding; then, for a queue configuration, the queue policies
-// (kubernetes_queue.go).
+// KubernetesServerSideOnly names the objects of objs that kubectl apply
+// cannot apply client-side (their JSON is over
+// KubernetesMaxClientApplyBytes), with their sizes: "kind/name (N bytes)".
+// Such a stream is applied with kubectl apply --server-side, which keeps
+// no annotation, or by Helm, Argo CD or Flux.
+func KubernetesServerSideOnly(objs []KubernetesObject) ([]string, error) {
+	var out []string
+	for _, o := range objs {
+		b, err := json.Marshal(o.Object)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		}
+		if len(b) > KubernetesMaxClientApplyBytes {
+			out = append(out, fmt.Sprintf("%s/%s (%d bytes)", o.Kind, o.Name, len(b)))
+		}
+	}
+	return out, nil
+}
+
+// objectName is the name, in the build opts names, of the object named
+// def in a build of the default name.
+func (opts KubernetesOptions) objectName(def string) string {
+	if opts.Name == "" {
+		return def
+	}
+	return opts.Name + strings.TrimPrefix(def, KubernetesDefaultName)
+}
+
+// KubernetesObjects returns every object a --target kubernetes build of s
+// can write, under the default names: the user.info policies, and the
+// queue policies when s holds a queue configuration they can decide.
 func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
+	return KubernetesObjectsOf(s, KubernetesOptions{Decisions: GatekeeperDecisions(), queueIfAny: true})
+}
+
+// KubernetesObjectsOf returns the objects of a --target kubernetes build
+// from the sources' admission settings (YuniKorn's defaults for the keys
+// they leave out): for user-info, the MutatingAdmissionPolicy that adds
+// user.info where YuniKorn's webhook adds it, unless bypassAuth is set, and
+// the ValidatingAdmissionPolicy that refuses what the webhook refuses, each
+// with its binding; for queue, the queue policies (kubernetes_queue.go).
+// Every policy comes before the bindings: a stream applied in order that
+// fails part way leaves no binding without its policy.
+func KubernetesObjectsOf(s *Sources, opts KubernetesOptions) ([]KubernetesObject, error) {
 	if s.admission == nil {
 		return nil, sourceError{err: fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.files, ", "))}
 	}
-	st := s.admission.WithGuardOff(s.guardOff)
-	if err := checkPatterns(st); err != nil {
-		return nil, err
+	if opts.Name != "" {
+		if why := CheckKubernetesName(opts.Name); why != "" {
+			return nil, fmt.Errorf("kubernetes target: build name %q: %s", opts.Name, why)
+		}
 	}
+	decisions := opts.Decisions
+	if decisions == nil {
+		decisions = KubernetesHeld(s)
+		if len(decisions) == 0 {
+			why := "hold no queue configuration"
+			if skip := kubernetesQueueSkip(s); skip != "no queue configuration" {
+				why = "hold a queue configuration no policy can decide (" + skip + ")"
+			}
+			return nil, fmt.Errorf("kubernetes target: %s set no admissionController.* key and %s: nothing to write; --decisions %s writes the user.info policies with YuniKorn's defaults",
+				strings.Join(s.files, ", "), why, GatekeeperUserInfo)
+		}
+	}
+	// The user.info policies decide as aclc's guard, with its parts that
+	// are off turned off.
+	st := s.admission.WithGuardOff(s.guardOff)
 	from := "Generated by aclc build --target kubernetes from " + strings.Join(s.files, ", ") + "."
 	var objs []KubernetesObject
-	if !st.BypassAuth {
+	if slices.Contains(decisions, GatekeeperUserInfo) {
+		if err := checkPatterns(st); err != nil {
+			return nil, err
+		}
+		if !st.BypassAuth {
+			objs = append(objs,
+				KubernetesObject{Kind: "MutatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoMutatingPolicy(st),
+					Comment: from + "\nAdds yunikorn.apache.org/user.info (the requester's user and groups, as\n" +
+						"YuniKorn's admission controller writes them) on CREATE where the controller adds it."},
+				KubernetesObject{Kind: "MutatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicyBinding"},
+					ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
+					Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: KubernetesUserInfoPolicy},
+				}, Comment: from})
+		}
 		objs = append(objs,
-			KubernetesObject{Kind: "MutatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoMutatingPolicy(st),
-				Comment: from + "\nAdds yunikorn.apache.org/user.info (the requester's user and groups, as\n" +
-					"YuniKorn's admission controller writes them) on CREATE where the controller adds it."},
-			KubernetesObject{Kind: "MutatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: &admissionregistrationv1.MutatingAdmissionPolicyBinding{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicyBinding"},
-				ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
-				Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: KubernetesUserInfoPolicy},
-			}, Comment: from})
+			KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoValidatingPolicy(st),
+				Comment: from + "\nRefuses setting yunikorn.apache.org/user.info without permission, an invalid\n" +
+					"value, and changing it on a pod UPDATE, with YuniKorn's messages, and every other\n" +
+					"way of running a pod as someone else that aclc's guard refuses (docs/GUARD.md)."},
+			KubernetesObject{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: validatingBinding(KubernetesUserInfoPolicy, admissionregistrationv1.Deny), Comment: from})
 	}
-	objs = append(objs,
-		KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoValidatingPolicy(st),
-			Comment: from + "\nRefuses setting yunikorn.apache.org/user.info without permission, an invalid\n" +
-				"value, and changing it on a pod UPDATE, with YuniKorn's messages."},
-		KubernetesObject{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: validatingBinding(KubernetesUserInfoPolicy, admissionregistrationv1.Deny), Comment: from})
-	queue, err := kubernetesQueueObjects(s, from)
-	if err != nil {
-		return nil, err
+	if slices.Contains(decisions, GatekeeperQueue) {
+		if why := kubernetesQueueSkip(s); why != "" && !opts.queueIfAny {
+			return nil, fmt.Errorf("kubernetes target: --decisions %s: no queue admission policy for %s: %s", GatekeeperQueue, strings.Join(s.files, ", "), why)
+		}
+		queue, err := kubernetesQueueObjects(s, from)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, queue...)
 	}
-	objs = append(objs, queue...)
+	for i := range objs {
+		objs[i] = opts.named(objs[i])
+	}
+	// Policies first, bindings after, each in the order written.
+	slices.SortStableFunc(objs, func(a, b KubernetesObject) int {
+		return boolInt(strings.HasSuffix(a.Kind, "Binding")) - boolInt(strings.HasSuffix(b.Kind, "Binding"))
+	})
 	for _, o := range objs {
 		if err := checkExpressions(o); err != nil {
 			return nil, err
@@ -145,6 +286,33 @@ func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
 		}
 	}
 	return objs, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// named renames o, built under the default name, into the build's names:
+// a policy and its binding keep one name.
+func (opts KubernetesOptions) named(o KubernetesObject) KubernetesObject {
+	if opts.Name == "" || opts.Name == KubernetesDefaultName {
+		return o
+	}
+	o.Name = opts.objectName(o.Name)
+	switch p := o.Object.(type) {
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		p.Name = opts.objectName(p.Name)
+	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+		p.Name, p.Spec.PolicyName = opts.objectName(p.Name), opts.objectName(p.Spec.PolicyName)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		p.Name = opts.objectName(p.Name)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		p.Name, p.Spec.PolicyName = opts.objectName(p.Name), opts.objectName(p.Spec.PolicyName)
+	}
+	return o
 }
 
 // checkExpressions refuses an object with a CEL expression longer than the

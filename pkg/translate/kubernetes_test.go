@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,8 +46,8 @@ func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
 		rule, source string
 		kinds        string
 	}{
-		{"defaults write both policies and their bindings", "admissionController.accessControl.externalGroups: \"^admins$\"\n",
-			"MutatingAdmissionPolicy MutatingAdmissionPolicyBinding ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
+		{"defaults write both policies, then their bindings", "admissionController.accessControl.externalGroups: \"^admins$\"\n",
+			"MutatingAdmissionPolicy ValidatingAdmissionPolicy MutatingAdmissionPolicyBinding ValidatingAdmissionPolicyBinding"},
 		{"bypassAuth writes no mutating policy", "admissionController.accessControl.bypassAuth: \"true\"\n",
 			"ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
 	} {
@@ -193,5 +195,29 @@ func TestKubernetesGuardPartsOffLeaveTheirValidationsOut(t *testing.T) {
 	all, _ := policy(admission.GuardParts())
 	if s := text(all.Spec.MatchConstraints); strings.Contains(s, "pods/status") || strings.Contains(s, "UPDATE\n    resources:\n    - deployments") {
 		t.Errorf("with every part off, the validating policy matches more than YuniKorn's webhook:\n%s", s)
+	}
+}
+
+// An object whose JSON is over what client-side kubectl apply keeps in its
+// annotation is named, with its size; one at the bound is not.
+func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
+	policy := func(name string, exprBytes int) KubernetesObject {
+		p := validatingPolicy(name, nil, nil, nil)
+		p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: `"` + strings.Repeat("a", exprBytes) + `"`}}
+		return KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: name, Object: p}
+	}
+	small := policy("small", 100)
+	b, err := json.Marshal(small.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atBound := policy("bound", 100+KubernetesMaxClientApplyBytes-len(b))
+	over := policy("overs", 101+KubernetesMaxClientApplyBytes-len(b))
+	got, err := KubernetesServerSideOnly([]KubernetesObject{small, atBound, over})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("ValidatingAdmissionPolicy/overs (%d bytes)", KubernetesMaxClientApplyBytes+1); len(got) != 1 || got[0] != want {
+		t.Errorf("got %q, want [%s]", got, want)
 	}
 }

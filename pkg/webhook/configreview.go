@@ -18,7 +18,7 @@ const pathValidateConfig = "/validate-config"
 
 // ConfigReviewer answers a review of a ConfigMap: YuniKorn's own
 // validation of yunikorn-configs and yunikorn-defaults, and what the change
-// does, as warnings. It must return within ctx's deadline.
+// does, as warnings. It should return within ctx's deadline.
 type ConfigReviewer interface {
 	ReviewConfig(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse
 }
@@ -32,7 +32,13 @@ func (c Config) WithConfigReviewer(r ConfigReviewer) Config {
 
 // serveConfigReview reads a review as serveReview does (body, limit,
 // Content-Type, YuniKorn's decoding) and answers with the reviewer's
-// response; an error or the deadline is a denial that says so.
+// response. Only the reviewer refuses: a reviewer that does not answer by
+// the deadline, or fails, admits the change with a warning that says it
+// was not checked, as YuniKorn's own admission controller admits a
+// ConfigMap when its validator does not answer. A refusal for aclc's own
+// want of time or fault would keep operators from changing (or reverting)
+// YuniKorn's configuration, and it would come exactly when the webhook's
+// failurePolicy (Ignore) says a missing answer admits.
 func (s *Server) serveConfigReview(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	deadline := s.cfg.deadline()
@@ -70,19 +76,16 @@ func (s *Server) serveConfigReview(w http.ResponseWriter, r *http.Request) {
 	if a.err == nil && a.resp == nil {
 		a.err = errors.New("the reviewer gave no answer")
 	}
-	var resp []byte
 	if a.err != nil {
 		s.m.engineError(r.URL.Path)
-		s.log.Error("webhook: no decision, denied", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", a.err)
-		resp = internalError(ar.Request.UID, a.err)
-		a.resp = &admissionv1.AdmissionResponse{Allowed: false}
-	} else {
-		a.resp.UID = ar.Request.UID
-		if !a.resp.Allowed && a.resp.Result == nil {
-			a.resp.Result = &metav1.Status{}
-		}
-		resp, _ = json.Marshal(a.resp)
+		s.log.Error("webhook: change not checked, admitted", "uid", string(ar.Request.UID), "path", r.URL.Path, "error", a.err)
+		a.resp = &admissionv1.AdmissionResponse{Allowed: true, Warnings: []string{"aclc: this change was not checked, admitted: " + a.err.Error()}}
 	}
+	a.resp.UID = ar.Request.UID
+	if !a.resp.Allowed && a.resp.Result == nil {
+		a.resp.Result = &metav1.Status{}
+	}
+	resp, _ := json.Marshal(a.resp)
 	s.decided(r.URL.Path, string(ar.Request.UID), a.resp.Allowed, start)
 	version := reviewV1
 	if ar.APIVersion == reviewV1beta1 {

@@ -24,7 +24,8 @@ const configMapReview = `{"kind":"AdmissionReview","apiVersion":"admission.k8s.i
 
 // /validate-config is served only with a reviewer; its answer carries the
 // review's uid, the reviewer's verdict and warnings; a reviewer that does
-// not answer in time, or panics, is a denial that says so.
+// not answer in time, or panics, admits the change with a warning that
+// says it was not checked: only the reviewer's verdict refuses.
 func TestValidateConfigRoute(t *testing.T) {
 	post := func(srv *Server) (int, string) {
 		req := httptest.NewRequest("POST", "/validate-config", strings.NewReader(configMapReview))
@@ -54,10 +55,13 @@ func TestValidateConfigRoute(t *testing.T) {
 		{"a reviewer past the deadline", func(ctx context.Context, _ *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 			time.Sleep(20 * deadline)
 			return &admissionv1.AdmissionResponse{Allowed: true}
-		}, `{"uid":"c-1","allowed":false,"status":{"metadata":{},"message":"internal error: no decision within the 100ms deadline"}}`},
+		}, `{"uid":"c-1","allowed":true,"warnings":["aclc: this change was not checked, admitted: no decision within the 100ms deadline"]}`},
 		{"a reviewer that panics", func(context.Context, *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 			panic("boom")
-		}, `{"uid":"c-1","allowed":false,"status":{"metadata":{},"message":"internal error: panic: boom"}}`},
+		}, `{"uid":"c-1","allowed":true,"warnings":["aclc: this change was not checked, admitted: panic: boom"]}`},
+		{"a reviewer with no answer", func(context.Context, *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+			return nil
+		}, `{"uid":"c-1","allowed":true,"warnings":["aclc: this change was not checked, admitted: the reviewer gave no answer"]}`},
 	} {
 		srv := New(&fakeEngine{}, NewConfig().WithLogger(discard).WithDecisionTimeout(deadline).WithConfigReviewer(tt.reviewer))
 		code, body := post(srv)

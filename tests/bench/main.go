@@ -69,9 +69,10 @@ func main() {
 	out := flag.String("out", "docs/BENCHMARKS.md", "markdown `file` to write")
 	jsonOut := flag.String("json", "", "JSON `file` to write with the same figures (default: -out with .json for .md)")
 	samples := flag.Int("samples", 20000, "timed single decisions per engine")
-	// aclc reads at most 500,000 YAML nodes of one text (a bound against
-	// YAML bombs), about 50,000 generated queues; a ConfigMap of 1 MiB, the
-	// most the API server stores, holds about 16,000.
+	// aclc reads at most 1,048,576 YAML nodes of one text (a bound against
+	// YAML bombs, one node per byte of a 1 MiB ConfigMap); a ConfigMap of
+	// 1 MiB, the most the API server stores, holds about 16,000 generated
+	// queues.
 	largeQueues := flag.Int("queues", 40000, "queues in the large configuration")
 	heapEvals := flag.Int("heap-evals", 10000000, "evaluations of the heap-growth run on the wasm engine")
 	parallelFor := flag.Duration("parallel", time.Second, "duration of each parallel throughput run")

@@ -166,6 +166,8 @@ func TestCluster(t *testing.T) {
 	n := 0
 	podName := func() string { n++; return fmt.Sprintf("p-%d", n) }
 
+	guardAttacks(t, ctx, s, asAlice, podName)
+
 	t.Run("a pod a user creates gets her user.info", func(t *testing.T) {
 		p := createPod(t, ctx, asAlice, podName(), nil)
 		var ui struct {
@@ -836,11 +838,11 @@ func setUp(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	verbs := []string{"get", "list", "create", "update", "patch"}
 	pods := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "pods", Namespace: teamNS},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: verbs},
+			{APIGroups: []string{""}, Resources: []string{"pods", "replicationcontrollers", "pods/status"}, Verbs: verbs},
 			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets"}, Verbs: verbs},
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: verbs},
 		}}
-	bind(t, ctx, c, pods, nil, alice.name, bob.name)
+	bind(t, ctx, c, pods, nil, alice.name, bob.name, many.name)
 }
 
 // grantRead gives a user the chart's rules: get, list and watch on the two
@@ -898,14 +900,23 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base st
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
 	}}
 	// user.info also goes into the pod templates of the workloads YuniKorn
-	// annotates.
+	// annotates and of ReplicationControllers, and the guard checks their
+	// UPDATEs and the pods/status UPDATEs that change the identity, as the
+	// chart registers them.
+	both := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
 	workloads := append(slices.Clone(rules), admissionregistrationv1.RuleWithOperations{
-		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Operations: both,
 		Rule: admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"},
 			Resources: []string{"deployments", "replicasets", "statefulsets", "daemonsets"}},
 	}, admissionregistrationv1.RuleWithOperations{
-		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Operations: both,
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs", "cronjobs"}},
+	}, admissionregistrationv1.RuleWithOperations{
+		Operations: both,
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"replicationcontrollers"}},
+	}, admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/status"}},
 	})
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: mwcName},
@@ -918,6 +929,9 @@ func register(t *testing.T, ctx context.Context, c kubernetes.Interface, base st
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &mutate, CABundle: caPEM},
 			NamespaceSelector:       teamA,
 			Rules:                   workloads,
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "status-changes-identity", Expression: `!has(request.subResource) || request.subResource != "status" || ` +
+				`object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") || ` +
+				`object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")`}},
 		}},
 	}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{

@@ -225,7 +225,17 @@ var (
 	alice = user{"alice", "alice-token", []string{"devs"}}
 	bob   = user{"bob", "bob-token", []string{"ops"}}
 	aclcU = user{"aclc", "aclc-token", nil}
+	// many is a user in 4,000 groups: a user.info of about 120 KB.
+	many = user{"many", "many-token", manyGroups()}
 )
+
+func manyGroups() []string {
+	gs := []string{"devs"}
+	for i := 1; i < 4000; i++ {
+		gs = append(gs, fmt.Sprintf("group-%04d-of-a-large-directory", i))
+	}
+	return gs
+}
 
 func tokenFile(t *testing.T, dir string, users ...user) string {
 	t.Helper()
@@ -248,7 +258,9 @@ type apiServer struct {
 	proc *process
 }
 
-func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
+// startAPIServer starts etcd and kube-apiserver, with extra flags for the
+// API server after the harness's own.
+func startAPIServer(t *testing.T, etcdBin, kasBin string, extra ...string) *apiServer {
 	t.Helper()
 	dir := t.TempDir()
 	p := newPKI(t, dir)
@@ -273,11 +285,11 @@ func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
 	})
 	port := freePort(t)
 	s := &apiServer{url: "https://127.0.0.1:" + strconv.Itoa(port), pki: p, dir: dir}
-	s.proc = start(t, dir, "kube-apiserver", kasBin,
+	s.proc = start(t, dir, "kube-apiserver", append([]string{kasBin,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--tls-cert-file", p.certFile, "--tls-private-key-file", p.keyFile, "--cert-dir", filepath.Join(dir, "certs"),
-		"--token-auth-file", tokenFile(t, dir, admin, alice, bob, aclcU),
+		"--token-auth-file", tokenFile(t, dir, admin, alice, bob, aclcU, many),
 		"--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc",
 		"--service-account-key-file", p.saPub, "--service-account-signing-key-file", p.saKey,
@@ -286,7 +298,7 @@ func startAPIServer(t *testing.T, etcdBin, kasBin string) *apiServer {
 		// No controller-manager makes the default ServiceAccounts; pods
 		// never run here anyway.
 		"--disable-admission-plugins", "ServiceAccount",
-		"--profiling=false")
+		"--profiling=false"}, extra...)...)
 	hc := s.httpClient()
 	eventually(t, 180*time.Second, "kube-apiserver ready", func() error {
 		if s.proc.exited() {

@@ -33,7 +33,9 @@ const (
 
 // policiesConfigMap is YuniKorn's ConfigMap of the run: the queues of
 // queuesV1 and YuniKorn's default admission settings (controllers of
-// kube-system trusted, nobody else may set user.info).
+// kube-system trusted, nobody else may set user.info), which the builds
+// ask for with --decisions user-info,queue: the ConfigMap sets no
+// admissionController.* key.
 func policiesConfigMap() string {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yunikorn-configs\n  namespace: " + yunikornNS + "\ndata:\n  queues.yaml: |\n")
@@ -58,7 +60,7 @@ func TestClusterPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	policies := filepath.Join(dir, "policies.yaml")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "-o", policies, source); code != 0 {
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "-o", policies, source); code != 0 {
 		t.Fatalf("aclc build --target kubernetes: exit %d\n%s", code, out)
 	}
 	stream, err := os.ReadFile(policies)

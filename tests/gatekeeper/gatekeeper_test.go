@@ -262,6 +262,12 @@ type corpusCase struct {
 	Namespaces map[string]any `yaml:"namespaces"`
 	Want       map[string]any `yaml:"want"`
 	WantError  string         `yaml:"want_error"`
+	// GuardWant is the answer of aclc's guard, which the templates decide,
+	// where it differs from YuniKorn's.
+	GuardWant map[string]any `yaml:"guard_want"`
+	// Versions are the releases a case holds for; TestCorpusVersions runs
+	// those, the others run at the default release.
+	Versions []string `yaml:"versions"`
 }
 
 func (c corpusCase) source(root string, f corpusFile) ([]byte, error) {
@@ -394,6 +400,9 @@ func eachCase(t *testing.T, root string, paths []string,
 			if c.WantError != "" {
 				continue // an invalid source: no manifests to compare
 			}
+			if len(c.Versions) > 0 {
+				continue // decided as its releases (TestCorpusVersions)
+			}
 			request, reason := validationRequest(c)
 			if request == nil {
 				skipped++
@@ -404,7 +413,11 @@ func eachCase(t *testing.T, root string, paths []string,
 			if err != nil {
 				t.Fatalf("%s: %v", c.Note, err)
 			}
-			resp, _ := c.Want["response"].(map[string]any)
+			want := c.Want
+			if c.GuardWant != nil {
+				want = c.GuardWant
+			}
+			resp, _ := want["response"].(map[string]any)
 			allowed, ok := resp["allowed"].(bool)
 			if !ok {
 				t.Fatalf("%s: the case's want has no response.allowed", c.Note)

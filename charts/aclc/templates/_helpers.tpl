@@ -310,15 +310,28 @@ there is no limit: Go's default, no soft limit.
 {{- end }}
 
 {{/*
-A pods/status UPDATE reaches the webhooks only when it changes the identity
-the scheduler reads (user.info, or the username label): the kubelet's
-status updates never do, so they never wait on the webhook.
+The guard's pods/status rule: a pods/status UPDATE reaches the webhooks only
+when it changes the identity the scheduler reads (user.info, or the
+username label); the kubelet's status updates never do, so they never wait
+on the webhook. Match conditions are on by default from Kubernetes 1.28;
+before it the status subresource is not registered.
 */}}
+{{- define "aclc.statusRule" -}}
+{{- if semverCompare ">=1.28.0-0" .Capabilities.KubeVersion.Version }}
+- operations: ["UPDATE"]
+  apiGroups: [""]
+  apiVersions: ["v1"]
+  resources: ["pods/status"]
+{{- end }}
+{{- end }}
+
 {{- define "aclc.statusMatch" -}}
+{{- if semverCompare ">=1.28.0-0" .Capabilities.KubeVersion.Version }}
 matchConditions:
   - name: status-changes-identity
     expression: >-
-      request.subResource != "status" ||
+      !has(request.subResource) || request.subResource != "status" ||
       object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
       object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
+{{- end }}
 {{- end }}

@@ -18,5 +18,10 @@ func Codes() []srcerr.CodeInfo {
 		srcerr.WarningCode(CodeAlternationAnchors, "^ and $ bind to one alternative each"),
 		srcerr.WarningCode(CodePartialAnchor, "a pattern anchored at one end only"),
 		srcerr.WarningCode(CodeUncheckedWorkloads, "workloads created where the filters do not process keep a forged user.info"),
+		srcerr.WarningCode(CodeUsernameLabel, "the release's scheduler takes the username label as the user of a pod without user.info"),
+		srcerr.WarningCode(CodePodUpdate, "a changed user.info is let through on some pod UPDATEs and on pods/status"),
+		srcerr.WarningCode(CodeReplicationControllers, "ReplicationControllers are never checked"),
+		srcerr.WarningCode(CodeSystemUsersBeyondKubeSystem, "a trusted systemUsers pattern matches service accounts outside kube-system"),
+		srcerr.WarningCode(CodeGroupOfEveryone, "an externalGroups pattern matches a group every user or service account has"),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	srcerr "github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // Diagnostic is a warning about settings YuniKorn accepts but that probably
@@ -36,7 +37,32 @@ const (
 	// CodeUncheckedWorkloads: workloads created where the filters do not
 	// process keep a pre-set user.info unchecked.
 	CodeUncheckedWorkloads = "unchecked-namespaces"
+	// CodeUsernameLabel: the release's scheduler takes the username label
+	// as the user of a pod without user.info.
+	CodeUsernameLabel = "username-label"
+	// CodePodUpdate: a changed user.info is let through on some pod UPDATEs.
+	CodePodUpdate = "pod-update-unchecked"
+	// CodeReplicationControllers: ReplicationControllers are never checked.
+	CodeReplicationControllers = "replication-controllers-unchecked"
+	// CodeSystemUsersBeyondKubeSystem: a trusted systemUsers pattern matches
+	// service accounts outside kube-system.
+	CodeSystemUsersBeyondKubeSystem = "system-users-beyond-kube-system"
+	// CodeGroupOfEveryone: an externalGroups pattern matches a group every
+	// authenticated user, or every service account, has.
+	CodeGroupOfEveryone    = "external-group-of-everyone"
 	controllerManagerIdent = "system:kube-controller-manager"
+)
+
+// guardFix is what every warning about a way around YuniKorn's check says
+// to do.
+const guardFix = "aclc's guard refuses it (aclc webhook, or the policies of aclc build --target kubernetes or gatekeeper; docs/GUARD.md)"
+
+// Names only a hole lets through: a service account outside kube-system,
+// and the groups the API server gives every authenticated user or every
+// service account.
+var (
+	outsideServiceAccount = "system:serviceaccount:default:default"
+	everyoneGroups        = []string{"system:authenticated", "system:serviceaccounts"}
 )
 
 // Diagnose returns the traps of the settings; fallbacks come first.
@@ -52,7 +78,17 @@ func (s *Settings) Diagnose() []Diagnostic {
 		add(f.Key, CodeFallback, "%s (YuniKorn logs an error and uses the default; the ConfigMap is never rejected)", f)
 	}
 	if s.BypassAuth {
-		add(KeyBypassAuth, CodeBypassAuth, "%s is true: user.info is never added, and a pre-set value is kept unchecked, so anyone may claim any identity (Pod UPDATE protection stays on)", KeyBypassAuth)
+		add(KeyBypassAuth, CodeBypassAuth, "%s is true: user.info is never added, and a pre-set value is kept unchecked, so anyone may claim any identity (Pod UPDATE protection stays on); set it to false", KeyBypassAuth)
+	}
+	if s.TrustControllers && s.isSystemUser(outsideServiceAccount) {
+		add(KeySystemUsers, CodeSystemUsersBeyondKubeSystem, "%s matches %s: whoever may run a pod, or get a token, as a service account outside kube-system may set user.info to any identity; anchor the patterns, e.g. ^system:serviceaccount:kube-system:", KeySystemUsers, outsideServiceAccount)
+	}
+	for _, g := range everyoneGroups {
+		if anyMatch(s.externalGroups, g) {
+			add(KeyExternalGroups, CodeGroupOfEveryone, "%s matches %s, a group the API server gives every %s: all of them may set user.info to any identity; name the groups that may, each as ^group$", KeyExternalGroups, g,
+				map[string]string{"system:authenticated": "authenticated user", "system:serviceaccounts": "service account"}[g])
+			break
+		}
 	}
 	if len(s.SystemUsers) == 0 {
 		add(KeySystemUsers, CodeNoSystemUsers, "%s is empty: no controller is trusted and the ReplicaSet skip is off, so the ReplicaSets deployment-controller creates with an inherited annotation are denied", KeySystemUsers)
@@ -93,7 +129,12 @@ func (s *Settings) Diagnose() []Diagnostic {
 		}
 		add(l.key, CodeUncheckedWorkloads, "workloads (Deployments, Jobs, ...) created in namespaces that %s %s are not checked: a forged user.info in their pod template is kept, and the trusted controllers then create pods with it (YuniKorn checks user.info on a Pod CREATE in every namespace, on a workload CREATE only in the namespaces its filters process)", l.what, l.key)
 	}
-	add("", CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it")
+	add("", CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it; "+guardFix)
+	add("", CodePodUpdate, "YuniKorn lets a pod UPDATE change user.info when the new pod is labelled app=yunikorn, in a namespace it does not process or label, and on the pods/status subresource: the scheduler then runs the pod as the new user; "+guardFix)
+	add("", CodeReplicationControllers, "YuniKorn never checks ReplicationControllers: a forged user.info in their pod template is kept, and the replication controller, a trusted system user, creates pods with it; "+guardFix)
+	if s.release.Has(release.UsernameLabel) {
+		add("", CodeUsernameLabel, "YuniKorn %s takes the pod label yunikorn.apache.org/username as the user of a pod without user.info (one labelled app=yunikorn, or outside the namespaces it processes, gets none): anyone who may create pods can run one as any user; %s", s.release.Name(), guardFix)
+	}
 	return out
 }
 

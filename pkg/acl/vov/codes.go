@@ -57,6 +57,13 @@ func Codes() []source.CodeInfo {
 		source.ErrorCode(CodeTclUnsupported, "security.tcl uses Tcl aclc does not evaluate (a command other than set and vtk_security, substitution, arrays)"),
 		source.ErrorCode(CodeTclUnknownVariable, "security.tcl reads a variable it never set"),
 		source.ErrorCode(CodeSecurityRuleForm, "a vtk_security line is not vtk_security [-group G] USER LEVEL HOST..."),
+		source.ErrorCode(CodeScriptSyntax, "a vovacl script is not shell text (an unclosed quote, a control character, invalid UTF-8)"),
+		source.ErrorCode(CodeScriptUnsupported, "a vovacl script uses what a shell would expand or treat as an operator ($, `, ;, |, &, <, >, globs, ~)"),
+		source.ErrorCode(CodeScriptCommand, "a line of a vovacl script is not a vovacl command"),
+		source.ErrorCode(CodeScriptOption, "a vovacl command's options are not vovacl's (-agent, -actions, one of -append -set -delete -show -reset, one OBJECT)"),
+		source.ErrorCode(CodeScriptObject, "a vovacl script names an object the VOV ACL source does not declare"),
+		source.ErrorCode(CodeScriptEdit, "a vovacl command vovacl would refuse on the ACL as it stands (-delete of an agent without an entry)"),
+		source.ErrorCode(CodeScriptNoSource, "a vovacl script given without the VOV ACL source that declares its objects"),
 
 		source.WarningCode(CodeAgentNotHonoured, "an entry whose agent kind vovacl marks n for the object type: it never matches"),
 		source.WarningCode(CodeLeaderNA, "LEADER on an object type vovacl marks n/a for it"),

@@ -33,11 +33,14 @@ func Diagnose(s *Spec) []Diagnostic {
 	}
 	for _, o := range s.Objects {
 		for i, e := range o.ACL {
-			line, column := e.Line, e.Column
+			file, line, column := s.File, e.Line, e.Column
 			if line == 0 {
 				line, column = o.Line, o.Column
 			}
-			diagnoseEntry(s, o, i, e, func(code, msg string) { add(s.File, line, column, code, msg) })
+			if e.File != "" {
+				file = e.File
+			}
+			diagnoseEntry(s, o, i, e, func(code, msg string) { add(file, line, column, code, msg) })
 		}
 	}
 	diagnoseRules(s, add)
@@ -49,8 +52,12 @@ func Diagnose(s *Spec) []Diagnostic {
 // aclc vovacl reports them after an edit; i is the entry's 0-based index.
 func EntryDiagnostics(s *Spec, o *Object, i int) []Diagnostic {
 	var out []Diagnostic
+	file := s.File
+	if o.ACL[i].File != "" {
+		file = o.ACL[i].File
+	}
 	diagnoseEntry(s, o, i, o.ACL[i], func(code, msg string) {
-		out = append(out, Diagnostic{File: s.File, Line: o.ACL[i].Line, Column: o.ACL[i].Column, Code: code, Msg: msg})
+		out = append(out, Diagnostic{File: file, Line: o.ACL[i].Line, Column: o.ACL[i].Column, Code: code, Msg: msg})
 	})
 	return out
 }

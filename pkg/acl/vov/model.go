@@ -377,7 +377,9 @@ type Entry struct {
 	// ALL; nil for the default ACL.
 	Named []Capability
 	// Line and Column are where the entry was written; 0 for the default
-	// ACL.
+	// ACL. File is the file they are in when that is not the source's own
+	// (a vovacl script's), "" otherwise.
+	File         string
 	Line, Column int
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -659,9 +660,9 @@ func TestLoadBoundsTheQueueConfigurationsNodes(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, value, want string }{
 		{"a 3 MiB list is refused before it is decoded", strings.Repeat("- a\n", 3<<18),
-			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 500000 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
+			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 1048576 YAML nodes: larger than aclc reads (the bound on one YAML text)"},
 		{"aliases are counted expanded", laughs,
-			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 500000 YAML nodes once its aliases are expanded"},
+			"c.yaml[binaryData queues.yaml.gz]:1:1: the queue configuration has more than 1048576 YAML nodes once its aliases are expanded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yunikorn-configs\nbinaryData:\n  queues.yaml.gz: " + gzipped(tc.value) + "\n"
@@ -670,5 +671,29 @@ func TestLoadBoundsTheQueueConfigurationsNodes(t *testing.T) {
 				t.Fatalf("error = %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+var longLoad = flag.Bool("long", false, "load the largest texts a ConfigMap holds (make long-test)")
+
+// TestLoadReadsWhatAConfigMapHolds: the densest text a 1 MiB ConfigMap can
+// hold, a filter of 505,000 one-letter names (which YuniKorn accepts), is
+// read, not refused by the node bound.
+func TestLoadReadsWhatAConfigMapHolds(t *testing.T) {
+	if !*longLoad {
+		t.Skip("about 10 s on two cores: make long-test runs it")
+	}
+	const names = 505_000
+	text := "partitions:\n- name: default\n  placementrules:\n  - name: provided\n    filter:\n      users: [" +
+		strings.Repeat("a,", names-1) + "a]\n  queues:\n  - name: root\n"
+	if len(text) > 1<<20 {
+		t.Fatalf("the text is %d bytes, more than a ConfigMap holds", len(text))
+	}
+	conf, err := Load("big.yaml", []byte(text))
+	if err != nil {
+		t.Fatalf("a %d-byte configuration is refused: %v", len(text), err)
+	}
+	if got := len(conf.Partitions[0].PlacementRules[0].Filter.Users); got != names {
+		t.Errorf("%d filter names read, want %d", got, names)
 	}
 }

@@ -1,0 +1,499 @@
+package diff
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+)
+
+// maxGroupSets bounds the group combinations decided for one request and
+// user: beyond it the diff says it is incomplete rather than run for
+// ever. Each combination sets a different subset of the group bits the
+// request reads; real configurations read a few.
+const maxGroupSets = 4096
+
+// request is one application request class: the queue it names, and
+// whether that name stands for every unconfigured name below its parent.
+type request struct {
+	queue        string
+	unconfigured bool
+}
+
+// nsClass is the namespaces whose applications carry the same tags that
+// either side's rules read.
+type nsClass struct {
+	names            []string
+	oldTags, newTags map[string]string
+}
+
+// comparePlacement places, in the default partition (the only one the
+// Kubernetes shim submits to), an application of every class of users,
+// group sets, namespaces and requested queues whose placement the two
+// sides may tell apart (docs/DIFF.md), and keeps the ones that differ. A
+// row stands for every namespace of its class that changes alike.
+func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, error) {
+	po, pn := c.old.Tree.Partition("default"), c.new.Tree.Partition("default")
+	out := []PlacementChange{}
+	if po == nil && pn == nil {
+		return out, nil
+	}
+	sameRules := !c.releaseChanged && po != nil && pn != nil && reflect.DeepEqual(po.PlacementConfig, pn.PlacementConfig) &&
+		c.old.Tree.ClusterID == c.new.Tree.ClusterID
+	requests := c.requests(po, pn)
+	noGroup := freshName("no-named-group", c.names.taken)
+	anyone := freshName("anyone-else", c.names.taken)
+	index := map[string]int{} // a row's key without namespaces → its place in out
+	for _, ns := range c.namespaceClasses(po, pn) {
+		var rows []PlacementChange
+		byKey := map[string]int{} // a row's key without requests → its place in rows
+		for _, req := range requests {
+			app := yunikorn.Application{ID: appID, Queue: req.queue, User: anyone}
+			appOld, appNew := app, app
+			appOld.Tags, appNew.Tags = ns.oldTags, ns.newTags
+			for _, u := range c.userClasses(po, pn, appOld, appNew, anyone) {
+				appOld.User, appNew.User = u.name, u.name
+				ro, rn := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+				if !c.o.EveryQueue && sameRules && maps.Equal(ns.oldTags, ns.newTags) && sameReads(po, pn, ro, rn) && !(u.as != nil && u.as.Groups == nil && c.resolverChanged) {
+					continue
+				}
+				sets := [][]string{nil}
+				var alikeGroups map[string][]string
+				if u.as == nil {
+					var complete bool
+					sets, alikeGroups, complete = groupSets(po, pn, ro, rn)
+					if !complete {
+						c.incomplete("placement of " + u.name + " naming " + shownRequest(req.queue) + ": more than 4096 group combinations; the first are decided")
+					}
+				} else {
+					sets = [][]string{u.as.Groups}
+				}
+				var changed []PlacementChange
+				for _, set := range sets {
+					groups := set
+					if u.as == nil && len(groups) == 0 {
+						groups = []string{noGroup}
+					}
+					a, err := place(ctx, c.old.Engine, u.name, groups, req.queue, ns.oldTags)
+					if err != nil {
+						return nil, err
+					}
+					b, err := place(ctx, c.new.Engine, u.name, groups, req.queue, ns.newTags)
+					if err != nil {
+						return nil, err
+					}
+					if a == b {
+						continue
+					}
+					row := PlacementChange{Partition: "default", User: u.name, Groups: slices.Clone(groups), AlsoUsers: u.alike,
+						AnyUser: u.name == anyone && u.as == nil, Requested: []string{req.queue}, Unconfigured: req.unconfigured, Old: a, New: b, as: u.as}
+					if row.Groups == nil {
+						row.Groups = []string{}
+					}
+					if u.as == nil {
+						row.AnyGroup = noGroup
+						for _, g := range groups {
+							if a := alikeGroups[g]; len(a) > 0 {
+								if row.AlsoGroups == nil {
+									row.AlsoGroups = map[string][]string{}
+								}
+								row.AlsoGroups[g] = a
+							}
+						}
+					}
+					changed = append(changed, row)
+				}
+				// Every group set changing alike is one row: the user's
+				// groups do not matter.
+				if len(sets) > 1 && len(changed) == len(sets) && allAlike(changed) {
+					changed[0].Groups, changed[0].AllGroups, changed[0].AlsoGroups = []string{}, true, nil
+					changed = changed[:1]
+				}
+				for _, row := range changed {
+					key := rowKey(row, false)
+					if i, ok := byKey[key]; ok {
+						rows[i].Requested = append(rows[i].Requested, req.queue)
+						rows[i].Unconfigured = rows[i].Unconfigured || req.unconfigured
+						continue
+					}
+					byKey[key] = len(rows)
+					rows = append(rows, row)
+				}
+			}
+		}
+		for _, row := range rows {
+			key := rowKey(row, true)
+			if i, ok := index[key]; ok {
+				out[i].Namespaces = append(out[i].Namespaces, ns.names...)
+				continue
+			}
+			row.Namespaces = slices.Clone(ns.names)
+			index[key] = len(out)
+			out = append(out, row)
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Namespaces)
+	}
+	return out, nil
+}
+
+func allAlike(rows []PlacementChange) bool {
+	for _, r := range rows[1:] {
+		if r.Old != rows[0].Old || r.New != rows[0].New {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *comparer) incomplete(what string) {
+	if !slices.Contains(c.result.Incomplete, what) {
+		c.result.Incomplete = append(c.result.Incomplete, what)
+	}
+}
+
+// rowKey is a placement row without its namespaces: rows of different
+// namespaces with the same key are one row.
+func rowKey(r PlacementChange, requested bool) string {
+	var b strings.Builder
+	req := ""
+	if requested {
+		req = strings.Join(r.Requested, ",")
+	}
+	var alsoGroups []string
+	for _, g := range slices.Sorted(maps.Keys(r.AlsoGroups)) {
+		alsoGroups = append(alsoGroups, g+"="+strings.Join(r.AlsoGroups[g], ","))
+	}
+	// Rows merge only for the same class: the same users and groups alike.
+	for _, s := range []string{r.User, strings.Join(r.Groups, ","), strings.Join(r.AlsoUsers, ","), strings.Join(alsoGroups, ";"), req, r.Old.Queue, r.Old.Rule, r.Old.Message, r.New.Queue, r.New.Rule, r.New.Message} {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	if r.Old.Allow {
+		b.WriteByte('1')
+	}
+	if r.New.Allow {
+		b.WriteByte('2')
+	}
+	if r.AllGroups {
+		b.WriteByte('3')
+	}
+	return b.String()
+}
+
+// sameReads reports whether both sides read the same queues, with the same
+// chains, and the same filters: a request whose reads are the same places
+// alike for every group set.
+func sameReads(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) bool {
+	if !slices.Equal(ro.Queues, rn.Queues) || !slices.Equal(ro.UserParents, rn.UserParents) {
+		return false
+	}
+	for _, q := range ro.Queues {
+		if !sameChain(po.Queue(q), pn.Queue(q)) {
+			return false
+		}
+	}
+	return true
+}
+
+// requests are the request classes: no queue; every queue either side
+// configures; below each, one name neither configures (standing for all
+// of them); and, when a rule places a name that is not a full path, each
+// configured queue's own name and one name configured nowhere.
+func (c *comparer) requests(po, pn *yunikorn.Partition) []request {
+	out := []request{{queue: ""}}
+	fresh := freshName("unconfigured", c.names.taken)
+	for _, path := range configuredPaths(po, pn, false) {
+		out = append(out, request{queue: path}, request{queue: path + "." + fresh, unconfigured: true})
+	}
+	short := map[string]bool{}
+	for _, p := range []*yunikorn.Partition{po, pn} {
+		if p == nil {
+			continue
+		}
+		for _, q := range p.Queues() {
+			if !q.Added && q.Parent != nil {
+				short[q.Name] = true
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(short)) {
+		out = append(out, request{queue: name})
+	}
+	return append(out, request{queue: fresh, unconfigured: true})
+}
+
+// namespaceClasses groups the namespaces placed by the tags either side's
+// rules read: --app-namespace when given, else every namespace either side
+// describes, the names of configured queues when a rule reads the
+// namespace tag, and one namespace described nowhere.
+func (c *comparer) namespaceClasses(po, pn *yunikorn.Partition) []nsClass {
+	read := map[string]bool{"application.create.force": true}
+	for _, p := range []*yunikorn.Partition{po, pn} {
+		if p == nil || p.Placement == nil {
+			continue
+		}
+		for _, r := range p.Placement.Rules {
+			for _, n := range r.Chain() {
+				if n.Name == yunikorn.RuleTag {
+					read[strings.ToLower(n.Value)] = true
+				}
+			}
+		}
+	}
+	names := c.o.Namespaces
+	if len(names) == 0 {
+		seen := map[string]bool{}
+		for k := range c.old.Namespaces {
+			seen[k] = true
+		}
+		for k := range c.new.Namespaces {
+			seen[k] = true
+		}
+		if read["namespace"] {
+			for q := range c.names.queues {
+				if namespaceName.MatchString(q) {
+					seen[q] = true
+				}
+			}
+		}
+		// One namespace no side describes stands for all of them: default
+		// when that is one, unless a rule would read its name as a queue.
+		other := "default"
+		if seen[other] || (read["namespace"] && c.names.taken(other)) {
+			other = freshName("other-namespace", func(n string) bool { return seen[n] || c.names.taken(n) })
+		}
+		seen[other] = true
+		names = slices.Sorted(maps.Keys(seen))
+	}
+	var out []nsClass
+	byKey := map[string]int{}
+	for _, ns := range names {
+		ot, nt := admission.NamespaceTags(ns, c.old.Namespaces), admission.NamespaceTags(ns, c.new.Namespaces)
+		key := projected(ot, read) + "\x01" + projected(nt, read)
+		if i, ok := byKey[key]; ok {
+			out[i].names = append(out[i].names, ns)
+			continue
+		}
+		byKey[key] = len(out)
+		out = append(out, nsClass{names: []string{ns}, oldTags: ot, newTags: nt})
+	}
+	return out
+}
+
+// namespaceName is a Kubernetes namespace name (an RFC 1123 label).
+var namespaceName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// projected is the tags a rule reads (under case folding), as one string.
+func projected(tags map[string]string, read map[string]bool) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		if read[strings.ToLower(k)] {
+			b.WriteString(k + "=" + tags[k] + "\x00")
+		}
+	}
+	return b.String()
+}
+
+// userClass is a user whose placement of one request stands for the
+// users alike: named in the same ACLs and filters of what it reads.
+type userClass struct {
+	name  string
+	alike []string
+	as    *Principal
+}
+
+// userClasses are the users one request is placed for: the users named
+// in the ACL chains and filters both sides read for it, a user matching
+// each filter pattern, the users named like a queue a user rule places
+// below (whose queue then exists), anyone else, and the --as users. Users
+// named in the same of those are one class.
+func (c *comparer) userClasses(po, pn *yunikorn.Partition, appOld, appNew yunikorn.Application, anyone string) []userClass {
+	ro, rn := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+	var acls []yunikorn.ACL
+	candidates := map[string]bool{anyone: true}
+	for _, side := range []struct {
+		p *yunikorn.Partition
+		r yunikorn.PlacementReads
+	}{{po, ro}, {pn, rn}} {
+		if side.p == nil {
+			continue
+		}
+		for _, path := range side.r.Queues {
+			for q := side.p.Queue(path); q != nil; q = q.Parent {
+				acls = append(acls, q.Submit, q.Admin)
+				for u := range q.Submit.Users {
+					candidates[u] = true
+				}
+				for u := range q.Admin.Users {
+					candidates[u] = true
+				}
+			}
+		}
+		for _, f := range side.r.Filters {
+			for u := range f.Users {
+				candidates[u] = true
+			}
+			if f.UserExp != "" {
+				if w, ok := c.names.freshWitness(f.UserExp); ok {
+					candidates[w] = true
+				}
+			}
+		}
+		for _, parent := range side.r.UserParents {
+			if q := side.p.Queue(parent); q != nil {
+				for _, ch := range q.Children {
+					candidates[ch.Name] = true
+				}
+			}
+		}
+	}
+	filters := append(slices.Clone(ro.Filters), rn.Filters...)
+	userParents := append(slices.Clone(ro.UserParents), rn.UserParents...)
+	byKey := map[string]int{}
+	var out []userClass
+	// anyone first, then the named users by name.
+	list := slices.Sorted(maps.Keys(candidates))
+	list = slices.DeleteFunc(list, func(s string) bool { return s == anyone })
+	list = append([]string{anyone}, list...)
+	for _, u := range list {
+		var key strings.Builder
+		for _, a := range acls {
+			_, in := a.Users[u]
+			key.WriteByte(bit(in))
+		}
+		for _, f := range filters {
+			key.WriteByte(bit(f.MatchUser(u)))
+		}
+		key.WriteByte(bit(yunikorn.UserRegExp.MatchString(u)))
+		if len(userParents) > 0 {
+			// The user's queue: its name, when it is a queue of its own.
+			if c.names.queues[strings.ToLower(u)] || strings.Contains(u, ".") {
+				key.WriteString(strings.ToLower(u))
+			}
+		}
+		k := key.String()
+		if i, ok := byKey[k]; ok {
+			out[i].alike = append(out[i].alike, u)
+			continue
+		}
+		byKey[k] = len(out)
+		out = append(out, userClass{name: u})
+	}
+	for i := range c.o.As {
+		out = append(out, userClass{name: c.o.As[i].User, as: &c.o.As[i]})
+	}
+	return out
+}
+
+func bit(b bool) byte {
+	if b {
+		return '1'
+	}
+	return '0'
+}
+
+// groupSets are the group sets one request is placed with: one set for
+// each combination of the group bits the decision reads (each ACL of the
+// chains it reads: does it name one of the groups; each filter: does it
+// match one of them) that some groups give, built from one group of each
+// kind (groups named in the same ACLs and filters are alike). The empty set
+// is first. complete is false when more than maxGroupSets were found.
+func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets [][]string, alike map[string][]string, complete bool) {
+	var acls []yunikorn.ACL
+	candidates := map[string]bool{}
+	for _, side := range []struct {
+		p *yunikorn.Partition
+		r yunikorn.PlacementReads
+	}{{po, ro}, {pn, rn}} {
+		if side.p == nil {
+			continue
+		}
+		for _, path := range side.r.Queues {
+			for q := side.p.Queue(path); q != nil; q = q.Parent {
+				acls = append(acls, q.Submit, q.Admin)
+				for g := range q.Submit.Groups {
+					candidates[g] = true
+				}
+				for g := range q.Admin.Groups {
+					candidates[g] = true
+				}
+			}
+		}
+		for _, f := range side.r.Filters {
+			for g := range f.Groups {
+				candidates[g] = true
+			}
+			if f.GroupExp != "" {
+				if w, ok := witness(f.GroupExp); ok {
+					candidates[w] = true
+				}
+			}
+		}
+	}
+	filters := append(slices.Clone(ro.Filters), rn.Filters...)
+	nbits := len(acls) + len(filters)
+	// The bits of each group kind, one group for each.
+	kinds := map[string]string{}
+	alike = map[string][]string{}
+	for _, g := range slices.Sorted(maps.Keys(candidates)) {
+		v := make([]byte, nbits)
+		for i, a := range acls {
+			_, in := a.Groups[g]
+			v[i] = bit(in)
+		}
+		for i, f := range filters {
+			v[len(acls)+i] = bit(f.MatchGroup(g))
+		}
+		key := string(v)
+		if strings.IndexByte(key, '1') < 0 {
+			continue
+		}
+		if rep, ok := kinds[key]; ok {
+			alike[rep] = append(alike[rep], g)
+		} else {
+			kinds[key] = g
+		}
+	}
+	zero := strings.Repeat("0", nbits)
+	reached := map[string][]string{zero: nil}
+	order := []string{zero}
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		for _, have := range slices.Clone(order) {
+			union := orBits(have, k)
+			if _, ok := reached[union]; ok {
+				continue
+			}
+			if len(order) == maxGroupSets {
+				return collect(order, reached), alike, false
+			}
+			reached[union] = append(slices.Clone(reached[have]), kinds[k])
+			order = append(order, union)
+		}
+	}
+	return collect(order, reached), alike, true
+}
+
+func orBits(a, b string) string {
+	out := []byte(a)
+	for i := range out {
+		if b[i] == '1' {
+			out[i] = '1'
+		}
+	}
+	return string(out)
+}
+
+func collect(order []string, reached map[string][]string) [][]string {
+	out := make([][]string, len(order))
+	for i, k := range order {
+		out[i] = reached[k]
+	}
+	return out
+}
