@@ -268,3 +268,18 @@ func celValidityMessage() string {
 		groupElem + ` != "" ? "json: cannot unmarshal " + ` + typeOf(groupElemLast) + ` + " into Go struct field UserGroupInformation.groups of type string" : ` +
 		`"invalid JSON in user.info")`
 }
+
+// celUserInfoValue is a CEL expression for the user.info value YuniKorn
+// writes for the string expression user and the list expression groups:
+// json.Marshal of {user, groups}, compact, each left out when empty. The
+// mutating policy adds it; the policies read a pre-set value only when it
+// is this of what they decoded from it.
+func celUserInfoValue(user, groups string) string {
+	return `"{" + (` + user + ` != "" ? "\"user\":" + ` + celJSONString(user) + ` : "") + ` +
+		`(` + user + ` != "" && size(` + groups + `) > 0 ? "," : "") + ` +
+		`(size(` + groups + `) > 0 ? "\"groups\":[" + ` + groups + `.map(g, ` + celJSONString("g") + `).join(",") + "]" : "") + "}"`
+}
+
+// celCompactMessage refuses a pre-set user.info the policies cannot read
+// exactly: valid JSON, but not in the compact form YuniKorn writes.
+const celCompactMessage = `yunikorn.apache.org/user.info is not in the form YuniKorn writes it: aclc's Kubernetes policies read yunikorn.apache.org/user.info only in the compact form YuniKorn writes, e.g. {"user":"alice","groups":["dev"]}`

@@ -103,9 +103,13 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 	}
 	binding := validatingBinding
 	deny := []admissionregistrationv1.Validation{{
-		Expression:        `!variables.decided || variables.final.kind == "placed"`,
+		// A user.info the policy cannot read exactly is refused, not read.
+		Expression: `!variables.decided || variables.idSource != "unreadable"`,
+		Message:    celCompactMessage,
+	}, {
+		Expression:        `!variables.decided || variables.idSource == "unreadable" || variables.final.kind == "placed"`,
 		Message:           "yunikorn: the application would be rejected",
-		MessageExpression: `variables.decided ? variables.denial : ""`,
+		MessageExpression: `variables.decided && variables.idSource != "unreadable" ? variables.denial : ""`,
 	}}
 	var warn []admissionregistrationv1.Validation
 	for _, w := range g.warnings() {
@@ -331,39 +335,12 @@ var controllerUsers = map[string]string{
 	"CronJob":     "system:serviceaccount:kube-system:job-controller",
 }
 
-// The parts of a user.info value the policy reads: the field names of
-// YuniKorn's UserGroupInformation as Go's decoder matches them
-// (case-insensitively, the long s folding to s), JSON's white space, and
-// each field with its value.
-const (
-	celUserKey   = `(?i:u[sſ]er)`
-	celGroupsKey = `(?i:group[sſ])`
-	celWS        = `[ \t\n\r]*`
-	celGroupList = `\[` + celWS + `(?:` + celJSONStr + `(?:` + celWS + `,` + celWS + celJSONStr + `)*)?` + celWS + `\]`
-	celUserField = `"` + celUserKey + `"` + celWS + `:` + celWS + `(?:` + celJSONStr + `|null)`
-	// celGroupsField is the groups field with a list; null has no groups.
-	celGroupsField = `"` + celGroupsKey + `"` + celWS + `:` + celWS + `(?:` + celGroupList + `|null)`
-)
-
-// celUserInfoObject is the regular expression of the user.info values the
-// policy reads the identity from: an object of members, each user (a
-// string or null), groups (a list of strings, or null), or another field
-// whose value is a string, number, boolean or null, with any white space.
-// That user and groups appear at most once is checked apart (Go takes the
-// last of two); a value with a field holding an array or object, or a
-// group that is null, is taken as nobody's.
-func celUserInfoObject() string {
-	member := `(?:` + celUserField + `|` + celGroupsField + `|` + jsonOtherKey() + celWS + `:` + celWS + jsonScalar + `)`
-	return `^` + celWS + `\{` + celWS + `(?:` + member + `(?:` + celWS + `,` + celWS + member + `)*)?` + celWS + `\}` + celWS + `$`
-}
-
 // identityVariables: step 5, the identity the scheduler reads from
 // user.info. The policy sees the object after the user.info policy added
 // the annotation: a value equal to the one it adds is the requester's.
-// Another value is matched against the compact form YuniKorn writes
-// first: CEL charges matches by the text's length times the pattern's, and
-// the short pattern keeps a value of a thousand groups within the cost
-// limit of an expression.
+// Another value is read only in the compact form YuniKorn writes, by
+// decoding it and writing it back (userInfoVariables' presetExact): the
+// cost grows with the value's length only, whatever the group count.
 func (g *queueCEL) identityVariables() {
 	bypass := strconv.FormatBool(g.bypass)
 	usernameLabel := ""
@@ -372,14 +349,12 @@ func (g *queueCEL) identityVariables() {
 		// is absent or empty.
 		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
 	}
-	// Each pattern a variable of its own, evaluated only when needed, each
-	// within an expression's cost limit.
-	g.add("presetCompact", `variables.preset.orValue("").matches(`+celString(userInfoCanonical())+`)`)
-	g.add("presetObject", `variables.preset.orValue("").matches(`+celString(celUserInfoObject())+`) && `+
-		`size(variables.preset.orValue("").findAll(`+celString(`"`+celUserKey+`"`+celWS+`:`)+`)) <= 1 && `+
-		`size(variables.preset.orValue("").findAll(`+celString(`"`+celGroupsKey+`"`+celWS+`:`)+`)) <= 1`)
+	// A pre-set value other than the one the user.info policy adds is
+	// read only in the compact form YuniKorn writes (presetExact, decoded
+	// into presetUser and presetGroups); any other is unreadable, and the
+	// policy refuses the pod rather than read it otherwise than Go does.
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.presetCompact || variables.presetObject ? "annotation" : "nobody") : `+
+		`(variables.preset.value() == variables.userInfo ? "requester" : variables.presetExact ? "annotation" : "unreadable") : `+
 		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
 		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
 		usernameLabel+`"nobody"`)
@@ -392,20 +367,13 @@ func (g *queueCEL) identityVariables() {
 	for _, k := range kinds {
 		users = append(users, celString(k)+": "+celString(controllerUsers[k]))
 	}
-	// The user field, then its value after the name and the colon; the
-	// groups field's list, then its strings.
-	g.add("userField", `variables.idSource == "annotation" ? variables.preset.value().find(`+celString(celUserField)+`) : ""`)
-	g.add("userToken", `variables.userField == "" ? "" : variables.userField.substring(size(variables.userField.find(`+celString(`^"`+celUserKey+`"`+celWS+`:`+celWS)+`)))`)
-	g.add("annotationUser", `variables.userToken == "" || variables.userToken == "null" ? "" : [variables.userToken].map(t, `+celUnquote("t")+`)[0]`)
 	g.add("idUser", `variables.idSource == "requester" ? (variables.user == "" ? "nobody" : variables.user) : `+
 		`variables.idSource == "controller" ? {`+strings.Join(users, ", ")+`}[request.kind.kind] : `+
 		`variables.idSource == "label" ? variables.labels["yunikorn.apache.org/username"] : `+
-		`variables.annotationUser != "" ? variables.annotationUser : "nobody"`)
-	g.add("groupsField", `variables.idSource == "annotation" ? variables.preset.value().find(`+celString(`"`+celGroupsKey+`"`+celWS+`:`+celWS+celGroupList)+`) : ""`)
-	g.add("groupsList", `variables.groupsField.substring(size(variables.groupsField.find(`+celString(`^"`+celGroupsKey+`"`+celWS+`:`+celWS)+`)))`)
+		`variables.idSource == "annotation" && variables.presetUser != "" ? variables.presetUser : "nobody"`)
 	g.add("idGroups", `variables.idSource == "requester" ? variables.groups : `+
 		`variables.idSource == "controller" ? ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] : `+
-		`variables.groupsList.findAll(`+celString(celJSONStr)+`).map(t, `+celUnquote("t")+`)`)
+		`variables.idSource == "annotation" ? variables.presetGroups : []`)
 	g.add("idController", `variables.idSource == "controller"`)
 }
 

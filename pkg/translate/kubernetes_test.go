@@ -143,6 +143,61 @@ func TestKubernetesNeedsAYuniKornConfiguration(t *testing.T) {
 	}
 }
 
+// Each part of the guard that is off leaves out its validation and its
+// match rules: with every part off the user.info policies match and refuse
+// what YuniKorn's admission controller does, and no more.
+func TestKubernetesGuardPartsOffLeaveTheirValidationsOut(t *testing.T) {
+	policy := func(off []admission.GuardPart) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicy) {
+		objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalGroups: \"^admins$\"\n").WithGuardOff(off))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v *admissionregistrationv1.ValidatingAdmissionPolicy
+		var m *admissionregistrationv1.MutatingAdmissionPolicy
+		for _, o := range objs {
+			switch p := o.Object.(type) {
+			case *admissionregistrationv1.ValidatingAdmissionPolicy:
+				v = p
+			case *admissionregistrationv1.MutatingAdmissionPolicy:
+				m = p
+			}
+		}
+		return v, m
+	}
+	text := func(o any) string {
+		b, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		part admission.GuardPart
+		mark string // a text only that part writes
+	}{
+		{admission.GuardUsernameLabel, "labelRefused"},
+		{admission.GuardPodUpdate, "guard-off=pod-update"},
+		{admission.GuardReplicationControllers, "replicationcontrollers"},
+		{admission.GuardWorkloadUpdate, "guard-off=workload-update"},
+		{admission.GuardFilteredWorkloads, "guard-off=filtered-workloads"},
+	} {
+		t.Run(string(tc.part), func(t *testing.T) {
+			on, _ := policy(nil)
+			off, mOff := policy([]admission.GuardPart{tc.part})
+			if !strings.Contains(text(on), tc.mark) {
+				t.Errorf("with every part on, the validating policy has no %q", tc.mark)
+			}
+			if strings.Contains(text(off), tc.mark) || strings.Contains(text(mOff), tc.mark) {
+				t.Errorf("with %s off, the policies still have %q", tc.part, tc.mark)
+			}
+		})
+	}
+	all, _ := policy(admission.GuardParts())
+	if s := text(all.Spec.MatchConstraints); strings.Contains(s, "pods/status") || strings.Contains(s, "UPDATE\n    resources:\n    - deployments") {
+		t.Errorf("with every part off, the validating policy matches more than YuniKorn's webhook:\n%s", s)
+	}
+}
+
 // An object whose JSON is over what client-side kubectl apply keeps in its
 // annotation is named, with its size; one at the bound is not.
 func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {

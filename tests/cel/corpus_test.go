@@ -34,7 +34,9 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-// userInfoCases are the corpus cases of the user.info review decision.
+// userInfoCases are the corpus cases of the user.info decision as aclc's
+// guard decides it (docs/GUARD.md): every review case, run on the guard
+// (its note ends in tests.GuardSuffix), expecting guard_want where set.
 func userInfoCases(t *testing.T) []*tests.Case {
 	root := repoRoot(t)
 	files, err := tests.Load(root, filepath.Join(root, "tests", "corpus", "admission"))
@@ -44,7 +46,7 @@ func userInfoCases(t *testing.T) []*tests.Case {
 	var cases []*tests.Case
 	for _, f := range files {
 		for i := range f.Cases {
-			if c := &f.Cases[i]; c.Entrypoint == "yunikorn/admission/review" {
+			if c := &f.Cases[i]; c.Entrypoint == translate.EntrypointAdmissionGuard {
 				cases = append(cases, c)
 			}
 		}
@@ -57,7 +59,7 @@ func userInfoCases(t *testing.T) []*tests.Case {
 
 // TestCorpus decides every user.info case of the corpus with the
 // generated policies in the API server's admission chain and compares the
-// outcome with the case's expected review: allowed or not, YuniKorn's
+// outcome with the guard's expected review: allowed or not, YuniKorn's
 // message (after the API server's "ValidatingAdmissionPolicy ... denied
 // request: "), and the object the expected JSON Patch makes.
 func TestCorpus(t *testing.T) {
@@ -76,10 +78,11 @@ func TestCorpus(t *testing.T) {
 		}
 	}()
 	for _, c := range cases {
-		notes[c.Note] = true
+		// An entry names the review case; its guard run inherits it.
+		notes[c.Note], notes[strings.TrimSuffix(c.Note, tests.GuardSuffix)] = true, true
 		t.Run(c.Note, func(t *testing.T) {
 			diff := decide(t, c, clusters)
-			why, isListed := listed[c.Note]
+			why, isListed, _ := ex.Lookup(engine, c.Note)
 			switch {
 			case diff != "" && !isListed:
 				t.Errorf("%s", diff)
@@ -110,7 +113,7 @@ func TestCorpus(t *testing.T) {
 // expected one, "" when it does not.
 func decide(t *testing.T, c *tests.Case, clusters map[string]*cluster) string {
 	t.Helper()
-	docs, src, err := build(c.Inputs)
+	docs, src, err := buildFor(c.Inputs, c.Releases)
 	if c.WantError != "" {
 		if err == nil {
 			return fmt.Sprintf("build succeeds, want an error containing %q", c.WantError)
@@ -123,7 +126,7 @@ func decide(t *testing.T, c *tests.Case, clusters map[string]*cluster) string {
 	if err != nil {
 		return fmt.Sprintf("build: %v", err)
 	}
-	r, out, why := admitCase(t, c, src, clusters, "", func() []kruntime.Object { return userInfoOnly(decodeStrict(t, docs)) })
+	r, out, why := admitCase(t, c, src, clusters, fmt.Sprint(c.Releases), func() []kruntime.Object { return userInfoOnly(decodeStrict(t, docs)) })
 	if out == nil {
 		return why
 	}

@@ -33,6 +33,8 @@ func manyGroups(n int, special bool) []string {
 // RuntimeCELCostBudget (and then refuses the request: failurePolicy Fail).
 // Each must be decided as YuniKorn decides it, not cut short.
 func TestLargeRequestsFitTheCostLimit(t *testing.T) {
+	n := largestGroups("alice")
+	t.Logf("the largest user.info a pod can carry: %d groups, %d bytes", n, len(admission.UserInfoValue("alice", manyGroups(n, false))))
 	docs, _, err := build([]translate.Input{{Name: "yunikorn-configs.yaml", Data: []byte("admissionController.accessControl.externalGroups: \"^admins$\"\n")}})
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +61,15 @@ func TestLargeRequestsFitTheCostLimit(t *testing.T) {
 		{"a controller copies the value of a user with 200 groups to escape", controller, []string{"system:serviceaccounts"}, admission.UserInfoValue("bob", manyGroups(200, true)), admission.UserInfoValue("bob", manyGroups(200, true)), false},
 		{"a user with 1000 groups gets the annotation", "alice", manyGroups(1000, false), "", admission.UserInfoValue("alice", manyGroups(1000, false)), false},
 		{"a controller copies the value of a user with 1000 groups", controller, []string{"system:serviceaccounts"}, admission.UserInfoValue("alice", manyGroups(1000, false)), admission.UserInfoValue("alice", manyGroups(1000, false)), false},
-		{"an allowed group sets a hand-written value of 3 KiB", "frontend", []string{"admins"}, handWritten(3 << 10), handWritten(3 << 10), false},
-		{"a hand-written value of 8 KiB exceeds the cost limit", "frontend", []string{"admins"}, handWritten(8 << 10), "", true},
+		{"a user with 4,000 groups gets the annotation", "alice", manyGroups(4000, false), "", admission.UserInfoValue("alice", manyGroups(4000, false)), false},
+		{"a controller copies the value of a user with 4,000 groups", controller, []string{"system:serviceaccounts"}, admission.UserInfoValue("alice", manyGroups(4000, false)), admission.UserInfoValue("alice", manyGroups(4000, false)), false},
+		// The largest value a pod can carry: the API server refuses an
+		// object whose annotations exceed 256 KiB (keys and values).
+		{"a controller copies the largest value a pod can carry", controller, []string{"system:serviceaccounts"}, admission.UserInfoValue("alice", manyGroups(largestGroups("alice"), false)), admission.UserInfoValue("alice", manyGroups(largestGroups("alice"), false)), false},
+		{"an allowed group's hand-written value of 3 KiB is refused", "frontend", []string{"admins"}, handWritten(3 << 10), "", false},
+		// Groups each with seven characters Go escapes cost more to read
+		// back: 1,000 of them (a 77 KiB value) are decided; 2,000 are not.
+		{"a controller copies the value of 1,000 groups to escape", controller, []string{"system:serviceaccounts"}, admission.UserInfoValue("bob", manyGroups(1000, true)), admission.UserInfoValue("bob", manyGroups(1000, true)), false},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			meta := map[string]any{"name": "p"}
@@ -80,6 +89,12 @@ func TestLargeRequestsFitTheCostLimit(t *testing.T) {
 				}
 				return
 			}
+			if tc.preset != "" && tc.wantInfo == "" {
+				if msg, _ := deniedBy(out.message); out.allowed || msg != wantCompactRefusal {
+					t.Fatalf("want the value refused as not in YuniKorn's form, got allowed=%t %s", out.allowed, out.message)
+				}
+				return
+			}
 			if !out.allowed {
 				t.Fatalf("refused: %s", out.message)
 			}
@@ -91,8 +106,36 @@ func TestLargeRequestsFitTheCostLimit(t *testing.T) {
 	}
 }
 
+// wantCompactRefusal is the policies' refusal of a valid value they do not
+// read (docs/GUARD.md).
+const wantCompactRefusal = `yunikorn.apache.org/user.info is not in the form YuniKorn writes it: aclc's Kubernetes policies read yunikorn.apache.org/user.info only in the compact form YuniKorn writes, e.g. {"user":"alice","groups":["dev"]}`
+
+// maxAnnotationBytes is the API server's limit on an object's annotations,
+// keys and values together.
+const maxAnnotationBytes = 256 << 10
+
+// largestGroups is the largest count of manyGroups(n, false) whose
+// user.info for user fits in a pod's annotations: 5,3xx groups, a value
+// of 255.9 KiB — the largest user.info any pod can carry.
+func largestGroups(user string) int { return largest(user, false) }
+
+func largest(user string, special bool) int {
+	fits := func(n int) bool {
+		return len(admission.UserInfoAnnotation)+len(admission.UserInfoValue(user, manyGroups(n, special))) <= maxAnnotationBytes
+	}
+	lo, hi := 1, 1<<14 // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // handWritten is a valid value of about n bytes in a form YuniKorn never
-// writes (spaces, an unknown field), so that the full grammar decides it.
+// writes (spaces, an unknown field): the policies refuse it.
 func handWritten(n int) string {
 	var b strings.Builder
 	b.WriteString(`{ "user": "frontend", "source": "portal", "groups": [`)

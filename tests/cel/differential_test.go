@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,13 +180,13 @@ func TestAgreesWithTheReferenceOnDrawnRequests(t *testing.T) {
 			}
 			defer cl.close()
 			ref := src.Admission()
-			owned, refused, patched := 0, 0, 0
+			owned, refused, patched, compact := 0, 0, 0, 0
 			for i := 0; i < perSettings; i++ {
 				req := drawRequest(r, i)
 				var want struct {
 					Response map[string]any `json:"response"`
 				}
-				if err := json.Unmarshal(ref.Review(req.review(), refNS), &want); err != nil {
+				if err := json.Unmarshal(ref.Guard(req.review(), refNS), &want); err != nil {
 					t.Fatal(err)
 				}
 				c := &tests.Case{Want: map[string]any{"response": want.Response}}
@@ -209,11 +210,15 @@ func TestAgreesWithTheReferenceOnDrawnRequests(t *testing.T) {
 					owned++
 					continue
 				}
+				if diff != "" && notCompact(out, want.Response) {
+					compact++
+					continue
+				}
 				if diff != "" {
 					t.Errorf("request %d (%s %s in %s by %q %q): %s\nobject %s", i, req.Operation, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, req.Object)
 				}
 			}
-			t.Logf("%d requests: %d refused, %d patched by the reference; %d pre-set own identities admitted (the known difference)", perSettings, refused, patched, owned)
+			t.Logf("%d requests: %d refused, %d patched by the reference; %d pre-set own identities admitted, %d valid values not in YuniKorn's form refused (the known differences)", perSettings, refused, patched, owned, compact)
 		})
 	}
 }
@@ -251,10 +256,18 @@ func ownIdentity(req *request, out *outcome, want map[string]any) bool {
 		if v, ok := a[admission.UserInfoAnnotation]; ok && v == own {
 			status, _ := want["status"].(map[string]any)
 			msg, _ := status["message"].(string)
-			return msg == fmt.Sprintf("user %s with groups %s is not allowed to set user annotation", req.UserInfo.Username, bracketed(req.UserInfo.Groups))
+			return strings.HasPrefix(msg, fmt.Sprintf("user %s with groups %s is not allowed to set user annotation", req.UserInfo.Username, bracketed(req.UserInfo.Groups)))
 		}
 	}
 	return false
+}
+
+// notCompact: the reference admitted a valid pre-set value that the
+// policies refuse because it is not in the compact form YuniKorn writes
+// (docs/GUARD.md: CEL reads user.info only in that form).
+func notCompact(out *outcome, want map[string]any) bool {
+	msg, _ := deniedBy(out.message)
+	return !out.allowed && want["allowed"] == true && strings.HasPrefix(msg, "yunikorn.apache.org/user.info is not in the form YuniKorn writes it")
 }
 
 func bracketed(groups []string) string {

@@ -98,6 +98,7 @@ func restMapper() *meta.DefaultRESTMapper {
 	}{
 		{schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, false},
 		{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, false},
+		{schema.GroupVersionKind{Version: "v1", Kind: "ReplicationController"}, false},
 		{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, true},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, false},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, false},
@@ -165,13 +166,15 @@ func newCluster(objs []runtime.Object, namespaces []*corev1.Namespace) (*cluster
 // request is the part of an AdmissionReview request the API server's
 // admission chain is given.
 type request struct {
-	UID       string                       `json:"uid"`
-	Kind      metav1.GroupVersionKind      `json:"kind"`
-	Resource  *metav1.GroupVersionResource `json:"resource"`
-	Namespace string                       `json:"namespace"`
-	Name      string                       `json:"name"`
-	Operation string                       `json:"operation"`
-	UserInfo  struct {
+	UID      string                       `json:"uid"`
+	Kind     metav1.GroupVersionKind      `json:"kind"`
+	Resource *metav1.GroupVersionResource `json:"resource"`
+	// SubResource is the subresource requested, "" for the object.
+	SubResource string `json:"subResource"`
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	Operation   string `json:"operation"`
+	UserInfo    struct {
 		Username string              `json:"username"`
 		UID      string              `json:"uid"`
 		Groups   []string            `json:"groups"`
@@ -267,7 +270,7 @@ func (c *cluster) admit(ctx context.Context, r *request) (*outcome, error) {
 		opts = &metav1.UpdateOptions{}
 	}
 	u := &user.DefaultInfo{Name: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups, Extra: r.UserInfo.Extra}
-	attrs := admission.NewAttributesRecord(obj, old, gvk, ns, r.Name, gvr, "", admission.Operation(r.Operation), opts, false, u)
+	attrs := admission.NewAttributesRecord(obj, old, gvk, ns, r.Name, gvr, r.SubResource, admission.Operation(r.Operation), opts, false, u)
 	out := &outcome{allowed: true, before: before}
 	rec := &warnings{}
 	ctx = warning.WithWarningRecorder(ctx, rec)
@@ -314,9 +317,21 @@ func firstLines(b []byte, n int) string {
 // build writes the kubernetes target of the inputs, each object as its
 // YAML document, and returns the loaded sources with them.
 func build(inputs []translate.Input) ([][]byte, *translate.Sources, error) {
+	return buildFor(inputs, nil)
+}
+
+// buildFor is build for the YuniKorn releases of a case: the first, when
+// it is not the default.
+func buildFor(inputs []translate.Input, releases []translate.YuniKornRelease) ([][]byte, *translate.Sources, error) {
 	s := &translate.Sources{}
 	if err := s.AddInputs(inputs, translate.KindAuto); err != nil {
 		return nil, nil, err
+	}
+	if len(releases) > 0 {
+		var err error
+		if s, err = s.WithYuniKornRelease(releases[0]); err != nil {
+			return nil, nil, err
+		}
 	}
 	objs, err := translate.KubernetesObjects(s)
 	if err != nil {

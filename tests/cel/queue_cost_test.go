@@ -171,6 +171,8 @@ func TestLargeQueueConfigurationsFitTheCostLimit(t *testing.T) {
 		{"a pod naming no queue gets the namespace's queue", "u00002", "", manyGroups(1000, true), true, false, ""},
 		{"a controller's pod with the user.info of a user in 1,000 groups", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q09999", []string{"system:serviceaccounts"}, true, false, admission.UserInfoValue("u09999", manyGroups(1000, false))},
 		{"a controller's pod with the user.info of a user in 1,000 groups to escape", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q00003", []string{"system:serviceaccounts"}, true, true, admission.UserInfoValue("u00004", manyGroups(1000, true))},
+		{"a controller's pod with the user.info of a user in 4,000 groups", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q09999", []string{"system:serviceaccounts"}, true, false, admission.UserInfoValue("u09999", manyGroups(4000, false))},
+		{"a controller's pod with the largest user.info a pod can carry", "system:serviceaccount:kube-system:replicaset-controller", "root.teams.q09999", []string{"system:serviceaccounts"}, true, false, admission.UserInfoValue("u09999", manyGroups(largestGroups("u09999"), false))},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			meta := map[string]any{"name": "p", "labels": map[string]string{"applicationId": "app-1"}}

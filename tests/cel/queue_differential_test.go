@@ -104,7 +104,7 @@ func drawAgainstReference(t *testing.T, r *rand.Rand, cl *cluster, ref *admissio
 		if err != nil {
 			t.Fatalf("%srequest %d: %v", where, i, err)
 		}
-		if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" {
+		if diff := compareQueue(&tests.Case{Want: map[string]any{"response": want.Response}}, out); diff != "" && !refusedNotCompact(req, out) {
 			t.Errorf("%srequest %d (%s in %s by %q %q): %s\n%sobject %s", where, i, req.Kind.Kind, req.Namespace, req.UserInfo.Username, req.UserInfo.Groups, diff, detail, req.Object)
 		}
 	}
@@ -358,4 +358,52 @@ func TestQueueAgreesWithTheReferenceOnDrawnConfigurations(t *testing.T) {
 		t.Fatalf("only %d of %d drawn configurations build", built, configs)
 	}
 	t.Logf("%d configurations, %d requests each: %d refused, %d admitted with warnings by the reference", built, perConfig, refused, warned)
+}
+
+// refusedNotCompact: the queue policy refused a pre-set user.info that is
+// not in the compact form YuniKorn writes, rather than read it (the known
+// difference, docs/GUARD.md); the reference reads it as Go decodes it. A
+// value in that form must never be refused so.
+func refusedNotCompact(req *request, out *outcome) bool {
+	msg, _ := deniedBy(out.message)
+	if out.allowed || msg != wantCompactRefusal {
+		return false
+	}
+	var obj struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Annotations map[string]string `json:"annotations"`
+				} `json:"metadata"`
+			} `json:"template"`
+			JobTemplate struct {
+				Spec struct {
+					Template struct {
+						Metadata struct {
+							Annotations map[string]string `json:"annotations"`
+						} `json:"metadata"`
+					} `json:"template"`
+				} `json:"spec"`
+			} `json:"jobTemplate"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(req.Object, &obj)
+	for _, a := range []map[string]string{obj.Metadata.Annotations, obj.Spec.Template.Metadata.Annotations, obj.Spec.JobTemplate.Spec.Template.Metadata.Annotations} {
+		v, ok := a[admission.UserInfoAnnotation]
+		if !ok {
+			continue
+		}
+		var id struct {
+			User   string   `json:"user"`
+			Groups []string `json:"groups"`
+		}
+		if json.Unmarshal([]byte(v), &id) == nil && admission.UserInfoValue(id.User, id.Groups) == v {
+			return false // in YuniKorn's form: it must be read
+		}
+		return true
+	}
+	return false
 }

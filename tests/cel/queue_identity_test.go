@@ -13,12 +13,15 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// TestQueueReadsTheIdentityAsGoDecodesUserInfo: the queue policy reads
-// the user and groups of a pre-set user.info as Go's decoder does —
-// escapes undone, field names in any case, white space and either order —
-// which the denial names ("user X may not submit") or the admins group
-// admits.
-func TestQueueReadsTheIdentityAsGoDecodesUserInfo(t *testing.T) {
+// TestQueueReadsTheIdentityExactlyOrRefusesIt: the queue policy reads
+// the user and groups of a pre-set user.info only in the compact form
+// YuniKorn writes, and then as Go's decoder does (escapes undone), which
+// the denial names ("user X may not submit") or the admins group admits;
+// any other value, valid JSON included, is refused with the policies'
+// own message, never read otherwise than Go reads it. The value
+// {"\"user":"boss"} (a field named "user whose value is boss) is Go's
+// nobody: it is refused, not read as boss.
+func TestQueueReadsTheIdentityExactlyOrRefusesIt(t *testing.T) {
 	const config = `apiVersion: v1
 kind: ConfigMap
 metadata: {name: yunikorn-configs, namespace: yunikorn}
@@ -45,16 +48,23 @@ data:
 	unique, noGang := src.QueueReviewFlags()
 	ref := &admission.QueueReview{Settings: src.Admission(), Tree: src.Queues(), UniqueAppID: unique, DisableGangScheduling: noGang,
 		Namespaces: map[string]admission.Namespace{"default": {Name: "default"}}}
+	const unreadable = "\x00" // the value is refused, not read
 	for _, tc := range []struct{ rule, value, user string }{
-		{"a \\u escape of an ASCII letter is the letter", `{"user":"b\u006Fb"}`, "bob"},
 		{"an escaped backslash before u is a backslash", `{"user":"a\\u0062"}`, `a\u0062`},
-		{"\\u005c is a backslash, not the start of an escape", `{"user":"\u005cu0061"}`, `\u0061`},
 		{"quote, tab and line separator escapes", `{"user":"o\"b\trien\u2028"}`, "o\"b\trien\u2028"},
 		{"the HTML escapes Go writes", `{"user":"\u003cx\u0026y\u003e"}`, "<x&y>"},
-		{"field names in any case, white space, groups first", `{ "Groups" : [ "devs" ] , "USER" : "carl" }`, "carl"},
-		{"a group written with escapes is the group", `{"user":"dan","groups":["\u0061dmins"]}`, ""},
-		{"other fields are ignored", `{"user":"erin","source":"portal","n":1,"ok":true,"x":null}`, "erin"},
-		{"a field named user inside another's string is not the user", `{"note":"\"user\":\"x\"","user":"fay"}`, "fay"},
+		{"a user in the admins group is admitted", `{"user":"dan","groups":["devs","admins"]}`, ""},
+		{"a user alone", `{"user":"erin"}`, "erin"},
+		{"a field named \"user is not the user: refused", `{"\"user":"boss"}`, unreadable},
+		{"a \\u escape Go does not write is refused", `{"user":"b\u006Fb"}`, unreadable},
+		{"\\u005c is refused", `{"user":"\u005cu0061"}`, unreadable},
+		{"field names in another case, white space, groups first are refused", `{ "Groups" : [ "devs" ] , "USER" : "carl" }`, unreadable},
+		{"a group written with escapes is refused", `{"user":"dan","groups":["\u0061dmins"]}`, unreadable},
+		{"other fields are refused", `{"user":"erin","source":"portal"}`, unreadable},
+		{"a field named user inside another's string is refused", `{"note":"\"user\":\"x\"","user":"fay"}`, unreadable},
+		{"the user given twice is refused", `{"user":"boss","user":"fay"}`, unreadable},
+		{"an empty user written out is refused", `{"user":"","groups":["admins"]}`, unreadable},
+		{"null is refused", `null`, unreadable},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			obj, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p",
@@ -67,6 +77,12 @@ data:
 				t.Fatal(err)
 			}
 			msg, _ := deniedBy(out.message)
+			if tc.user == unreadable {
+				if out.allowed || !strings.HasPrefix(msg, "yunikorn.apache.org/user.info is not in the form YuniKorn writes it") {
+					t.Fatalf("allowed %t, %q; want the value refused as not in YuniKorn's form", out.allowed, msg)
+				}
+				return
+			}
 			if tc.user == "" {
 				if !out.allowed {
 					t.Fatalf("refused: %s", msg)

@@ -1,6 +1,7 @@
 package cel
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,12 +74,15 @@ func TestValidityAgreesWithGo(t *testing.T) {
 	valid := presetProgram(t, validExpr)
 	// The message of a failed validity check: the expression's first
 	// branch, taken when the check fails.
-	const guard = "variables.checked && variables.allowed && !variables.valid ? "
+	// A valid value not in YuniKorn's form gets the policies' own
+	// message; an invalid one YuniKorn's, then the guard's suffix.
+	guard := "variables.presetChecked && variables.allowed && !variables.presetExact ? (variables.valid ? " + strconv.Quote(wantCompactRefusal) + " : "
+	const tail = ` + variables.presetSuffix) : ""`
 	msgExpr := vap.Spec.Validations[1].MessageExpression
-	if !strings.HasPrefix(msgExpr, guard) || !strings.HasSuffix(msgExpr, ` : ""`) {
+	if !strings.HasPrefix(msgExpr, guard) || !strings.HasSuffix(msgExpr, tail) {
 		t.Fatalf("the validity message is not guarded by its check: %.80s", msgExpr)
 	}
-	message := presetProgram(t, strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), ` : ""`))
+	message := presetProgram(t, strings.TrimSuffix(strings.TrimPrefix(msgExpr, guard), tail))
 	presetTop, jsonChecks := presetProgram(t, vars["presetTop"]), presetProgram(t, vars["jsonChecks"])
 	for _, tc := range []struct {
 		rule, value string

@@ -7,13 +7,15 @@ import (
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests"
 )
 
 // TestCorpusVersions decides the user.info cases of the corpus that name
 // the YuniKorn releases they hold for (versions:) with the policies built
-// for each of those releases, as TestCorpus decides the others.
+// for each of those releases and every part of the guard off: the
+// policies then decide as YuniKorn does (TestCorpus decides the guard).
 func TestCorpusVersions(t *testing.T) {
 	root := repoRoot(t)
 	files, err := tests.Load(root, filepath.Join(root, "tests", "corpus", "yunikorn"))
@@ -30,7 +32,7 @@ func TestCorpusVersions(t *testing.T) {
 	for _, f := range files {
 		for i := range f.Cases {
 			c := &f.Cases[i]
-			if c.Entrypoint != "yunikorn/admission/review" || len(c.Versions) == 0 {
+			if c.Entrypoint != translate.EntrypointAdmissionReview || len(c.Versions) == 0 {
 				continue
 			}
 			for _, rel := range c.Releases {
@@ -58,6 +60,7 @@ func decideAs(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, cluste
 	if err := s.AddInputs(c.Inputs, translate.KindAuto); err != nil {
 		return fmt.Sprintf("build: %v", err)
 	}
+	s = s.WithGuardOff(admission.GuardParts())
 	objs, err := translate.KubernetesObjects(s)
 	if err != nil {
 		return fmt.Sprintf("build: %v", err)
