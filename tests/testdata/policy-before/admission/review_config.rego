@@ -8,3 +8,10 @@ package yunikorn.admission
 settings := data.aclc.admission
 
 namespace_object := data.kubernetes.namespaces[namespace]
+
+# The behaviour switches of the YuniKorn release the configuration was compiled for.
+release_switches := object.get(object.get(data.aclc, "yunikorn", {}), ["release", "switches"], {})
+
+# The guard's configuration: the parts turned off, and whether the release's scheduler
+# reads the username label.
+guard_config := object.get(data.aclc, "guard", {})
