@@ -166,7 +166,8 @@ func TestCluster(t *testing.T) {
 	n := 0
 	podName := func() string { n++; return fmt.Sprintf("p-%d", n) }
 
-	guardAttacks(t, ctx, s, asAlice, podName)
+	guardAttacks(t, ctx, s, asAlice, podName, fmt.Sprintf("admission webhook %q denied the request", webhookName),
+		fmt.Sprintf("admission webhook %q denied the request", queueWebhookName))
 
 	t.Run("a pod a user creates gets her user.info", func(t *testing.T) {
 		p := createPod(t, ctx, asAlice, podName(), nil)

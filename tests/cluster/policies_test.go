@@ -110,6 +110,11 @@ func TestClusterPolicies(t *testing.T) {
 		return denied(userInfoPolicy, fmt.Sprintf("user %s with groups [%s,system:authenticated] is not allowed to set user annotation", u.name, strings.Join(u.groups, ",")))
 	}
 
+	// The attacks on YuniKorn's own check, refused by the policies as the
+	// webhook refuses them.
+	guardAttacks(t, ctx, s, asAlice, podName, fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request", userInfoPolicy, userInfoPolicy),
+		"is not in the form YuniKorn writes it")
+
 	t.Run("a pod a user creates gets her user.info from the API server", func(t *testing.T) {
 		p := createPod(t, ctx, asAlice, podName(), nil)
 		var ui struct {

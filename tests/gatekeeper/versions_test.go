@@ -53,11 +53,11 @@ func TestCorpusVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := c.Want
+			expected := c.Want
 			if c.GuardWant != nil {
-				want = c.GuardWant // the template decides with aclc's guard
+				expected = c.GuardWant // the template decides with aclc's guard
 			}
-			resp, _ := want["response"].(map[string]any)
+			resp, _ := expected["response"].(map[string]any)
 			allowed, _ := resp["allowed"].(bool)
 			status, _ := resp["status"].(map[string]any)
 			want, _ := status["message"].(string)
