@@ -644,7 +644,8 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 		add("usernameLabel", `variables.labels[?`+label+`].orValue("")`)
 		add("labelRefused", `(variables.isPod || (request.?subResource.orValue("") == "" && !variables.replicaSetSkip)) && `+
 			`variables.usernameLabel != "" && variables.usernameLabel != variables.user && `+
-			`!(request.operation == "UPDATE" && variables.usernameLabel == variables.oldMeta.?labels.orValue({})[?`+label+`].orValue("")) && `+
+			`!(request.operation == "UPDATE" && variables.usernameLabel == variables.oldMeta.?labels.orValue({})[?`+label+`].orValue("") && `+
+			`!(variables.oldMeta.?annotations.orValue({})[?`+celString(celUserInfoKey)+`].orValue("") != "" && variables.annotations[?`+celString(celUserInfoKey)+`].orValue("") == "")) && `+
 			`!(`+strconv.FormatBool(st.BypassAuth)+` || variables.allowed)`)
 		validations = append(validations, admissionregistrationv1.Validation{
 			Expression: `!variables.labelRefused`,

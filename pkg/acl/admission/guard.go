@@ -174,10 +174,12 @@ func (s *Settings) guardRefusal(req *admissionv1.AdmissionRequest, namespace str
 	mayChoose := s.BypassAuth || s.IsAnnotationAllowed(user, groups)
 	labelRead := s.guardOn(GuardUsernameLabel) && s.release.Has(release.UsernameLabel)
 	// label refuses a username label naming someone else, set where it
-	// was not before.
-	label := func(newLabels, oldLabels map[string]string, update bool) string {
+	// was not before, or uncovered by an UPDATE that empties the user.info
+	// it stood behind.
+	label := func(newLabels, oldLabels, newAnnotations, oldAnnotations map[string]string, update bool) string {
 		v := newLabels[LabelUsername]
-		if !labelRead || v == "" || v == user || mayChoose || (update && v == oldLabels[LabelUsername]) {
+		uncovered := oldAnnotations[UserInfoAnnotation] != "" && newAnnotations[UserInfoAnnotation] == ""
+		if !labelRead || v == "" || v == user || mayChoose || (update && v == oldLabels[LabelUsername] && !uncovered) {
 			return ""
 		}
 		return labelMessage(user, groups, v)
@@ -194,7 +196,7 @@ func (s *Settings) guardRefusal(req *admissionv1.AdmissionRequest, namespace str
 			return err.Error()
 		}
 		if !update {
-			return label(pod.Labels, nil, false)
+			return label(pod.Labels, nil, nil, nil, false)
 		}
 		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
 			return err.Error()
@@ -202,7 +204,7 @@ func (s *Settings) guardRefusal(req *admissionv1.AdmissionRequest, namespace str
 		if s.guardOn(GuardPodUpdate) && old.Annotations[UserInfoAnnotation] != pod.Annotations[UserInfoAnnotation] {
 			return GuardMessage(msgChangeNotAllowed, GuardPodUpdate)
 		}
-		return label(pod.Labels, old.Labels, true)
+		return label(pod.Labels, old.Labels, pod.Annotations, old.Annotations, true)
 	}
 	if req.SubResource != "" {
 		// A workload's subresources (scale, status) cannot change its
@@ -232,7 +234,7 @@ func (s *Settings) guardRefusal(req *admissionv1.AdmissionRequest, namespace str
 				return GuardMessage(msg, part)
 			}
 		}
-		return label(tmpl.Labels, nil, false)
+		return label(tmpl.Labels, nil, nil, nil, false)
 	}
 	_, old, err := podTemplateSpecOf(kind, req.OldObject.Raw, rc)
 	if err != nil {
@@ -246,7 +248,7 @@ func (s *Settings) guardRefusal(req *admissionv1.AdmissionRequest, namespace str
 			}
 		}
 	}
-	return label(tmpl.Labels, old.Labels, true)
+	return label(tmpl.Labels, old.Labels, tmpl.Annotations, old.Annotations, true)
 }
 
 // presetRefusal is YuniKorn's check of a pre-set user.info (who set it,

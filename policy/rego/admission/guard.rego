@@ -109,6 +109,13 @@ label_refusal(new_labels, old_value) := concat("", [
 
 old_object := object.get(req, "oldObject", {})
 
+# The old object's username label as the UPDATE leaves it standing: none when the UPDATE
+# empties the user.info it stood behind, which uncovers it.
+old_label(old_labels, old_annotations, new_annotations) := "" if {
+	object.get(old_annotations, user_info_key, "") != ""
+	object.get(new_annotations, user_info_key, "") == ""
+} else := object.get(old_labels, username_label, "")
+
 guard_refusal := "" if {
 	operation == "UPDATE"
 	not label_read
@@ -143,7 +150,7 @@ pod_guard_refusal := denied_decode if {
 } else := guard_message("user info annotation change is not allowed", "pod-update") if {
 	guard_on("pod-update")
 	object.get(old_pod_annotations, user_info_key, "") != object.get(pod_annotations, user_info_key, "")
-} else := label_refusal(pod_labels, object.get(old_pod_labels, username_label, ""))
+} else := label_refusal(pod_labels, old_label(old_pod_labels, old_pod_annotations, pod_annotations))
 
 old_pod_annotations := meta_map(object.get(old_object, "metadata", {}), "annotations")
 
@@ -187,7 +194,7 @@ workload_guard_refusal := err if {
 	template_annotations[user_info_key] != object.get(meta_map(old_template_meta, "annotations"), user_info_key, "")
 	msg := guard_preset_refusal
 	msg != ""
-} else := label_refusal(template_labels, object.get(meta_map(old_template_meta, "labels"), username_label, ""))
+} else := label_refusal(template_labels, old_label(meta_map(old_template_meta, "labels"), meta_map(old_template_meta, "annotations"), template_annotations))
 
 # YuniKorn's check of the template's pre-set user.info, "" when it passes or is absent.
 guard_preset_refusal := "" if {
