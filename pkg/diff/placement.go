@@ -316,25 +316,19 @@ type userClass struct {
 // named in the same of those are one class.
 func (c *comparer) userClasses(po, pn *yunikorn.Partition, appOld, appNew yunikorn.Application, anyone string) []userClass {
 	ro, rn := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
-	var acls []yunikorn.ACL
+	acls := chainACLs(po, pn, ro, rn)
 	candidates := map[string]bool{anyone: true}
+	for _, a := range acls {
+		for u := range a.Users {
+			candidates[u] = true
+		}
+	}
 	for _, side := range []struct {
 		p *yunikorn.Partition
 		r yunikorn.PlacementReads
 	}{{po, ro}, {pn, rn}} {
 		if side.p == nil {
 			continue
-		}
-		for _, path := range side.r.Queues {
-			for q := side.p.Queue(path); q != nil; q = q.Parent {
-				acls = append(acls, q.Submit, q.Admin)
-				for u := range q.Submit.Users {
-					candidates[u] = true
-				}
-				for u := range q.Admin.Users {
-					candidates[u] = true
-				}
-			}
 		}
 		for _, f := range side.r.Filters {
 			for u := range f.Users {
@@ -406,25 +400,19 @@ func bit(b bool) byte {
 // kind (groups named in the same ACLs and filters are alike). The empty set
 // is first. complete is false when more than maxGroupSets were found.
 func groupSets(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) (sets [][]string, alike map[string][]string, complete bool) {
-	var acls []yunikorn.ACL
+	acls := chainACLs(po, pn, ro, rn)
 	candidates := map[string]bool{}
+	for _, a := range acls {
+		for g := range a.Groups {
+			candidates[g] = true
+		}
+	}
 	for _, side := range []struct {
 		p *yunikorn.Partition
 		r yunikorn.PlacementReads
 	}{{po, ro}, {pn, rn}} {
 		if side.p == nil {
 			continue
-		}
-		for _, path := range side.r.Queues {
-			for q := side.p.Queue(path); q != nil; q = q.Parent {
-				acls = append(acls, q.Submit, q.Admin)
-				for g := range q.Submit.Groups {
-					candidates[g] = true
-				}
-				for g := range q.Admin.Groups {
-					candidates[g] = true
-				}
-			}
 		}
 		for _, f := range side.r.Filters {
 			for g := range f.Groups {
@@ -496,4 +484,24 @@ func collect(order []string, reached map[string][]string) [][]string {
 		out[i] = reached[k]
 	}
 	return out
+}
+
+// chainACLs are the submit and admin ACLs of every queue a placement reads
+// on either side, with those of their ancestors, old side first.
+func chainACLs(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) []yunikorn.ACL {
+	var acls []yunikorn.ACL
+	for _, side := range []struct {
+		p *yunikorn.Partition
+		r yunikorn.PlacementReads
+	}{{po, ro}, {pn, rn}} {
+		if side.p == nil {
+			continue
+		}
+		for _, path := range side.r.Queues {
+			for q := side.p.Queue(path); q != nil; q = q.Parent {
+				acls = append(acls, q.Submit, q.Admin)
+			}
+		}
+	}
+	return acls
 }
