@@ -125,40 +125,17 @@ func TestCluster(t *testing.T) {
 	dir := t.TempDir()
 	kcACLC, who := aclcIdentity(t, ctx, s, adm, os.Getenv("ACLC_HELM"))
 	t.Logf("aclc reads the configuration as %s", who)
-	whPort, servePort := freePort(t), freePort(t)
-	caOut := filepath.Join(dir, "webhook-ca.pem")
-	webhookProc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
-		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(whPort), "--self-signed", "--ca-out", caOut)
+	webhookProc, whURL, whClient, caPEM := startWebhook(t, dir, aclc, kcACLC)
+	servePort := freePort(t)
 	serveProc := start(t, dir, "aclc-serve", aclc, "serve", "--from-cluster", "--kubeconfig", kcACLC,
 		"-n", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(servePort))
 	servePath := serveProc.log
-	whURL := "https://127.0.0.1:" + strconv.Itoa(whPort)
 	serveURL := "http://127.0.0.1:" + strconv.Itoa(servePort)
-
-	var whClient *http.Client
-	eventually(t, 120*time.Second, "aclc webhook ready", func() error {
-		if webhookProc.exited() {
-			t.Fatalf("aclc webhook exited:\n%s", tail(webhookProc.log, 30))
-		}
-		pemBytes, err := os.ReadFile(caOut)
-		if err != nil {
-			return err
-		}
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(pemBytes)
-		whClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-		_, err = get(whClient, whURL+"/readyz")
-		return err
-	})
 	eventually(t, 120*time.Second, "aclc serve ready", func() error {
 		_, err := get(http.DefaultClient, serveURL+"/health")
 		return err
 	})
 	t.Logf("aclc webhook and serve ready in %s", time.Since(began).Round(time.Millisecond))
-	caPEM, err := os.ReadFile(caOut)
-	if err != nil {
-		t.Fatal(err)
-	}
 	asAlice, asBob := s.client(t, alice), s.client(t, bob)
 	register(t, ctx, adm, whURL, caPEM, admissionregistrationv1.Fail)
 	waitForWebhooks(t, ctx, asAlice, asBob)

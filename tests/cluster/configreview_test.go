@@ -2,13 +2,8 @@ package cluster
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"net/http"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,30 +22,7 @@ func TestClusterConfigReviewLockOut(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	kcACLC, _ := aclcIdentity(t, ctx, s, adm, os.Getenv("ACLC_HELM"))
-	whPort := freePort(t)
-	caOut := filepath.Join(dir, "webhook-ca.pem")
-	webhookProc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kcACLC,
-		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(whPort), "--self-signed", "--ca-out", caOut)
-	whURL := "https://127.0.0.1:" + strconv.Itoa(whPort)
-	var whClient *http.Client
-	eventually(t, 120*time.Second, "aclc webhook ready", func() error {
-		if webhookProc.exited() {
-			t.Fatalf("aclc webhook exited:\n%s", tail(webhookProc.log, 30))
-		}
-		pemBytes, err := os.ReadFile(caOut)
-		if err != nil {
-			return err
-		}
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(pemBytes)
-		whClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-		_, err = get(whClient, whURL+"/readyz")
-		return err
-	})
-	caPEM, err := os.ReadFile(caOut)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, whURL, whClient, caPEM := startWebhook(t, dir, aclc, kcACLC)
 	registerConfigWebhook(t, ctx, adm, whURL, caPEM)
 	warnedAdm, warned := s.warned(t, admin)
 	api := warnedAdm.CoreV1().ConfigMaps(yunikornNS)

@@ -440,3 +440,36 @@ func run(t *testing.T, stdin string, argv ...string) (int, string) {
 	t.Fatalf("%v: %v\n%s", argv, err, out.String())
 	return -1, ""
 }
+
+// startWebhook starts aclc webhook on loopback with a throw-away CA, reading
+// the configuration from the cluster as kubeconfig's identity, and waits
+// until it is ready: the process, its URL, a client that trusts its CA, and
+// the CA.
+func startWebhook(t *testing.T, dir, aclc, kubeconfig string) (*process, string, *http.Client, []byte) {
+	t.Helper()
+	port := freePort(t)
+	caOut := filepath.Join(dir, "webhook-ca.pem")
+	proc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kubeconfig,
+		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(port), "--self-signed", "--ca-out", caOut)
+	url := "https://127.0.0.1:" + strconv.Itoa(port)
+	var client *http.Client
+	eventually(t, 120*time.Second, "aclc webhook ready", func() error {
+		if proc.exited() {
+			t.Fatalf("aclc webhook exited:\n%s", tail(proc.log, 30))
+		}
+		pemBytes, err := os.ReadFile(caOut)
+		if err != nil {
+			return err
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pemBytes)
+		client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+		_, err = get(client, url+"/readyz")
+		return err
+	})
+	caPEM, err := os.ReadFile(caOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proc, url, client, caPEM
+}
