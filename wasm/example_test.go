@@ -60,6 +60,7 @@ func ExampleLoad() {
 		fmt.Println(name)
 	}
 	// Output:
+	// yunikorn/admission/guard
 	// yunikorn/admission/queue
 	// yunikorn/admission/review
 	// yunikorn/queues/decision
