@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -128,6 +129,11 @@ type rendered struct {
 	issuers          map[string]*certManagerIssuer
 	networkPolicies  map[string]*networkingv1.NetworkPolicy
 	serviceMonitors  map[string]*serviceMonitor
+	configMaps       map[string]*corev1.ConfigMap
+	// empty are the webhook configurations installed without webhooks
+	// (webhook.registration=pod), by name: their kind. Their webhooks, kept
+	// in the registration ConfigMap, are in mutating and validating.
+	empty map[string]string
 	// labels are every object's metadata.labels, by "Kind name".
 	labels map[string]map[string]string
 }
@@ -206,8 +212,12 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 		certificates:     map[string]*certManagerCertificate{}, issuers: map[string]*certManagerIssuer{},
 		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
 		serviceMonitors: map[string]*serviceMonitor{}, labels: map[string]map[string]string{},
+		configMaps: map[string]*corev1.ConfigMap{}, empty: map[string]string{},
 	}
-	for _, doc := range docSep.Split(string(out), -1) {
+	docs := docSep.Split(string(out), -1)
+	for len(docs) > 0 {
+		doc := docs[0]
+		docs = docs[1:]
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -255,9 +265,29 @@ func decodeAll(t *testing.T, out []byte) *rendered {
 		case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
 			decode(r.clusterRoleBinds, &rbacv1.ClusterRoleBinding{})
 		case "admissionregistration.k8s.io/v1 MutatingWebhookConfiguration":
+			var c admissionregistrationv1.MutatingWebhookConfiguration
+			if err = strict([]byte(doc), &c); err == nil && len(c.Webhooks) == 0 {
+				r.empty[name] = head.Kind
+				break
+			}
 			decode(r.mutating, &admissionregistrationv1.MutatingWebhookConfiguration{})
 		case "admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration":
+			var c admissionregistrationv1.ValidatingWebhookConfiguration
+			if err = strict([]byte(doc), &c); err == nil && len(c.Webhooks) == 0 {
+				r.empty[name] = head.Kind
+				break
+			}
 			decode(r.validating, &admissionregistrationv1.ValidatingWebhookConfiguration{})
+		case "v1 ConfigMap":
+			var cm corev1.ConfigMap
+			decode(r.configMaps, &cm)
+			if err == nil && strings.HasSuffix(name, "-webhook-registration") {
+				// The webhooks the pods put in force, decoded as if
+				// rendered: one configuration per key.
+				for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
+					docs = append(docs, cm.Data[k])
+				}
+			}
 		case "cert-manager.io/v1 Certificate":
 			decode(r.certificates, &certManagerCertificate{})
 		case "cert-manager.io/v1 Issuer":
@@ -297,6 +327,8 @@ func reflectPut(m any, name string, v any) bool {
 		return put(m, name, v.(*corev1.Secret))
 	case map[string]*corev1.ServiceAccount:
 		return put(m, name, v.(*corev1.ServiceAccount))
+	case map[string]*corev1.ConfigMap:
+		return put(m, name, v.(*corev1.ConfigMap))
 	case map[string]*policyv1.PodDisruptionBudget:
 		return put(m, name, v.(*policyv1.PodDisruptionBudget))
 	case map[string]*rbacv1.Role:
@@ -408,21 +440,27 @@ func TestChart(t *testing.T) {
 		// The user.info webhook fails closed: skipped, it would let anyone
 		// who may create pods claim any identity. Its own namespace stays
 		// out, so its pods can always be recreated.
-		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}},
-		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, certManager: true},
+		{name: "defaults", kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		{name: "cert-manager", sets: []string{"certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, certManager: true},
+		// kube-system, which YuniKorn bypasses, is checked when the
+		// operator lists no bypassed namespace.
+		{name: "no bypassed namespace", sets: []string{"webhook.bypassedNamespaces=null"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}},
+		// Installed whole: in force when Helm applies it.
+		{name: "registered by Helm", sets: []string{"webhook.registration=helm"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
+		{name: "registered by Helm, cert-manager", sets: []string{"webhook.registration=helm", "certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, certManager: true},
 		{name: "validating, kube-system left out", sets: []string{"webhook.type=validating", "webhook.exemptNamespaces={kube-system}"}, kind: "validating", path: "/validate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
 		// Gatekeeper's name for the list, and the chart's former one,
 		// still honoured: both lists are left out, each name once.
 		{name: "exemptNamespaces and the former excludeNamespaces", sets: []string{"webhook.exemptNamespaces={kube-system,team-ops}", "webhook.excludeNamespaces={kube-system,legacy}"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system", "team-ops", "legacy"}},
 		{name: "the former excludeNamespaces alone", sets: []string{"webhook.excludeNamespaces={kube-system}"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}},
-		{name: "Ignore, as YuniKorn", sets: []string{"webhook.failurePolicy=Ignore"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace}},
-		{name: "queue check failing closed, a longer timeout", sets: []string{"webhook.queue.failurePolicy=Fail", "webhook.timeoutSeconds=7"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, queuePolicy: "Fail", timeout: 7},
-		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
-		{name: "serve over TLS", sets: []string{"serve.enabled=true", "serve.tls.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true, serveTLS: true},
-		{name: "serve over TLS, cert-manager", sets: []string{"serve.enabled=true", "serve.tls.enabled=true", "certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true, serveTLS: true, certManager: true},
-		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, noQueue: true},
-		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
-		{name: "mounted copies of the ConfigMaps, with serve", sets: []string{"yunikorn.fromCluster=false", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace}, serve: true},
+		{name: "Ignore, as YuniKorn", sets: []string{"webhook.failurePolicy=Ignore"}, kind: "mutating", path: "/mutate", failurePolicy: "Ignore", excluded: []string{namespace, "kube-system"}},
+		{name: "queue check failing closed, a longer timeout", sets: []string{"webhook.queue.failurePolicy=Fail", "webhook.timeoutSeconds=7"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, queuePolicy: "Fail", timeout: 7},
+		{name: "serve enabled", sets: []string{"serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, serve: true},
+		{name: "serve over TLS", sets: []string{"serve.enabled=true", "serve.tls.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, serve: true, serveTLS: true},
+		{name: "serve over TLS, cert-manager", sets: []string{"serve.enabled=true", "serve.tls.enabled=true", "certificates.provider=cert-manager"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, serve: true, serveTLS: true, certManager: true},
+		{name: "no placement check", sets: []string{"webhook.queue.enabled=false"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, noQueue: true},
+		{name: "from the cluster, with serve", sets: []string{"yunikorn.fromCluster=true", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, serve: true},
+		{name: "mounted copies of the ConfigMaps, with serve", sets: []string{"yunikorn.fromCluster=false", "serve.enabled=true"}, kind: "mutating", path: "/mutate", failurePolicy: "Fail", excluded: []string{namespace, "kube-system"}, serve: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -480,6 +518,12 @@ func TestChart(t *testing.T) {
 				}
 				if len(w.client.CABundle) != 0 {
 					t.Error("caBundle set: cert-manager's injector owns it")
+				}
+				// Registered by the pods, the webhooks get the CA from
+				// cert-manager's Secret at once, not when the injector
+				// next runs.
+				if args := dep.Spec.Template.Spec.Containers[0].Args; len(r.empty) > 0 && !slices.Contains(args, "--register-ca-file=/etc/aclc/tls/ca.crt") {
+					t.Errorf("webhook args %v: registering under cert-manager without --register-ca-file", args)
 				}
 				if cert.Spec.SecretName != tlsSecret {
 					t.Errorf("Certificate writes Secret %q, the pod mounts %q", cert.Spec.SecretName, tlsSecret)
@@ -829,7 +873,28 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 		return false
 	}
 	var cms []string
+	registers := len(r.empty) > 0
 	for _, rb := range r.roleBindings {
+		if role := r.roles[rb.RoleRef.Name]; role != nil && bound(rb.Subjects) && role.Name == registration {
+			// webhook.registration=pod: the registration ConfigMap, by
+			// name, and the Service's EndpointSlices, in the release's
+			// namespace; read-only.
+			if !registers {
+				t.Errorf("Role %s rendered without webhook configurations to register", role.Name)
+			}
+			if role.Namespace != namespace || rb.Namespace != namespace {
+				t.Errorf("Role %s in %q bound in %q: want both in the release namespace %q", role.Name, role.Namespace, rb.Namespace, namespace)
+			}
+			for _, rule := range role.Rules {
+				switch {
+				case slices.Equal(rule.Resources, []string{"configmaps"}) && slices.Equal(rule.Verbs, []string{"get"}) && slices.Equal(rule.ResourceNames, []string{registration}):
+				case slices.Equal(rule.APIGroups, []string{"discovery.k8s.io"}) && slices.Equal(rule.Resources, []string{"endpointslices"}) && slices.Equal(rule.Verbs, []string{"list"}):
+				default:
+					t.Errorf("Role %s grants %v on %v %v", role.Name, rule.Verbs, rule.Resources, rule.ResourceNames)
+				}
+			}
+			continue
+		}
 		if role := r.roles[rb.RoleRef.Name]; role != nil && bound(rb.Subjects) {
 			// The ConfigMaps are YuniKorn's, in its namespace; a Role in
 			// the release's would grant nothing that is there.
@@ -855,9 +920,18 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 		t.Errorf("ServiceAccount %s may read ConfigMaps %v, want exactly yunikorn-configs and yunikorn-defaults", sa, cms)
 	}
 	namespaces := false
+	updates := map[string]string{} // configuration name -> resource
 	for _, b := range r.clusterRoleBinds {
 		if cr := r.clusterRoles[b.RoleRef.Name]; cr != nil && bound(b.Subjects) {
 			for _, rule := range cr.Rules {
+				if slices.Equal(rule.APIGroups, []string{"admissionregistration.k8s.io"}) && len(rule.Resources) == 1 &&
+					slices.Equal(rule.Verbs, []string{"get", "update"}) && len(rule.ResourceNames) > 0 {
+					// Never create, delete, list or another's name.
+					for _, n := range rule.ResourceNames {
+						updates[n] = rule.Resources[0]
+					}
+					continue
+				}
 				if slices.Equal(rule.Resources, []string{"namespaces"}) && slices.Contains(rule.Verbs, "get") &&
 					slices.Contains(rule.Verbs, "list") && slices.Contains(rule.Verbs, "watch") {
 					namespaces = true
@@ -870,7 +944,31 @@ func checkRBAC(t *testing.T, r *rendered, dep *appsv1.Deployment) {
 	if !namespaces {
 		t.Errorf("ServiceAccount %s may not read Namespaces", sa)
 	}
+	want := map[string]string{}
+	for name, kind := range r.empty {
+		want[name] = strings.ToLower(kind) + "s"
+	}
+	if !maps.Equal(updates, want) {
+		t.Errorf("ServiceAccount %s may update the webhook configurations %v, want exactly the ones rendered empty %v", sa, updates, want)
+	}
+	// The pods register what the ConfigMap holds, and nothing is rendered
+	// empty that the ConfigMap does not fill.
+	args := dep.Spec.Template.Spec.Containers[0].Args
+	if got := slices.Contains(args, "--register="+registration); got != registers {
+		t.Errorf("--register=%s in the webhook's args: %v, want %v", registration, got, registers)
+	}
+	for name := range r.empty {
+		if r.mutating[name] == nil && r.validating[name] == nil {
+			t.Errorf("%s is rendered empty and ConfigMap %s does not hold its webhooks", name, registration)
+		}
+	}
+	if registers && !*dep.Spec.Template.Spec.AutomountServiceAccountToken {
+		t.Error("webhook.registration=pod without the ServiceAccount token the pods register with")
+	}
 }
+
+// registration is the ConfigMap of the webhooks the pods put in force.
+const registration = release + "-webhook-registration"
 
 func volumeSecret(t *testing.T, dep *appsv1.Deployment, name string) string {
 	t.Helper()

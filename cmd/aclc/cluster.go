@@ -27,6 +27,10 @@ type clusterFlags struct {
 	opts    kube.Options
 	// given names the cluster flags set on the command line.
 	given []string
+	// clientOnly lets --kubeconfig and --context name an API server
+	// without --from-cluster, for a command that talks to it otherwise
+	// (webhook --register).
+	clientOnly bool
 }
 
 // clusterFlagNames are the flags that only mean something with
@@ -51,7 +55,7 @@ func (c *clusterFlags) check(fs *pflag.FlagSet, bundlePath, engineName string) e
 	c.given = nil
 	fs.Visit(func(f *pflag.Flag) {
 		for _, n := range clusterFlagNames {
-			if f.Name == n {
+			if f.Name == n && !(c.clientOnly && !c.enabled && (n == "kubeconfig" || n == "context")) {
 				c.given = append(c.given, "--"+n)
 			}
 		}

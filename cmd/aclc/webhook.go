@@ -77,6 +77,8 @@ type webhookOptions struct {
 	log                                                logOptions
 	cluster                                            *clusterFlags
 	guardOff                                           []string
+	register                                           registerOptions
+	leftOut                                            []string
 }
 
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
@@ -96,6 +98,8 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
 	o.cluster = registerClusterFlags(fs)
+	registerFlags(fs, &o.register)
+	fs.StringSliceVar(&o.leftOut, "left-out-namespaces", nil, "namespaces the webhook configurations leave out because YuniKorn bypasses them (the chart's webhook.bypassedNamespaces): a warning is logged, at start and on every reload, for each that YuniKorn's settings would process")
 }
 
 func newWebhookCommand() *cobra.Command {
@@ -109,7 +113,11 @@ func newWebhookCommand() *cobra.Command {
 
 func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	o.cluster.clientOnly = o.register.given()
 	if err := o.cluster.check(cmd.Flags(), "", o.engine); err != nil {
+		return usageErr(cmd, "%v", err)
+	}
+	if err := o.register.check(); err != nil {
 		return usageErr(cmd, "%v", err)
 	}
 	tlsFiles := o.certFile != "" || o.keyFile != ""
@@ -181,6 +189,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return exitError
 	}
 
+	warnLeftOut(logger, s, o.leftOut)
 	// /validate-config reviews against the configuration in service as
 	// last loaded, kept from one load of the sources to the next.
 	served := &servedCache{}
@@ -262,10 +271,22 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		// A change is loaded and compiled aside; the engine in service
 		// answers until the new one is ready, and stays when it fails.
 		go feed.Run(ctx, o.interval, func() error {
-			next, err := openWebhookEngine(ctx, o.engine, feed, served)
+			next, err := openWebhookEngine(ctx, o.engine, feed, served, func(s *translate.Sources) { warnLeftOut(logger, s, o.leftOut) })
 			srv.Reloaded(next, err)
 			return err
 		})
+	}
+	if o.register.given() {
+		// The configurations come into force once an endpoint of the
+		// Service is ready, which this server's /readyz decides.
+		reg, err := o.register.registration(o.cluster, logger)
+		if err != nil {
+			ln.Close()
+			errorf(stderr, "--register: %v", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "aclc webhook: registering the webhook configurations of ConfigMap %s/%s once an endpoint of their Service is ready\n", o.register.namespace, o.register.configMap)
+		startRegistration(ctx, reg)
 	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		errorf(stderr, "%v", err)
@@ -278,7 +299,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 // openWebhookEngine loads the sources again and opens an engine on them,
 // refusing a source set without YuniKorn configuration as at start; what
 // was loaded, or why nothing was, goes to served for /validate-config.
-func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, served *servedCache) (engine.Engine, error) {
+func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, served *servedCache, loaded func(*translate.Sources)) (engine.Engine, error) {
 	s, err := feed.Load()
 	served.set(loadServed(feed, s, err))
 	if err != nil {
@@ -287,6 +308,7 @@ func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, serve
 	if s.Admission() == nil {
 		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
 	}
+	loaded(s)
 	eng, s, err := engineOn(ctx, name, s, "")
 	if err == nil {
 		// The LDAP secret directory, when the configuration chooses it.

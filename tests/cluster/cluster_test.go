@@ -1312,6 +1312,13 @@ func aclcIdentity(t *testing.T, ctx context.Context, s *apiServer, c kubernetes.
 	}
 	objs := applyChart(t, ctx, s, helm, "aclc", []string{"yunikorn.fromCluster=true"}, false,
 		"ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")
+	return chartIdentity(t, ctx, s, c, objs)
+}
+
+// chartIdentity is a kubeconfig with a token of the ServiceAccount among
+// the chart's objects, and who that is.
+func chartIdentity(t *testing.T, ctx context.Context, s *apiServer, c kubernetes.Interface, objs []*unstructured.Unstructured) (kubeconfig, who string) {
+	t.Helper()
 	sa := ""
 	for _, o := range objs {
 		if o.GetKind() == "ServiceAccount" {

@@ -445,12 +445,12 @@ func run(t *testing.T, stdin string, argv ...string) (int, string) {
 // the configuration from the cluster as kubeconfig's identity, and waits
 // until it is ready: the process, its URL, a client that trusts its CA, and
 // the CA.
-func startWebhook(t *testing.T, dir, aclc, kubeconfig string) (*process, string, *http.Client, []byte) {
+func startWebhook(t *testing.T, dir, aclc, kubeconfig string, extra ...string) (*process, string, *http.Client, []byte) {
 	t.Helper()
 	port := freePort(t)
 	caOut := filepath.Join(dir, "webhook-ca.pem")
-	proc := start(t, dir, "aclc-webhook", aclc, "webhook", "--from-cluster", "--kubeconfig", kubeconfig,
-		"--namespace", yunikornNS, "--addr", "127.0.0.1:"+strconv.Itoa(port), "--self-signed", "--ca-out", caOut)
+	proc := start(t, dir, "aclc-webhook", append([]string{aclc, "webhook", "--from-cluster", "--kubeconfig", kubeconfig,
+		"--namespace", yunikornNS, "--addr", "127.0.0.1:" + strconv.Itoa(port), "--self-signed", "--ca-out", caOut}, extra...)...)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)
 	var client *http.Client
 	eventually(t, 120*time.Second, "aclc webhook ready", func() error {

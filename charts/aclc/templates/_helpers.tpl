@@ -143,7 +143,7 @@ the directory names are the ConfigMap names aclc recognises.
 
 {{/* The pods call the API server only to read the configuration live. */}}
 {{- define "aclc.automountToken" -}}
-{{- or .Values.serviceAccount.automountToken .Values.yunikorn.fromCluster }}
+{{- or .Values.serviceAccount.automountToken .Values.yunikorn.fromCluster (include "aclc.registers" .) }}
 {{- end }}
 
 {{- define "aclc.configVolumes" -}}
@@ -176,11 +176,20 @@ the directory names are the ConfigMap names aclc recognises.
 {{- end }}
 
 {{/*
-The webhooks skip the release namespace and webhook.exemptNamespaces, and
-webhook.excludeNamespaces, the former name of the same list.
+The webhooks skip the release namespace, webhook.bypassedNamespaces (those
+YuniKorn bypasses), webhook.exemptNamespaces, and webhook.excludeNamespaces,
+the former name of the same list.
 */}}
 {{- define "aclc.exemptNamespaces" -}}
-{{- concat (list .Release.Namespace) (.Values.webhook.exemptNamespaces | default list) (.Values.webhook.excludeNamespaces | default list) | uniq | toYaml }}
+{{- concat (list .Release.Namespace) (.Values.webhook.bypassedNamespaces | default list) (.Values.webhook.exemptNamespaces | default list) (.Values.webhook.excludeNamespaces | default list) | uniq | toYaml }}
+{{- end }}
+
+{{/*
+aclc.registers is "true" when the webhook's pods put the webhook
+configurations in force (webhook.registration=pod).
+*/}}
+{{- define "aclc.registers" -}}
+{{- if and (eq .Values.mode "webhook") (eq .Values.webhook.registration "pod") }}true{{ end }}
 {{- end }}
 
 {{/*
