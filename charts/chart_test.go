@@ -1583,3 +1583,38 @@ func TestChartWebhookSchedulingDefaults(t *testing.T) {
 		t.Errorf("turned off: %q %+v", spec.PriorityClassName, spec.TopologySpreadConstraints)
 	}
 }
+
+// TestChartConfigWebhook: /validate-config is registered for YuniKorn's
+// namespace with a timeoutSeconds of its own, the one the webhook is
+// started with for that path, so a configuration that takes seconds to
+// judge is judged rather than admitted unchecked.
+func TestChartConfigWebhook(t *testing.T) {
+	helm(t)
+	for _, tc := range []struct {
+		sets    []string
+		timeout int32
+	}{
+		{[]string{"webhook.config.enabled=true"}, 10},
+		{[]string{"webhook.config.enabled=true", "webhook.config.timeoutSeconds=25", "webhook.timeoutSeconds=5"}, 25},
+	} {
+		r := render(t, tc.sets...)
+		c := r.validating[release+"-yunikorn-config"]
+		if c == nil || len(c.Webhooks) != 1 {
+			t.Fatalf("%v: no %s-yunikorn-config with one webhook", tc.sets, release)
+		}
+		h := c.Webhooks[0]
+		if svc := h.ClientConfig.Service; svc == nil || svc.Path == nil || *svc.Path != "/validate-config" {
+			t.Errorf("%v: clientConfig %+v, want /validate-config", tc.sets, h.ClientConfig)
+		}
+		if h.TimeoutSeconds == nil || *h.TimeoutSeconds != tc.timeout {
+			t.Errorf("%v: timeoutSeconds %v, want %d", tc.sets, deref(h.TimeoutSeconds), tc.timeout)
+		}
+		if h.FailurePolicy == nil || *h.FailurePolicy != admissionregistrationv1.Ignore {
+			t.Errorf("%v: failurePolicy %v, want Ignore", tc.sets, deref(h.FailurePolicy))
+		}
+		args := r.deployments[webhookService].Spec.Template.Spec.Containers[0].Args
+		if want := fmt.Sprintf("--config-timeout-seconds=%d", tc.timeout); !slices.Contains(args, want) {
+			t.Errorf("%v: webhook args %v lack %s", tc.sets, args, want)
+		}
+	}
+}

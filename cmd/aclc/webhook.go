@@ -73,7 +73,7 @@ type webhookOptions struct {
 	metricsAddr, configNamespace                       string
 	selfSigned, decisionLogs                           bool
 	interval                                           time.Duration
-	timeoutSeconds                                     int
+	timeoutSeconds, configTimeoutSeconds               int
 	log                                                logOptions
 	cluster                                            *clusterFlags
 	guardOff                                           []string
@@ -93,6 +93,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
 	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	fs.IntVar(&o.configTimeoutSeconds, "config-timeout-seconds", 0, "the timeoutSeconds of the /validate-config webhook configuration, when it differs from --timeout-seconds (1 to 30; the chart's is 10): judging the largest configuration a ConfigMap holds takes seconds")
 	guardOffFlag(fs, &o.guardOff)
 	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
 	kindFlag(fs, &o.kind)
@@ -138,6 +139,11 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		return usageErr(cmd, "--metrics-addr %q: want host:port, e.g. :9090 or 127.0.0.1:9090", o.metricsAddr)
 	case o.timeoutSeconds < 1 || o.timeoutSeconds > 30:
 		return usageErr(cmd, "--timeout-seconds %d: want 1 to 30, as the API server's timeoutSeconds", o.timeoutSeconds)
+	case cmd.Flags().Changed("config-timeout-seconds") && (o.configTimeoutSeconds < 1 || o.configTimeoutSeconds > 30):
+		return usageErr(cmd, "--config-timeout-seconds %d: want 1 to 30, as the API server's timeoutSeconds", o.configTimeoutSeconds)
+	}
+	if o.configTimeoutSeconds == 0 {
+		o.configTimeoutSeconds = o.timeoutSeconds
 	}
 	switch o.engine {
 	case engine.Native, engine.Rego, engine.Wasm, engine.OPAWasm:
@@ -198,7 +204,8 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	// up; the write timeout is the API server's wait.
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
-		WithWriteTimeout(time.Duration(o.timeoutSeconds) * time.Second).
+		WithConfigDecisionTimeout(webhook.DecisionTimeout(o.configTimeoutSeconds)).
+		WithWriteTimeout(time.Duration(max(o.timeoutSeconds, o.configTimeoutSeconds)) * time.Second).
 		WithConfigReviewer(newConfigReviewer(served.get, o.configNamespace, s.YuniKornRelease()))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".

@@ -55,6 +55,7 @@ type Config struct {
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
 	decisionTimeout   time.Duration
+	configTimeout     time.Duration
 	idleTimeout       time.Duration
 	shutdownGrace     time.Duration
 	log               *slog.Logger
@@ -149,6 +150,17 @@ func (c Config) WithDecisionTimeout(d time.Duration) Config {
 	return c
 }
 
+// WithConfigDecisionTimeout sets the deadline of /validate-config
+// apart from the other paths' (WithDecisionTimeout): the configuration
+// webhook is registered with a timeoutSeconds of its own, since judging
+// the largest configuration a ConfigMap holds takes seconds, and
+// operators change YuniKorn's ConfigMaps rarely. d ≤ 0 means the
+// decision deadline of the other paths.
+func (c Config) WithConfigDecisionTimeout(d time.Duration) Config {
+	c.configTimeout = d
+	return c
+}
+
 // WithIdleTimeout sets http.Server.IdleTimeout for keep-alive connections.
 func (c Config) WithIdleTimeout(d time.Duration) Config {
 	c.idleTimeout = d
@@ -199,6 +211,24 @@ func (c Config) deadline() time.Duration {
 		return DefaultDecisionTimeout
 	}
 	return c.decisionTimeout
+}
+
+// configDeadline is /validate-config's deadline.
+func (c Config) configDeadline() time.Duration {
+	if c.configTimeout <= 0 {
+		return c.deadline()
+	}
+	return c.configTimeout
+}
+
+// longestDeadline is the longest deadline of any path: the write timeout
+// must exceed it, or a denial at that deadline would never be written.
+func (c Config) longestDeadline() time.Duration {
+	d := c.deadline()
+	if c.configReviewer != nil {
+		d = max(d, c.configDeadline())
+	}
+	return d
 }
 
 func (c Config) limit() int64 {

@@ -41,7 +41,7 @@ func (c Config) WithConfigReviewer(r ConfigReviewer) Config {
 // failurePolicy (Ignore) says a missing answer admits.
 func (s *Server) serveConfigReview(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	deadline := s.cfg.deadline()
+	deadline := s.cfg.configDeadline()
 	ctx, cancel := context.WithTimeout(r.Context(), deadline)
 	defer cancel()
 	body, ok := s.readBody(w, r, start)

@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -68,5 +70,50 @@ func TestValidateConfigRoute(t *testing.T) {
 		if want := envelope + tt.want + "}"; code != 200 || body != want {
 			t.Errorf("%s: %d %s\nwant %s", tt.name, code, body, want)
 		}
+	}
+}
+
+// TestValidateConfigHasItsOwnDeadline pins that /validate-config waits
+// for its own deadline, not the pod reviews': a judgement that takes
+// longer than the decision deadline is still given, and the write timeout
+// must exceed the longer of the two.
+func TestValidateConfigHasItsOwnDeadline(t *testing.T) {
+	slow := reviewerFunc(func(ctx context.Context, _ *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-ctx.Done():
+			return nil
+		}
+		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "refused late"}}
+	})
+	for _, tc := range []struct {
+		name          string
+		configTimeout time.Duration
+		want          string
+	}{
+		{"the decision deadline alone", 0, `"allowed":true,"warnings":["aclc: this change was not checked, admitted: no decision within the 50ms deadline"]`},
+		{"a config deadline of its own", 5 * time.Second, `"allowed":false,"status":{"metadata":{},"message":"refused late"}`},
+	} {
+		cfg := NewConfig().WithLogger(discard).WithDecisionTimeout(50 * time.Millisecond).WithConfigDecisionTimeout(tc.configTimeout).WithConfigReviewer(slow)
+		req := httptest.NewRequest("POST", "/validate-config", strings.NewReader(configMapReview))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		New(&fakeEngine{}, cfg).Handler().ServeHTTP(rec, req)
+		if !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("%s: %s\nwant %s", tc.name, rec.Body.String(), tc.want)
+		}
+	}
+	cert, _, err := SelfSigned([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewConfig().WithLogger(discard).WithDecisionTimeout(time.Second).WithConfigDecisionTimeout(9 * time.Second).
+		WithWriteTimeout(3 * time.Second).WithConfigReviewer(slow).WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New(&fakeEngine{}, cfg).Serve(context.Background(), ln); err == nil || !strings.Contains(err.Error(), "not longer than the decision deadline 9s") {
+		t.Errorf("a write timeout under the config deadline: %v, want refused", err)
 	}
 }

@@ -127,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return fmt.Errorf("webhook: %w", err)
 	}
-	if w, d := s.cfg.writeTimeout, s.cfg.deadline(); w > 0 && w <= d {
+	if w, d := s.cfg.writeTimeout, s.cfg.longestDeadline(); w > 0 && w <= d {
 		ln.Close()
 		return fmt.Errorf("webhook: write timeout %s is not longer than the decision deadline %s: a denial at the deadline would never be written", w, d)
 	}

@@ -135,7 +135,7 @@ webhooks:
     admissionReviewVersions: ["v1"]
     sideEffects: None
     failurePolicy: {{ .Values.webhook.config.failurePolicy }}
-    timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}
+    timeoutSeconds: {{ .Values.webhook.config.timeoutSeconds }}
     clientConfig:
       service:
         name: {{ $svc }}
