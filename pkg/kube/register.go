@@ -70,8 +70,8 @@ type RegisterResult struct {
 
 // desired is one webhook configuration as the ConfigMap holds it.
 type desired struct {
-	key       string
-	mutating  *admissionregistrationv1.MutatingWebhookConfiguration
+	key        string
+	mutating   *admissionregistrationv1.MutatingWebhookConfiguration
 	validating *admissionregistrationv1.ValidatingWebhookConfiguration
 }
 
