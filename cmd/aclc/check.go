@@ -51,8 +51,8 @@ type checkOptions struct {
 
 func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
 	kindFlag(fs, &o.kind)
-	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap; when nothing is there, as outside the scheduler's pod, a warning says the secret was not checked)")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (file:line:column: severity: code: message), json or yaml")
+	resolverFlag(fs, &o.resolver)
+	outputFlag(fs, &o.output, checkFormats)
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
 	o.cluster = registerClusterFlags(fs)
 	fs.StringSliceVar(&o.ignore, "ignore", nil, "leave out the warnings with this code (repeatable, or comma-separated); a '# aclc:ignore CODE' comment on the line or the line above does the same for one place")
@@ -138,7 +138,7 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	if len(srcs) == 0 && !o.cluster.enabled {
 		return usageErr(cmd, "no SOURCE given")
 	}
-	if !slices.Contains(checkFormats, o.output) {
+	if !slices.Contains(formatNames(checkFormats), o.output) {
 		return usageErr(cmd, "unknown --output %q (want text, json or yaml)", o.output)
 	}
 	if o.failOn != severityError && o.failOn != severityWarning {

@@ -38,9 +38,9 @@ func registerCompletions(cmd *cobra.Command) {
 	reg("failure-policy", fixedCompletion("Ignore", "Fail"))
 	switch cmd.Name() {
 	case "check":
-		reg("output", fixedCompletion(checkFormats...))
+		reg("output", fixedCompletion(formatNames(checkFormats)...))
 	case "report":
-		reg("output", fixedCompletion(reportFormats...))
+		reg("output", fixedCompletion(formatNames(reportFormats)...))
 	case "build":
 		// A file name, or - for standard output.
 		reg("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

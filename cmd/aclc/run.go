@@ -39,7 +39,7 @@ const rootLong = `aclc compiles YuniKorn queue ACLs, YuniKorn admission settings
 bundles (Rego, Wasm, Gatekeeper) and evaluates them.`
 
 const rootExamples = `  aclc check examples/yunikorn/acl-doc.yaml
-  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
+  aclc build --output-file queues.tar.gz examples/yunikorn/acl-doc.yaml
   echo '{"queue":"root.test","action":"submit","user":"sue"}' | aclc eval -e yunikorn/queues/decision -b queues.tar.gz
   aclc completion bash > /etc/bash_completion.d/aclc`
 
@@ -237,6 +237,7 @@ func newCommand(use, short, example string, runFn func(cmd *cobra.Command, args 
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetErr(commandStderr{cmd.ErrOrStderr(), cmd.CommandPath()})
+			deprecationNotices(cmd, cmd.ErrOrStderr())
 			return status(runFn(cmd, args))
 		},
 	}

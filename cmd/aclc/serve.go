@@ -34,7 +34,7 @@ const serveExamples = `  # Serve the queue decision from a source; edit the file
 
   # A signed bundle, refused unless its signature checks out; on reload,
   # also refused when its revision is older than the one in service:
-  aclc build --signing-key private.pem -o queues.tar.gz examples/yunikorn/org.yaml
+  aclc build --signing-key private.pem --output-file queues.tar.gz examples/yunikorn/org.yaml
   aclc serve --verification-key public.pem --bundle queues.tar.gz
 
   # HTTPS, each evaluation stopped after 2s:
@@ -82,7 +82,7 @@ type serveOptions struct {
 
 func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	fs.StringVar(&o.addr, "addr", serve.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
-	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	resolverFlag(fs, &o.resolver)
 	fs.BoolVar(&o.static, "static-groups", false, "compile the resolver's answers into the bundle (none, test, file) instead of resolving through the builtin")
 	fs.StringVarP(&o.bundle, "bundle", "b", "", "serve this bundle file (built by aclc build, signed or not) instead of building SOURCE")
 	fs.StringVar(&o.keyFile, "verification-key", "", "PEM public key (or HMAC secret) file the --bundle must be signed with; a reload also refuses a bundle whose revision is not later than the one in service")
