@@ -56,7 +56,7 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.BoolVar(&o.portable, "portable", false, "the default, kept for compatibility: call no aclc builtin, so stock OPA and OPA's Wasm SDKs run the bundle (groups compiled into the data, admission decoding in plain Rego)")
 	fs.BoolVar(&o.static, "static-groups", false, "the default, kept for compatibility: compile the resolver's answers into the bundle (none, test, file), as --portable")
 	fs.StringVar(&o.signingKey, "signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, file")
-	fs.StringVar(&o.signingAlg, "signing-alg", "", "signature algorithm: RS256, ES256, HS256, ...; default: inferred from the key")
+	signingAlgFlag(fs, &o.signingAlg)
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
 	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")

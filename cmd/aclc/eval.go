@@ -50,7 +50,7 @@ func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
 	resolverFlag(fs, &o.resolver)
 	fs.StringVarP(&o.input, "input", "i", "-", "input file (JSON), or - for standard input")
 	fs.BoolVar(&o.jsonl, "jsonl", false, "read one JSON input per line and write one compact decision per line")
-	fs.StringVarP(&o.bundle, "bundle", "b", "", "evaluate this bundle file (- for standard input) instead of building SOURCE")
+	bundleFlag(fs, &o.bundle)
 	fs.BoolVar(&o.fail, "fail", false, "exit 1 when a decision denies or is undefined")
 	fs.BoolVar(&o.failDefined, "fail-defined", false, "exit 1 when a decision allows")
 	kindFlag(fs, &o.kind)

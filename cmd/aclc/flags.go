@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -11,6 +12,8 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/serve"
+	"github.com/aclc-dev/aclc/pkg/webhook"
 )
 
 // The flags several commands share are defined here, one function a flag,
@@ -158,3 +161,47 @@ func (s stringValue) String() string {
 func (s stringValue) Set(v string) error { *s.p = v; return nil }
 
 func (stringValue) Type() string { return "string" }
+
+// asFlags adds --as and --as-group, the users report and diff decide for.
+func asFlags(fs *pflag.FlagSet, p *principals) {
+	fs.Var(asFlag{p}, "as", "decide for this user on every queue (report: or VOV object, user@host), taken verbatim, as kubectl's --as; repeatable")
+	fs.Var(asGroupFlag{p}, "as-group", "a group of the --as user before it (an OS group for VOV; diff: before any --as, of every --as); repeatable")
+}
+
+// bundleFlag adds -b/--bundle.
+func bundleFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVarP(p, "bundle", "b", "", "use this bundle file (built by aclc build, signed or not; eval: - for standard input) instead of building SOURCE")
+}
+
+// signingAlgFlag adds --signing-alg.
+func signingAlgFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "signing-alg", "", "signature algorithm: RS256, ES256, HS256, ...; default: inferred from the key")
+}
+
+// decisionLogsFlag adds --decision-logs.
+func decisionLogsFlag(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "decision-logs", false, "log every decision (webhook: every review answered, with uid, path, allowed and duration) to standard error, as OPA's decision_logs.console")
+}
+
+// reloadIntervalFlag adds --reload-interval.
+func reloadIntervalFlag(fs *pflag.FlagSet, p *time.Duration) {
+	fs.DurationVar(p, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+}
+
+// tlsFlags adds --tls-cert and --tls-key.
+func tlsFlags(fs *pflag.FlagSet, cert, key *string) {
+	fs.StringVar(cert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file, re-read when it changes")
+	fs.StringVar(key, "tls-key", "", "PEM private key file of --tls-cert")
+}
+
+// timeoutSecondsFlag adds --timeout-seconds, which the webhook and the
+// configuration that registers it must agree on.
+func timeoutSecondsFlag(fs *pflag.FlagSet, p *int) {
+	fs.IntVar(p, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30), the same for 'aclc webhook' and 'aclc webhook manifests': the API server waits that long, and the webhook answers each review, denied if need be, a second before it (half of it for 1)")
+}
+
+// configNamespaceFlag adds --config-namespace, YuniKorn's namespace whose
+// ConfigMaps /validate-config reviews.
+func configNamespaceFlag(fs *pflag.FlagSet, p *string, def string) {
+	fs.StringVar(p, "config-namespace", def, "YuniKorn's namespace whose ConfigMaps /validate-config reviews (manifests: with --type config; webhook: default the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
+}

@@ -25,7 +25,7 @@ const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report --as system:serviceaccount:team-a:builder examples/yunikorn/org.yaml
   aclc report -o json --as sue --as-group admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
   aclc report --as joe@reno --as pat@elko --as john@john_pc --as-group eng examples/vov/acls.yaml
-  aclc report --place --as alice --as-group dev -n team-a examples/yunikorn/default-config.yaml
+  aclc report --place --as alice --as-group dev --app-namespace team-a examples/yunikorn/default-config.yaml
   aclc report -o html examples/admission/queue.yaml > queues.html
 
 --as names a user verbatim, as kubectl's --as does; each --as-group adds a
@@ -109,8 +109,7 @@ var checkFormats = []format{
 func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
 	engineFlag(fs, &o.engine, defaultEngine)
 	resolverFlag(fs, &o.resolver)
-	fs.Var(asFlag{&o.as}, "as", "decide for this user on every queue or VOV object (user@host for VOV), taken verbatim; repeatable")
-	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (OS group for VOV); repeatable")
+	asFlags(fs, &o.as)
 	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --app-namespace and --queue")
 	appNamespaceFlag(fs, &o.namespaces)
 	// report reads no cluster: -n has no YuniKorn namespace to name here,

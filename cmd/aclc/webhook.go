@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
-	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
@@ -84,17 +83,16 @@ type webhookOptions struct {
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.addr, "addr", webhook.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics (read-only) over plain HTTP on this host:port, e.g. :9090 for Prometheus; empty: off (/metrics is always on --addr)")
-	fs.StringVar(&o.certFile, "tls-cert", "", "PEM certificate (chain) file, re-read when it changes")
-	fs.StringVar(&o.keyFile, "tls-key", "", "PEM private key file")
+	tlsFlags(fs, &o.certFile, &o.keyFile)
 	fs.BoolVar(&o.selfSigned, "self-signed", false, "serve a throw-away CA-signed certificate made at start (local use)")
 	fs.StringVar(&o.sans, "san", "", "comma-separated extra host names or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
 	fs.StringVar(&o.caOut, "ca-out", "", "with --self-signed, write the CA certificate (PEM) to this file: clients trust it, 'manifests --ca-file' takes it")
 	engineFlag(fs, &o.engine, defaultEngine)
-	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
-	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
-	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	decisionLogsFlag(fs, &o.decisionLogs)
+	timeoutSecondsFlag(fs, &o.timeoutSeconds)
+	reloadIntervalFlag(fs, &o.interval)
 	guardOffFlag(fs, &o.guardOff)
-	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
+	configNamespaceFlag(fs, &o.configNamespace, "")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
 	o.cluster = registerClusterFlags(fs)
@@ -391,9 +389,9 @@ func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.IntVar(&o.m.Port, "port", 443, "port of that Service")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
 	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")
-	fs.IntVar(&o.m.TimeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "how long the API server waits for the webhook (1 to 30); start 'aclc webhook' with the same value")
+	timeoutSecondsFlag(fs, &o.m.TimeoutSeconds)
 	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added), queue (/validate-queue: refuse pods YuniKorn would reject) or config (/validate-config: YuniKorn's ConfigMaps, refused as YuniKorn's validator refuses them, admitted with warnings saying what changes)")
-	fs.StringVar(&o.m.ConfigNamespace, "config-namespace", defaultConfigNamespace, "with --type config: the namespace of YuniKorn's ConfigMaps")
+	configNamespaceFlag(fs, &o.m.ConfigNamespace, defaultConfigNamespace)
 	fs.StringVar(&o.m.StaticURL, "static-url", "", "write the configuration for the API server to load from a file at start (Kubernetes 1.37+), calling this https URL (the path is appended) instead of the Service, named with .static.k8s.io")
 }
 

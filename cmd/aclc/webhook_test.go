@@ -444,7 +444,7 @@ func TestWebhookManifests(t *testing.T) {
 	})
 
 	t.Run("validating with Fail leaves its own namespace out", func(t *testing.T) {
-		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "validating", "--failure-policy", "Fail", "--namespace", "aclc", "--port", "8443")
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "validating", "--failure-policy", "Fail", "--service-namespace", "aclc", "--port", "8443")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
