@@ -18,6 +18,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/logs"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -108,9 +109,9 @@ func (d checkDiagnostic) String() string {
 		}
 	}
 	if d.Severity == severityError {
-		return loc + ": error: " + d.Message
+		return loc + ": error: " + logs.OneLine(d.Message)
 	}
-	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, d.Message)
+	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, logs.OneLine(d.Message))
 }
 
 // checkSummary counts what check found.
@@ -210,6 +211,13 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 	}
 	if !res.Summary.OK {
+		// The diagnostics are check's report, on stdout; that the check
+		// failed is its error, one line on stderr as every command's.
+		what := count(res.Summary.Errors, "error")
+		if res.Summary.Errors == 0 {
+			what = count(res.Summary.Warnings, "warning") + " (--fail-on warning)"
+		}
+		errorf(stderr, "%s in %s", what, strings.Join(shown, ", "))
 		return exitError
 	}
 	return exitOK
