@@ -67,9 +67,9 @@ func TestEveryMessageIsOneLine(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		yk:                 "q.yaml:6:44: configured queue creation failed: invalid quantity",
+		yk:                "q.yaml:6:44: configured queue creation failed: invalid quantity",
 		"a\r\nb\n\n  c  ": "a b c",
-		"one line":         "one line",
+		"one line":        "one line",
 	} {
 		if got := OneLine(in); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
