@@ -403,9 +403,10 @@ func fakeAPIServer(t *testing.T, queues string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case r.URL.Path == "/api/v1/namespaces/yunikorn/configmaps":
+		case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && strings.HasSuffix(r.URL.Path, "/configmaps"):
+			// As an API server: a namespace without them lists none.
 			var items []any
-			if r.URL.Query().Get("fieldSelector") == "metadata.name=yunikorn-configs" {
+			if r.URL.Path == "/api/v1/namespaces/yunikorn/configmaps" && r.URL.Query().Get("fieldSelector") == "metadata.name=yunikorn-configs" {
 				items = append(items, map[string]any{
 					"metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn", "resourceVersion": "1"},
 					"data":     map[string]string{"queues.yaml": queues},
