@@ -42,8 +42,9 @@ func registerCompletions(cmd *cobra.Command) {
 	case "report":
 		reg("output", fixedCompletion(formatNames(reportFormats)...))
 	case "build":
+		reg("output", fixedCompletion(buildTargets...))
 		// A file name, or - for standard output.
-		reg("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		reg("output-file", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"-"}, cobra.ShellCompDirectiveDefault
 		})
 	}
