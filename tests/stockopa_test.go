@@ -133,7 +133,7 @@ func TestStockOPARefusesHostBuiltinBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := func(extra ...string) (string, error) {
-		args := append([]string{"build", "-t", "wasm", "-e", "yunikorn/queues/decision", "--output-file", filepath.Join(t.TempDir(), "out.tar.gz")}, extra...)
+		args := append([]string{"build", "-t", "wasm", "-e", "yunikorn/queues/decision", "-o", filepath.Join(t.TempDir(), "out.tar.gz")}, extra...)
 		b, err := exec.Command(opa, append(args, "-b", dir)...).CombinedOutput()
 		return string(b), err
 	}
