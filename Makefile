@@ -199,8 +199,8 @@ demo: build
 	@mkdir -p $(OUT)
 	@for f in $(EXAMPLES); do \
 	  n=$$(basename $$f .yaml); \
-	  $(BIN) build --target rego -o $(OUT)/$$n.tar.gz $$f >/dev/null || exit 1; \
-	  $(BIN) build --target wasm -o $(OUT)/$$n-wasm.tar.gz $$f >/dev/null || exit 1; \
+	  $(BIN) build --target rego --output-file $(OUT)/$$n.tar.gz $$f >/dev/null || exit 1; \
+	  $(BIN) build --target wasm --output-file $(OUT)/$$n-wasm.tar.gz $$f >/dev/null || exit 1; \
 	done
 	@echo "== examples/yunikorn/acl-doc.yaml: the ACL documentation's partition (sue; john in dev; bob in test)"
 	@$(BIN) report --engine wasm --as sue --as john --as-group dev --as bob --as-group test examples/yunikorn/acl-doc.yaml
@@ -250,7 +250,7 @@ demo: build
 	    $(BIN) eval --jsonl --engine $$e --entrypoint vov/acl/decision examples/vov/acls.yaml || exit 1; \
 	done
 	@echo "== Gatekeeper: the admission settings as a ConstraintTemplate and Constraint"
-	$(BIN) build --target gatekeeper -o $(OUT)/user-info-gatekeeper.yaml examples/admission/configmap.yaml
+	$(BIN) build --target gatekeeper --output-file $(OUT)/user-info-gatekeeper.yaml examples/admission/configmap.yaml
 	@echo "Rego and Wasm bundles written to $(OUT)/"
 
 # The container image, built in Go (go-containerregistry): a static aclc on
@@ -303,7 +303,7 @@ chart-check: build $(HELM)
 	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version $(KUBE_VERSION) --set serviceMonitor.enabled=true --set serve.enabled=true > $(OUT)/chart/service-monitor.yaml
 # mode=policies: the admission policies of --target kubernetes instead of the
 # webhook, for a cluster that serves them (MutatingAdmissionPolicy v1: 1.36).
-	$(BIN) build --target kubernetes -o $(OUT)/chart/policies-input.yaml examples/kubernetes/yunikorn-configs.yaml
+	$(BIN) build --target kubernetes --output-file $(OUT)/chart/policies-input.yaml examples/kubernetes/yunikorn-configs.yaml
 	$(HELM) lint --strict --kube-version 1.36.0 $(CHART) --set mode=policies --set-file policies=$(OUT)/chart/policies-input.yaml
 	$(HELM) template aclc $(CHART) --namespace aclc-system --kube-version 1.36.0 --set mode=policies --set-file policies=$(OUT)/chart/policies-input.yaml > $(OUT)/chart/policies.yaml
 # The README's command as written: no --kube-version, helm's default.

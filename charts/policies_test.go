@@ -56,7 +56,7 @@ func aclc(t *testing.T) string {
 func buildPolicies(t *testing.T, src string) (string, []byte) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "policies.yaml")
-	cmd := exec.Command(aclc(t), "build", "--target", "kubernetes", "-o", out, src)
+	cmd := exec.Command(aclc(t), "build", "--target", "kubernetes", "--output-file", out, src)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("aclc build --target kubernetes: %v\n%s", err, b)
 	}

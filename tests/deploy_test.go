@@ -120,9 +120,9 @@ func TestDeployExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := regexp.MustCompile(`aclc build ([^\n]*\\\n)*[^\n]*-o out/(\S+\.tar\.gz) (\S+)`).FindSubmatch(readme)
+	build := regexp.MustCompile(`aclc build ([^\n]*\\\n)*[^\n]*--output-file out/(\S+\.tar\.gz) (\S+)`).FindSubmatch(readme)
 	if build == nil {
-		t.Fatal("examples/deploy/README.md has no 'aclc build ... -o out/NAME.tar.gz SOURCE' command")
+		t.Fatal("examples/deploy/README.md has no 'aclc build ... --output-file out/NAME.tar.gz SOURCE' command")
 	}
 	cmd := string(build[0])
 	if path.Base(resource) != string(build[2]) {

@@ -17,15 +17,15 @@ import (
 // step with the policy. The sets bundle is built by stock opa at the
 // version go.mod requires (go run at an explicit version needs no go.sum
 // entries for opa's command-line packages).
-//go:generate go run ../cmd/aclc build --target wasm -o testdata/queues-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
-//go:generate go run ../cmd/aclc build --host-builtins --resolver test --target wasm -o testdata/queues-host-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
+//go:generate go run ../cmd/aclc build --target wasm --output-file testdata/queues-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
+//go:generate go run ../cmd/aclc build --host-builtins --resolver test --target wasm --output-file testdata/queues-host-wasm.tar.gz ../examples/yunikorn/acl-doc.yaml
 //go:generate go run github.com/open-policy-agent/opa@v1.22.0 build -t wasm -e sets/members -e sets/ratio -e sets/covered -o testdata/sets-wasm.tar.gz testdata/sets.rego
 
 // A bundle aclc build writes by default calls no aclc builtin: the
 // default Config, which supplies none, runs it.
 func ExampleLoadFile() {
 	ctx := context.Background()
-	// aclc build --target wasm -o testdata/queues-wasm.tar.gz examples/yunikorn/acl-doc.yaml
+	// aclc build --target wasm --output-file testdata/queues-wasm.tar.gz examples/yunikorn/acl-doc.yaml
 	p, err := wasm.LoadFile(ctx, "testdata/queues-wasm.tar.gz", wasm.NewConfig())
 	if err != nil {
 		log.Fatal(err)
@@ -92,7 +92,7 @@ func ExamplePolicy_Eval() {
 // cache lifetimes. Without them Load refuses the bundle and names each one.
 func ExampleConfig_WithBuiltins() {
 	ctx := context.Background()
-	// aclc build --host-builtins --resolver test --target wasm -o testdata/queues-host-wasm.tar.gz examples/yunikorn/acl-doc.yaml
+	// aclc build --host-builtins --resolver test --target wasm --output-file testdata/queues-host-wasm.tar.gz examples/yunikorn/acl-doc.yaml
 	const bundle = "testdata/queues-host-wasm.tar.gz"
 	if _, err := wasm.LoadFile(ctx, bundle, wasm.NewConfig()); err != nil {
 		fmt.Println(err)

@@ -17,23 +17,23 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-const buildExamples = `  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
+const buildExamples = `  aclc build --output-file queues.tar.gz examples/yunikorn/acl-doc.yaml
   opa run --server queues.tar.gz      # the default bundle calls no aclc builtin: stock OPA runs it
-  aclc build -t wasm -o queues-wasm.tar.gz examples/yunikorn/org.yaml
-  aclc build --resolver file=groups.yaml -o stock-opa.tar.gz examples/yunikorn/org.yaml
-  aclc build --host-builtins --resolver os -o host.tar.gz examples/yunikorn/org.yaml
-  aclc build --signing-key private.pem --signing-key-id prod -o signed.tar.gz examples/yunikorn/org.yaml
+  aclc build -t wasm --output-file queues-wasm.tar.gz examples/yunikorn/org.yaml
+  aclc build --resolver file=groups.yaml --output-file stock-opa.tar.gz examples/yunikorn/org.yaml
+  aclc build --host-builtins --resolver os --output-file host.tar.gz examples/yunikorn/org.yaml
+  aclc build --signing-key private.pem --signing-key-id prod --output-file signed.tar.gz examples/yunikorn/org.yaml
   opa run --server --verification-key public.pem --verification-key-id prod --bundle signed.tar.gz
-  aclc build --target gatekeeper -o user-info.yaml examples/admission/configmap.yaml
+  aclc build --target gatekeeper --output-file user-info.yaml examples/admission/configmap.yaml
   kubectl apply -f user-info.yaml     # the ConstraintTemplate, then the Constraint
-  aclc build --target gatekeeper -o policies/ examples/yunikorn/configmap.yaml   # one object per file, for gator and kustomize
-  aclc build --target kubernetes -o policies.yaml examples/admission/configmap.yaml   # CEL admission policies, no webhook
-  kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc build -o - - | tar tzf -
+  aclc build --target gatekeeper --output-file policies/ examples/yunikorn/configmap.yaml   # one object per file, for gator and kustomize
+  aclc build --target kubernetes --output-file policies.yaml examples/admission/configmap.yaml   # CEL admission policies, no webhook
+  kubectl get cm yunikorn-configs -n yunikorn -o yaml | aclc build --output-file - - | tar tzf -
 `
 
 // buildOptions are build's flags.
 type buildOptions struct {
-	target, out, resolver, kind                      string
+	target, out, format, resolver, kind              string
 	static, portable, hostBuiltins                   bool
 	signingKey, signingAlg, signingKeyID, claimsFile string
 	revision                                         string
@@ -49,36 +49,62 @@ var buildTargets = []string{"rego", "wasm", "gatekeeper", "kubernetes"}
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML) or kubernetes (Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML)")
-	fs.StringVarP(&o.out, "output", "o", "", "output file (default bundle.tar.gz; gatekeeper.yaml for --target gatekeeper, kubernetes.yaml for --target kubernetes; - for standard output); for --target gatekeeper and kubernetes, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
-	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	outputFileFlag(fs, &o.out, "default bundle.tar.gz, gatekeeper.yaml for --target gatekeeper, kubernetes.yaml for --target kubernetes; for --target gatekeeper and kubernetes, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
+	fs.StringVarP(&o.format, "output", "o", "", "output format, as --target: rego, wasm, gatekeeper or kubernetes; a value that is none of them is read as --output-file (deprecated: say --output-file)")
+	resolverFlag(fs, &o.resolver)
 	fs.BoolVar(&o.hostBuiltins, "host-builtins", false, "call aclc's builtins, for aclc serve, aclc eval and Go programs that register them (stock OPA refuses the bundle): groups resolved at decision time (needed by the os and ldap resolvers), admission objects decoded with the Kubernetes types (exact denial texts for malformed objects)")
 	fs.BoolVar(&o.portable, "portable", false, "the default, kept for compatibility: call no aclc builtin, so stock OPA and OPA's Wasm SDKs run the bundle (groups compiled into the data, admission decoding in plain Rego)")
 	fs.BoolVar(&o.static, "static-groups", false, "the default, kept for compatibility: compile the resolver's answers into the bundle (none, test, file), as --portable")
 	fs.StringVar(&o.signingKey, "signing-key", "", "sign the bundle (OPA's .signatures.json) with this PEM private key, or HMAC secret, file")
-	fs.StringVar(&o.signingAlg, "signing-alg", "", "signature algorithm: RS256, ES256, HS256, ...; default: inferred from the key")
+	signingAlgFlag(fs, &o.signingAlg)
 	fs.StringVar(&o.signingKeyID, "signing-key-id", translate.DefaultKeyID, "key id the signature names (opa run --verification-key-id)")
 	fs.StringVar(&o.revision, "revision", "", "the manifest's revision (opa build --revision); default: a hash of the content, or with --signing-key the build time in UTC, which aclc serve --verification-key orders (a signed bundle's revision must be an RFC 3339 time or a whole number)")
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
 	guardOffFlag(fs, &o.guardOff)
 	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper and kubernetes: the templates or policies to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
 	fs.StringVar(&o.name, "name", translate.KubernetesDefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
-	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): -o DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
+	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): --output-file DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
 	kindFlag(fs, &o.kind)
 }
 
 func newBuildCommand() *cobra.Command {
 	o := &buildOptions{}
-	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [-o OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--static-manifests DIR] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
+	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [--output-file OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--static-manifests DIR] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
 	return cmd
 }
 
+// readOutput reads -o: a format names the target, as kubectl's -o names
+// what it prints; anything else is the file of the old spelling, taken
+// with a notice.
+func (o *buildOptions) readOutput(cmd *cobra.Command) int {
+	if o.format == "" {
+		return exitOK
+	}
+	if slices.Contains(buildTargets, o.format) {
+		if cmd.Flags().Changed("target") && o.target != o.format {
+			return usageErr(cmd, "-o %s and --target %s: give one", o.format, o.target)
+		}
+		o.target = o.format
+		return exitOK
+	}
+	if o.out != "" {
+		return usageErr(cmd, "-o %q is no format (rego, wasm, gatekeeper or kubernetes) and --output-file is given", o.format)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s-o FILE is deprecated: use --output-file %s (-o names a format: rego, wasm, gatekeeper or kubernetes)\n", errorPrefix(cmd.CommandPath()), o.format)
+	o.out = o.format
+	return exitOK
+}
+
 func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(srcs) == 0 {
 		return usageErr(cmd, "no SOURCE given")
+	}
+	if code := o.readOutput(cmd); code != exitOK {
+		return code
 	}
 	if o.signingKey == "" && (o.signingAlg != "" || o.claimsFile != "" || o.signingKeyID != translate.DefaultKeyID) {
 		return usageErr(cmd, "--signing-alg, --signing-key-id and --claims-file go with --signing-key")
@@ -202,7 +228,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.signingKey != "" {
 		signed = ", signed with key id " + o.signingKeyID + ", revision " + b.Manifest.Revision
 	}
-	// With -o - the bundle is standard output: the summary goes to stderr.
+	// With --output-file - the bundle is standard output: the summary goes to stderr.
 	summary := stdout
 	if o.out == "-" {
 		summary = stderr

@@ -18,6 +18,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/logs"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -51,8 +52,8 @@ type checkOptions struct {
 
 func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
 	kindFlag(fs, &o.kind)
-	fs.StringVar(&o.resolver, "resolver", "", "the group resolver to check with the sources; ldap=DIR reads and checks YuniKorn's LDAP secret in DIR (default: /run/secrets/ldap when the queue config selects ldap; when nothing is there, as outside the scheduler's pod, a warning says the secret was not checked)")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (file:line:column: severity: code: message), json or yaml")
+	resolverFlag(fs, &o.resolver)
+	outputFlag(fs, &o.output, checkFormats)
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
 	o.cluster = registerClusterFlags(fs)
 	fs.StringSliceVar(&o.ignore, "ignore", nil, "leave out the warnings with this code (repeatable, or comma-separated); a '# aclc:ignore CODE' comment on the line or the line above does the same for one place")
@@ -108,9 +109,9 @@ func (d checkDiagnostic) String() string {
 		}
 	}
 	if d.Severity == severityError {
-		return loc + ": error: " + d.Message
+		return loc + ": error: " + logs.OneLine(d.Message)
 	}
-	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, d.Message)
+	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, logs.OneLine(d.Message))
 }
 
 // checkSummary counts what check found.
@@ -138,7 +139,7 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	if len(srcs) == 0 && !o.cluster.enabled {
 		return usageErr(cmd, "no SOURCE given")
 	}
-	if !slices.Contains(checkFormats, o.output) {
+	if !slices.Contains(formatNames(checkFormats), o.output) {
 		return usageErr(cmd, "unknown --output %q (want text, json or yaml)", o.output)
 	}
 	if o.failOn != severityError && o.failOn != severityWarning {
@@ -210,6 +211,13 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 	}
 	if !res.Summary.OK {
+		// The diagnostics are check's report, on stdout; that the check
+		// failed is its error, one line on stderr as every command's.
+		what := count(res.Summary.Errors, "error")
+		if res.Summary.Errors == 0 {
+			what = count(res.Summary.Warnings, "warning") + " (--fail-on warning)"
+		}
+		errorf(stderr, "%s in %s", what, strings.Join(shown, ", "))
 		return exitError
 	}
 	return exitOK

@@ -60,7 +60,7 @@ func TestErrorsBeginWithTheCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a build that fails", []string{"build", "-o", filepath.Join(t.TempDir(), "b.tar.gz"), missing}, "aclc build: "},
+		{"a build that fails", []string{"build", "--output-file", filepath.Join(t.TempDir(), "b.tar.gz"), missing}, "aclc build: "},
 		{"an eval that fails", []string{"eval", "--engine", "native", "-e", "yunikorn/queues/decision", missing}, "aclc eval: "},
 		{"an eval input that fails", []string{"eval", "--engine", "native", "-e", "yunikorn/queues/decision", "-i", missing, seedConfig}, "aclc eval: "},
 		{"a report that fails", []string{"report", missing}, "aclc report: "},
@@ -144,7 +144,7 @@ func TestDashIsStandardInputAndOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, target := range []string{"rego", "wasm"} {
-		code, stdout, stderr := runCLI(t, string(seed), "build", "-t", target, "-o", "-", "-")
+		code, stdout, stderr := runCLI(t, string(seed), "build", "-t", target, "--output-file", "-", "-")
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", target, code, stderr)
 		}
@@ -165,7 +165,7 @@ func TestDashIsStandardInputAndOutput(t *testing.T) {
 			t.Errorf("%s: eval -b -: exit %d, %s %s", target, code, out, stderr)
 		}
 	}
-	code, stdout, _ := runCLI(t, "", "build", "-t", "gatekeeper", "-o", "-", "../../examples/admission/configmap.yaml")
+	code, stdout, _ := runCLI(t, "", "build", "-t", "gatekeeper", "--output-file", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || !strings.HasPrefix(stdout, "apiVersion:") && !strings.Contains(stdout, "kind: ConstraintTemplate") {
 		t.Errorf("gatekeeper -o -: exit %d, %.200s", code, stdout)
 	}
@@ -182,7 +182,7 @@ func TestDashIsStandardInputAndOutput(t *testing.T) {
 // A missing output directory is named, and nothing is written.
 func TestBuildIntoMissingDirectory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out", "x.tar.gz")
-	code, _, stderr := runCLI(t, "", "build", "-o", out, seedConfig)
+	code, _, stderr := runCLI(t, "", "build", "--output-file", out, seedConfig)
 	want := "aclc build: cannot write " + out + ": directory " + filepath.Dir(out) + " does not exist\n"
 	if code != exitError || stderr != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
@@ -194,7 +194,7 @@ func TestBuildIntoMissingDirectory(t *testing.T) {
 func TestBuildFileModes(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "b.tar.gz")
-	if code, _, stderr := runCLI(t, "", "build", "-o", out, seedConfig); code != exitOK {
+	if code, _, stderr := runCLI(t, "", "build", "--output-file", out, seedConfig); code != exitOK {
 		t.Fatal(stderr)
 	}
 	if st, _ := os.Stat(out); st.Mode().Perm() != 0o644 {
@@ -203,7 +203,7 @@ func TestBuildFileModes(t *testing.T) {
 	if err := os.Chmod(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, "", "build", "-o", out, seedConfig); code != exitOK {
+	if code, _, stderr := runCLI(t, "", "build", "--output-file", out, seedConfig); code != exitOK {
 		t.Fatal(stderr)
 	}
 	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
@@ -222,7 +222,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	bundle := filepath.Join(t.TempDir(), "vov.tar.gz")
-	if code, _, stderr := runCLI(t, "", "build", "-o", bundle, "../../examples/vov/acls.yaml"); code != exitOK {
+	if code, _, stderr := runCLI(t, "", "build", "--output-file", bundle, "../../examples/vov/acls.yaml"); code != exitOK {
 		t.Fatal(stderr)
 	}
 	tests := []struct {

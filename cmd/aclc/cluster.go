@@ -43,7 +43,7 @@ func registerClusterFlags(fs *pflag.FlagSet) *clusterFlags {
 	fs.BoolVar(&c.enabled, "from-cluster", false, "read YuniKorn's ConfigMaps (yunikorn-defaults, yunikorn-configs) and the Namespaces from the API server instead of files; servers follow their changes")
 	fs.StringVar(&c.opts.Kubeconfig, "kubeconfig", "", "kubeconfig file for --from-cluster (default: $KUBECONFIG, ~/.kube/config, then the pod's ServiceAccount)")
 	fs.StringVar(&c.opts.Context, "context", "", "kubeconfig context for --from-cluster (default: the current one)")
-	fs.StringVarP(&c.opts.Namespace, "namespace", "n", kube.DefaultNamespace, "YuniKorn's namespace, where --from-cluster reads the ConfigMaps")
+	namespaceFlag(fs, &c.opts.Namespace)
 	fs.DurationVar(&c.opts.Timeout, "cluster-timeout", kube.DefaultTimeout, "how long --from-cluster may take to read the configuration at start")
 	return c
 }

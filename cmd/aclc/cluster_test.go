@@ -103,3 +103,21 @@ func TestFromClusterErrorsNameTheCluster(t *testing.T) {
 		})
 	}
 }
+
+// A mistyped -n is an error naming the namespace, not YuniKorn's built-in
+// configuration checked "ok".
+func TestFromClusterRefusesANamespaceWithoutTheConfigMaps(t *testing.T) {
+	kc := fakeAPIServer(t, "partitions: [{name: default, queues: [{name: root}]}]\n")
+	for _, tt := range []struct{ ns, want string }{
+		{"typo", `namespace "typo" does not exist`},
+		{"default", `namespace "default" holds neither yunikorn-defaults nor yunikorn-configs`},
+	} {
+		code, stdout, stderr := runCLI(t, "", "check", "--from-cluster", "--kubeconfig", kc, "-n", tt.ns)
+		if code != exitError || !strings.Contains(stdout, tt.want) || strings.Contains(stdout, ": ok") || !strings.HasPrefix(stderr, "aclc check: ") {
+			t.Errorf("-n %s: exit %d, want %d with %q; stdout %q, stderr %q", tt.ns, code, exitError, tt.want, stdout, stderr)
+		}
+	}
+	if code, stdout, stderr := runCLI(t, "", "check", "--from-cluster", "--kubeconfig", kc); code != exitOK {
+		t.Errorf("YuniKorn's namespace: exit %d: %s%s", code, stdout, stderr)
+	}
+}

@@ -38,12 +38,13 @@ func registerCompletions(cmd *cobra.Command) {
 	reg("failure-policy", fixedCompletion("Ignore", "Fail"))
 	switch cmd.Name() {
 	case "check":
-		reg("output", fixedCompletion(checkFormats...))
+		reg("output", fixedCompletion(formatNames(checkFormats)...))
 	case "report":
-		reg("output", fixedCompletion(reportFormats...))
+		reg("output", fixedCompletion(formatNames(reportFormats)...))
 	case "build":
+		reg("output", fixedCompletion(buildTargets...))
 		// A file name, or - for standard output.
-		reg("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		reg("output-file", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"-"}, cobra.ShellCompDirectiveDefault
 		})
 	}

@@ -46,7 +46,12 @@ docs/DIFF.md. --as adds users of your own, their groups resolved by
 `
 
 // diffFormats are the output formats of aclc diff.
-var diffFormats = []string{"text", "json", "markdown", "html"}
+var diffFormats = []format{
+	{"text", "one line per change"},
+	{"json", ""},
+	{"markdown", "a pull-request comment"},
+	{"html", "NEW's queue tree with the changes marked, one self-contained page"},
+}
 
 // diffOptions are diff's flags.
 type diffOptions struct {
@@ -60,12 +65,11 @@ type diffOptions struct {
 }
 
 func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (one line per change), json, markdown (a pull-request comment) or html (NEW's queue tree with the changes marked, one self-contained page)")
-	fs.StringVar(&o.engine, "engine", engine.Native, "engine that decides: native, rego, wasm or opa-wasm")
-	fs.StringVar(&o.resolver, "resolver", "", "group resolver for the --as users given without --as-group, on both sides: "+strings.TrimPrefix(resolverUsage, "group resolver for requests without groups: "))
-	fs.Var(asFlag{&o.as}, "as", "also decide for this user on every queue, taken verbatim; repeatable")
-	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (before any --as: of every --as); repeatable")
-	fs.StringArrayVar(&o.namespaces, "app-namespace", nil, "the namespace of the applications whose placement is compared, its annotations taken from each side's Namespaces (default: every Namespace of either side, else default); repeatable")
+	outputFlag(fs, &o.output, diffFormats)
+	engineFlag(fs, &o.engine, defaultEngine)
+	resolverFlag(fs, &o.resolver)
+	asFlags(fs, &o.as)
+	appNamespaceFlag(fs, &o.namespaces)
 	kindFlag(fs, &o.kind)
 	o.cluster = registerClusterFlags(fs)
 }
@@ -76,7 +80,7 @@ func newDiffCommand() *cobra.Command {
 		"show who gains or loses submit or admin on which queue, and where applications land, when a YuniKorn configuration changes", diffExamples, o.run)
 	diffFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(diffFormats...))
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(formatNames(diffFormats)...))
 	_ = cmd.RegisterFlagCompletionFunc("engine", fixedCompletion(engine.InProcess()...))
 	return cmd
 }
@@ -145,7 +149,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) int {
 	if err := o.cluster.check(cmd.Flags(), "", o.engine); err != nil {
 		return usageErr(cmd, "%v", err)
 	}
-	if !slices.Contains(diffFormats, o.output) {
+	if !slices.Contains(formatNames(diffFormats), o.output) {
 		return usageErr(cmd, "unknown --output %q (want text, json, markdown or html)", o.output)
 	}
 	if !slices.Contains(engine.InProcess(), o.engine) {

@@ -20,6 +20,11 @@ var updateDiffGolden = flag.Bool("update-diff", false, "rewrite the expected JSO
 
 const diffData = "testdata/diff/"
 
+// The tests of this file pass --engine native: what they pin is the
+// comparison, which every engine decides alike (TestDiffEnginesAgree);
+// the default engine, wasm, compiles a module for each side, seconds a
+// run. TestDiffHTMLMarksChangesOnTheTree runs the default.
+
 // TestDiffCases pins what aclc diff prints for each kind of change, in
 // text and JSON, and its exit status, diff's: 0 no change, 1 changes.
 func TestDiffCases(t *testing.T) {
@@ -113,11 +118,11 @@ func TestDiffCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, "", append([]string{"diff"}, tt.args...)...)
+			code, stdout, stderr := runCLI(t, "", append([]string{"diff", "--engine", "native"}, tt.args...)...)
 			if code != tt.wantCode || stdout != tt.wantText {
 				t.Errorf("exit %d, want %d\n--- got\n%s--- want\n%s--- stderr\n%s", code, tt.wantCode, stdout, tt.wantText, stderr)
 			}
-			code, stdout, stderr = runCLI(t, "", append([]string{"diff", "-o", "json"}, tt.args...)...)
+			code, stdout, stderr = runCLI(t, "", append([]string{"diff", "--engine", "native", "-o", "json"}, tt.args...)...)
 			if code != tt.wantCode {
 				t.Errorf("-o json: exit %d, want %d: %s", code, tt.wantCode, stderr)
 			}
@@ -148,7 +153,7 @@ func TestDiffCases(t *testing.T) {
 // TestDiffMarkdown pins the pull-request comment: a heading counting the
 // changes and one table row per change, and a comment for no change.
 func TestDiffMarkdown(t *testing.T) {
-	code, stdout, _ := runCLI(t, "", "diff", "-o", "markdown", diffData+"old.yaml", diffData+"drop-alice.yaml")
+	code, stdout, _ := runCLI(t, "", "diff", "--engine", "native", "-o", "markdown", diffData+"old.yaml", diffData+"drop-alice.yaml")
 	want := []string{
 		"### aclc diff: 1 access change, 1 placement change",
 		"| lost | `root.prod` | submit | alice | allow: submitacl of root.prod allows user \"alice\" | deny: no submitacl or adminacl on root.prod or its ancestors allows user \"alice\" with groups [no-named-group] |",
@@ -162,11 +167,11 @@ func TestDiffMarkdown(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d", code)
 	}
-	code, stdout, _ = runCLI(t, "", "diff", "-o", "markdown", diffData+"old.yaml", diffData+"reordered.yaml")
+	code, stdout, _ = runCLI(t, "", "diff", "--engine", "native", "-o", "markdown", diffData+"old.yaml", diffData+"reordered.yaml")
 	if code != exitOK || !strings.HasPrefix(stdout, "### aclc diff: no change\n") {
 		t.Errorf("no change: exit %d\n%s", code, stdout)
 	}
-	code, stdout, _ = runCLI(t, "", "diff", "-o", "markdown", diffData+"old.yaml", diffData+"refused.yaml")
+	code, stdout, _ = runCLI(t, "", "diff", "--engine", "native", "-o", "markdown", diffData+"old.yaml", diffData+"refused.yaml")
 	if code != exitError || !strings.Contains(stdout, "- NEW: testdata/diff/refused.yaml:9:24: multiple spaces found in ACL") {
 		t.Errorf("refused: exit %d\n%s", code, stdout)
 	}
@@ -194,10 +199,10 @@ func TestDiffMountedConfigMap(t *testing.T) {
 	if err := os.Symlink("..data/queues.yaml", filepath.Join(dir, "queues.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := runCLI(t, "", "diff", dir, diffData+"reordered.yaml"); code != exitOK || stdout != "" {
+	if code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", dir, diffData+"reordered.yaml"); code != exitOK || stdout != "" {
 		t.Errorf("the same queues: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr := runCLI(t, "", "diff", dir, "--", diffData+"drop-alice.yaml")
+	code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", dir, "--", diffData+"drop-alice.yaml")
 	if code != exitError || !strings.HasPrefix(stdout, "- alice: submit on root.prod") {
 		t.Errorf("alice dropped: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -229,7 +234,7 @@ func TestDiffTrouble(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, "", append([]string{"diff"}, tt.args...)...)
+			code, stdout, stderr := runCLI(t, "", append([]string{"diff", "--engine", "native"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tt.want) || stdout != "" {
 				t.Errorf("exit %d, want %d with %q\nstdout %q\nstderr %q", code, exitUsage, tt.want, stdout, stderr)
 			}
@@ -242,7 +247,7 @@ func TestDiffTrouble(t *testing.T) {
 // read) and the SOURCE is NEW.
 func TestDiffFromClusterReadsOLDFromTheCluster(t *testing.T) {
 	kc := unreachableKubeconfig(t)
-	code, _, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, "-n", "sched", "--cluster-timeout", "300ms", diffData+"old.yaml")
+	code, _, stderr := runCLI(t, "", "diff", "--engine", "native", "--from-cluster", "--kubeconfig", kc, "-n", "sched", "--cluster-timeout", "300ms", diffData+"old.yaml")
 	if code != exitUsage || !strings.Contains(stderr, "OLD: ") || !strings.Contains(stderr, "cannot read the configuration from the cluster") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
@@ -398,9 +403,10 @@ func fakeAPIServer(t *testing.T, queues string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case r.URL.Path == "/api/v1/namespaces/yunikorn/configmaps":
+		case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && strings.HasSuffix(r.URL.Path, "/configmaps"):
+			// As an API server: a namespace without them lists none.
 			var items []any
-			if r.URL.Query().Get("fieldSelector") == "metadata.name=yunikorn-configs" {
+			if r.URL.Path == "/api/v1/namespaces/yunikorn/configmaps" && r.URL.Query().Get("fieldSelector") == "metadata.name=yunikorn-configs" {
 				items = append(items, map[string]any{
 					"metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn", "resourceVersion": "1"},
 					"data":     map[string]string{"queues.yaml": queues},
@@ -432,7 +438,7 @@ func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc := fakeAPIServer(t, string(old))
-	code, stdout, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"drop-alice.yaml")
+	code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", "--from-cluster", "--kubeconfig", kc, diffData+"drop-alice.yaml")
 	// The cluster's namespaces (default) and any other namespace place
 	// alike: one row.
 	want := `- alice: submit on root.prod (was: submitacl of root.prod allows user "alice")
@@ -441,7 +447,7 @@ func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
 	if code != exitError || stdout != want {
 		t.Errorf("exit %d\n--- got\n%s--- want\n%s--- stderr\n%s", code, stdout, want, stderr)
 	}
-	if code, stdout, stderr := runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"reordered.yaml"); code != exitOK || stdout != "" {
+	if code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", "--from-cluster", "--kubeconfig", kc, diffData+"reordered.yaml"); code != exitOK || stdout != "" {
 		t.Errorf("the live configuration restyled: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// A live configuration YuniKorn refuses is located in its ConfigMap.
@@ -450,7 +456,7 @@ func TestDiffFromClusterComparesTheLiveConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc = fakeAPIServer(t, string(refused))
-	code, stdout, _ = runCLI(t, "", "diff", "--from-cluster", "--kubeconfig", kc, diffData+"old.yaml")
+	code, stdout, _ = runCLI(t, "", "diff", "--engine", "native", "--from-cluster", "--kubeconfig", kc, diffData+"old.yaml")
 	if code != exitError || !strings.HasPrefix(stdout, "OLD is refused by YuniKorn: ") || !strings.Contains(stdout, "yunikorn-configs") {
 		t.Errorf("a refused live configuration: exit %d\n%s", code, stdout)
 	}
@@ -463,7 +469,7 @@ func TestDiffStandardInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t, string(old), "diff", "-", diffData+"drop-alice.yaml")
+	code, stdout, stderr := runCLI(t, string(old), "diff", "--engine", "native", "-", diffData+"drop-alice.yaml")
 	if code != exitError || !strings.HasPrefix(stdout, "- alice: submit on root.prod") {
 		t.Errorf("OLD from standard input: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -471,7 +477,7 @@ func TestDiffStandardInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, string(refused), "diff", diffData+"old.yaml", "-")
+	code, stdout, stderr = runCLI(t, string(refused), "diff", "--engine", "native", diffData+"old.yaml", "-")
 	if code != exitError || !strings.HasPrefix(stdout, "NEW is refused by YuniKorn: <stdin>:9:24: ") {
 		t.Errorf("NEW from standard input: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -486,14 +492,14 @@ func TestDiffResolvesGroupsOnlyForAsUsers(t *testing.T) {
 	if _, err := os.Stat("/run/secrets/ldap"); err == nil {
 		t.Fatal("/run/secrets/ldap exists here: the test needs a machine without YuniKorn's LDAP secret")
 	}
-	if code, stdout, stderr := runCLI(t, "", "diff", ldap, ldap); code != exitOK || stdout != "" {
+	if code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", ldap, ldap); code != exitOK || stdout != "" {
 		t.Errorf("without --as: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, _, stderr := runCLI(t, "", "diff", "--as", "bob", ldap, ldap)
+	code, _, stderr := runCLI(t, "", "diff", "--engine", "native", "--as", "bob", ldap, ldap)
 	if code != exitUsage || !strings.Contains(stderr, "--resolver ldap=DIR") {
 		t.Errorf("--as without --as-group: exit %d: %s", code, stderr)
 	}
-	if code, stdout, stderr := runCLI(t, "", "diff", "--as", "bob", "--as-group", "dev", ldap, ldap); code != exitOK || stdout != "" {
+	if code, stdout, stderr := runCLI(t, "", "diff", "--engine", "native", "--as", "bob", "--as-group", "dev", ldap, ldap); code != exitOK || stdout != "" {
 		t.Errorf("--as with --as-group: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
@@ -517,9 +523,9 @@ func TestDiffMarkdownIsBounded(t *testing.T) {
 	if err := os.WriteFile(newPath, []byte(queues("bob")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, text, _ := runCLI(t, "", "diff", oldPath, newPath)
+	_, text, _ := runCLI(t, "", "diff", "--engine", "native", oldPath, newPath)
 	access := strings.Count(text, " on root.q")
-	code, md, stderr := runCLI(t, "", "diff", "-o", "markdown", oldPath, newPath)
+	code, md, stderr := runCLI(t, "", "diff", "--engine", "native", "-o", "markdown", oldPath, newPath)
 	if code != exitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

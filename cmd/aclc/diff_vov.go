@@ -50,7 +50,7 @@ func (o *diffOptions) runVOV(cmd *cobra.Command, oldSrcs, newSrcs []string) (cod
 	switch {
 	case o.output == "html":
 		return usageErr(cmd, "-o html draws a YuniKorn queue tree; VOV sources are compared as text, json or markdown"), true
-	case o.engine != engine.Native:
+	case cmd.Flags().Changed("engine") && o.engine != engine.Native:
 		return usageErr(cmd, "--engine: VOV sources are compared by aclc's reference decision (native), which every engine matches"), true
 	case len(o.as.list) > 0 || len(o.as.shared) > 0 || len(o.namespaces) > 0:
 		return usageErr(cmd, "--as, --as-group and --app-namespace are for YuniKorn configurations; VOV sources are compared for every user they name"), true

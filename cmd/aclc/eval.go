@@ -44,13 +44,13 @@ type evalOptions struct {
 }
 
 func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
-	fs.StringVar(&o.engine, "engine", "", "engine: native, rego, wasm, opa-wasm or http (default: follows --bundle, else wasm)")
+	engineFlag(fs, &o.engine, "")
 	fs.StringVar(&o.url, "url", "", "base URL of an OPA-compatible server (engine http)")
 	fs.StringVarP(&o.entrypoint, "entrypoint", "e", "", "decision entrypoint, e.g. yunikorn/queues/decision")
-	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	resolverFlag(fs, &o.resolver)
 	fs.StringVarP(&o.input, "input", "i", "-", "input file (JSON), or - for standard input")
 	fs.BoolVar(&o.jsonl, "jsonl", false, "read one JSON input per line and write one compact decision per line")
-	fs.StringVarP(&o.bundle, "bundle", "b", "", "evaluate this bundle file (- for standard input) instead of building SOURCE")
+	bundleFlag(fs, &o.bundle)
 	fs.BoolVar(&o.fail, "fail", false, "exit 1 when a decision denies or is undefined")
 	fs.BoolVar(&o.failDefined, "fail-defined", false, "exit 1 when a decision allows")
 	kindFlag(fs, &o.kind)

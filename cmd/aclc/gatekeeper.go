@@ -90,7 +90,7 @@ func writeManifests(out string, objs []yamlObject, what string, stdout, stderr i
 	return exitOK
 }
 
-// isOutputDir: -o names a directory when it ends with a slash or is one.
+// isOutputDir: --output-file names a directory when it ends with a slash or is one.
 func isOutputDir(out string) bool {
 	if out == "-" {
 		return false

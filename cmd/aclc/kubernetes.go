@@ -28,7 +28,7 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		}
 	}
 	if o.staticDir != "" && !isOutputDir(o.out) {
-		return usageErr(cmd, "--static-manifests writes a directory: give -o DIR/")
+		return usageErr(cmd, "--static-manifests writes a directory: give --output-file DIR/")
 	}
 	opts := translate.KubernetesOptions{Name: o.name, Decisions: o.decisions}
 	objs, err := translate.KubernetesObjectsOf(s, opts)

@@ -13,7 +13,7 @@ import (
 // directory; nothing on failure.
 func TestBuildKubernetesTarget(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "policies.yaml")
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", out, "../../examples/admission/configmap.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--output-file", out, "../../examples/admission/configmap.yaml")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -30,14 +30,14 @@ func TestBuildKubernetesTarget(t *testing.T) {
 	if !strings.Contains(stdout, out) || !strings.Contains(stdout, "ValidatingAdmissionPolicy/yunikorn-user-info") {
 		t.Errorf("summary: %s", stdout)
 	}
-	code, stdout, _ = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
+	code, stdout, _ = runCLI(t, "", "build", "--target", "kubernetes", "--output-file", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || stdout != string(raw) {
 		t.Errorf("-o - must print the same policies (exit %d)", code)
 	}
 
 	dir := filepath.Join(t.TempDir(), "k8s") + "/"
-	if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", dir, "../../examples/admission/configmap.yaml"); code != exitOK {
-		t.Fatalf("-o DIR/: exit %d: %s", code, stderr)
+	if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--output-file", dir, "../../examples/admission/configmap.yaml"); code != exitOK {
+		t.Fatalf("--output-file DIR/: exit %d: %s", code, stderr)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -60,7 +60,7 @@ func TestBuildKubernetesTarget(t *testing.T) {
 	}
 
 	none := filepath.Join(t.TempDir(), "none.yaml")
-	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", none, "../../examples/vov/acls.yaml")
+	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--output-file", none, "../../examples/vov/acls.yaml")
 	if code != exitError || !strings.Contains(stderr, "no YuniKorn configuration") {
 		t.Errorf("a VOV-only source: exit %d, %s", code, stderr)
 	}
@@ -76,7 +76,7 @@ func TestBuildKubernetesBypassAuth(t *testing.T) {
 	if err := os.WriteFile(src, []byte("admissionController.accessControl.bypassAuth: \"true\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--output-file", "-", src)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -91,15 +91,15 @@ func TestBuildKubernetesBypassAuth(t *testing.T) {
 // see, one whose resolver asks when a pod arrives gets none, and says why.
 func TestBuildKubernetesFlags(t *testing.T) {
 	for _, args := range [][]string{
-		{"build", "--target", "kubernetes", "--host-builtins", "-o", "-", seedConfig},
-		{"build", "--target", "kubernetes", "--signing-key", "k.pem", "-o", "-", seedConfig},
-		{"build", "--target", "kubernetes", "--resolver", "os", "-o", "-", seedConfig},
+		{"build", "--target", "kubernetes", "--host-builtins", "--output-file", "-", seedConfig},
+		{"build", "--target", "kubernetes", "--signing-key", "k.pem", "--output-file", "-", seedConfig},
+		{"build", "--target", "kubernetes", "--resolver", "os", "--output-file", "-", seedConfig},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--"+strings.TrimPrefix(args[3], "--")) {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
 	}
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", seedConfig)
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--output-file", "-", seedConfig)
 	if code != exitOK || !strings.Contains(stderr, "note: a CEL policy cannot see which queues exist or drain") || strings.Contains(stderr, "group resolver") ||
 		!strings.Contains(stdout, "name: yunikorn-queue\n") || !strings.Contains(stdout, "name: yunikorn-queue-warnings\n") {
 		t.Errorf("a queue configuration: exit %d, %s", code, stderr)
@@ -112,16 +112,16 @@ func TestBuildKubernetesFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Nothing else in the sources: nothing to write, and why.
-		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", src)
+		code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--output-file", "-", src)
 		if code != exitError || !strings.Contains(stderr, "the "+typ+" group resolver asks when a pod arrives") || !strings.Contains(stderr, "nothing to write") {
 			t.Errorf("the %s resolver: exit %d, %s", typ, code, stderr)
 		}
-		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--decisions", "user-info,queue", "-o", "-", src)
+		code, stdout, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--output-file", "-", src)
 		if code != exitError || !strings.Contains(stderr, "--decisions queue: no queue admission policy for "+src+": the "+typ+" group resolver asks when a pod arrives") || stdout != "" {
 			t.Errorf("the %s resolver, queue asked for: exit %d, %s", typ, code, stderr)
 		}
 	}
-	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "-o", "-", "../../examples/admission/configmap.yaml")
+	code, _, stderr = runCLI(t, "", "build", "--target", "kubernetes", "--output-file", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || strings.Contains(stderr, "note:") {
 		t.Errorf("admission settings alone: exit %d, %s", code, stderr)
 	}
@@ -166,7 +166,7 @@ func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
 			"ValidatingAdmissionPolicyBinding/team-a-queue", "ValidatingAdmissionPolicyBinding/team-a-queue-warnings"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, "", append([]string{"build", "--target", "kubernetes", "-o", "-"}, tt.args...)...)
+			code, stdout, stderr := runCLI(t, "", append([]string{"build", "--target", "kubernetes", "--output-file", "-"}, tt.args...)...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -185,11 +185,11 @@ func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"Team", "-a", "a_b", strings.Repeat("a", 49), ""} {
-		if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--name", bad, "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name") {
+		if code, _, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--name", bad, "--output-file", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name") {
 			t.Errorf("--name %q: exit %d, %s", bad, code, stderr)
 		}
 	}
-	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--name", "x", "-o", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name names the objects of --target kubernetes") {
+	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--name", "x", "--output-file", "-", seedConfig); code != exitUsage || !strings.Contains(stderr, "--name names the objects of --target kubernetes") {
 		t.Errorf("--name with gatekeeper: exit %d, %s", code, stderr)
 	}
 }
@@ -199,7 +199,7 @@ func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
 // one file per object in each, every name with the reserved suffix.
 func TestBuildKubernetesStaticManifests(t *testing.T) {
 	out := t.TempDir() + "/static/"
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--static-manifests", "/etc/kubernetes/aclc", "-o", out, "../../examples/kubernetes/yunikorn-configs.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "kubernetes", "--static-manifests", "/etc/kubernetes/aclc", "--output-file", out, "../../examples/kubernetes/yunikorn-configs.yaml")
 	if code != exitOK || !strings.Contains(stdout, "--admission-control-config-file=/etc/kubernetes/aclc/admission-configuration.yaml") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}

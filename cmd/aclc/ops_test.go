@@ -110,7 +110,7 @@ func TestServeLogFormats(t *testing.T) {
 func TestKindOnEverySourceCommand(t *testing.T) {
 	vovFile := "../../examples/vov/acls.yaml"
 	for _, args := range [][]string{
-		{"build", "-o", "-", vovFile},
+		{"build", "--output-file", "-", vovFile},
 		{"check", vovFile},
 		{"eval", "--engine", "native", "-e", "vov/acl/decision", vovFile},
 		{"report", vovFile},

@@ -30,7 +30,7 @@ func TestYuniKornVersionFlag(t *testing.T) {
 		{"1.7.0 refuses usergroupresolver with its decoder's words", []string{"check", "--yunikorn-version", "1.7.0", resolver}, exitError,
 			"queues.yaml:3:5: error: unknown key \"usergroupresolver\": YuniKorn 1.7.0 does not know it, YuniKorn 1.8.0 and later read it (YuniKorn: field usergroupresolver not found in type configs.PartitionConfig)"},
 		{"1.8.0 accepts usergroupresolver", []string{"check", "--yunikorn-version", "1.8.0", resolver}, exitOK, "ok"},
-		{"build reads as the release too", []string{"build", "--yunikorn-version", "1.5.2", "-o", filepath.Join(dir, "b.tar.gz"), resolver}, exitError, "YuniKorn 1.5.2 does not know it"},
+		{"build reads as the release too", []string{"build", "--yunikorn-version", "1.5.2", "--output-file", filepath.Join(dir, "b.tar.gz"), resolver}, exitError, "YuniKorn 1.5.2 does not know it"},
 		{"an unknown release is a usage error listing the known ones", []string{"eval", "--yunikorn-version", "1.4.0", "-e", "yunikorn/queues/decision", resolver}, exitUsage,
 			strings.Join(release.Known(), ", ")},
 		{"version states the default", []string{"version"}, exitOK, "yunikorn: " + release.DefaultName + " (the default --yunikorn-version"},

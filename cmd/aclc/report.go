@@ -25,7 +25,7 @@ const reportExamples = `  aclc report examples/yunikorn/acl-doc.yaml
   aclc report --as system:serviceaccount:team-a:builder examples/yunikorn/org.yaml
   aclc report -o json --as sue --as-group admins examples/yunikorn/helm/yunikorn-defaults.yaml examples/yunikorn/helm/yunikorn-configs.yaml
   aclc report --as joe@reno --as pat@elko --as john@john_pc --as-group eng examples/vov/acls.yaml
-  aclc report --place --as alice --as-group dev -n team-a examples/yunikorn/default-config.yaml
+  aclc report --place --as alice --as-group dev --app-namespace team-a examples/yunikorn/default-config.yaml
   aclc report -o html examples/admission/queue.yaml > queues.html
 
 --as names a user verbatim, as kubectl's --as does; each --as-group adds a
@@ -92,18 +92,31 @@ type reportOptions struct {
 	namespaces, queues             []string
 }
 
-var reportFormats = []string{"table", "wide", "json", "yaml", "html"}
-var checkFormats = []string{"text", "json", "yaml"}
+var reportFormats = []format{
+	{"table", ""},
+	{"wide", "with the reasons"},
+	{"json", ""},
+	{"yaml", ""},
+	{"html", "one self-contained page: the queue tree, check's warnings at their queues, the placement rules and where each namespace's pods land"},
+}
+
+var checkFormats = []format{
+	{"text", "file:line:column: severity: code: message"},
+	{"json", ""},
+	{"yaml", ""},
+}
 
 func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
-	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine that decides the --as rows: native, rego, wasm or opa-wasm")
-	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
-	fs.Var(asFlag{&o.as}, "as", "decide for this user on every queue or VOV object (user@host for VOV), taken verbatim; repeatable")
-	fs.Var(asGroupFlag{&o.as}, "as-group", "a group of the --as user before it (OS group for VOV); repeatable")
-	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --namespace and --queue")
-	fs.StringArrayVarP(&o.namespaces, "namespace", "n", nil, "with --place: the application's namespace, its annotations taken from the Namespaces among the sources (default: each of those Namespaces, else default); repeatable")
+	engineFlag(fs, &o.engine, defaultEngine)
+	resolverFlag(fs, &o.resolver)
+	asFlags(fs, &o.as)
+	fs.BoolVar(&o.place, "place", false, "with --as: where YuniKorn places an application of each user (yunikorn/queues/placement), per --app-namespace and --queue")
+	appNamespaceFlag(fs, &o.namespaces)
+	// report reads no cluster: -n has no YuniKorn namespace to name here,
+	// so its old meaning is kept, unambiguously.
+	deprecatedFlag(fs, appendValue{&o.namespaces}, "namespace", "n", "use --app-namespace (it keeps its meaning here, the application's namespace; elsewhere -n is YuniKorn's namespace)")
 	fs.StringArrayVar(&o.queues, "queue", nil, "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
-	fs.StringVarP(&o.output, "output", "o", "table", "output format: table, wide (with the reasons), json, yaml or html (one self-contained page: the queue tree, check's warnings at their queues, the placement rules and where each namespace's pods land)")
+	outputFlag(fs, &o.output, reportFormats)
 	kindFlag(fs, &o.kind)
 }
 
@@ -121,7 +134,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	if len(srcs) == 0 {
 		return usageErr(cmd, "no SOURCE given")
 	}
-	if !slices.Contains(reportFormats, o.output) {
+	if !slices.Contains(formatNames(reportFormats), o.output) {
 		return usageErr(cmd, "unknown --output %q (want table, wide, json, yaml or html)", o.output)
 	}
 	as := o.as.resolved()

@@ -234,7 +234,7 @@ func TestReportPlaceReadsNamespaceSources(t *testing.T) {
 			t.Errorf("%s: placements %v, want %v", e, got, want)
 		}
 	}
-	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "alice", "-n", "team-b", src)
+	code, stdout, stderr := runCLI(t, "", "report", "--engine", "native", "--place", "--as", "alice", "--app-namespace", "team-b", src)
 	if code != exitOK || !strings.Contains(stderr, "namespace team-b is not among the sources' Namespaces") || !strings.Contains(stdout, "team-b") {
 		t.Errorf("a namespace the sources do not give: exit %d: %s %s", code, stdout, stderr)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/aclc-dev/aclc/pkg/logs"
 )
 
 // Exit statuses of every command.
@@ -39,7 +41,7 @@ const rootLong = `aclc compiles YuniKorn queue ACLs, YuniKorn admission settings
 bundles (Rego, Wasm, Gatekeeper) and evaluates them.`
 
 const rootExamples = `  aclc check examples/yunikorn/acl-doc.yaml
-  aclc build -o queues.tar.gz examples/yunikorn/acl-doc.yaml
+  aclc build --output-file queues.tar.gz examples/yunikorn/acl-doc.yaml
   echo '{"queue":"root.test","action":"submit","user":"sue"}' | aclc eval -e yunikorn/queues/decision -b queues.tar.gz
   aclc completion bash > /etc/bash_completion.d/aclc`
 
@@ -208,7 +210,7 @@ func lookupFlag(cmd *cobra.Command, name string) *pflag.Flag {
 // usageErr reports a command line the command refuses: what is wrong, and
 // where the usage is. It returns the usage exit status.
 func usageErr(cmd *cobra.Command, format string, a ...any) int {
-	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	msg := logs.OneLine(fmt.Sprintf(format, a...))
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s%s\nRun '%s --help' for usage.\n", errorPrefix(cmd.CommandPath()), msg, cmd.CommandPath())
 	return exitUsage
 }
@@ -216,7 +218,7 @@ func usageErr(cmd *cobra.Command, format string, a ...any) int {
 // errorf writes a one-line error, prefixed with the command that stderr
 // belongs to (see commandStderr).
 func errorf(stderr io.Writer, format string, a ...any) {
-	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	msg := logs.OneLine(fmt.Sprintf(format, a...))
 	cs, ok := stderr.(commandStderr)
 	if !ok {
 		fmt.Fprintln(stderr, "aclc: "+msg)
@@ -237,6 +239,7 @@ func newCommand(use, short, example string, runFn func(cmd *cobra.Command, args 
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetErr(commandStderr{cmd.ErrOrStderr(), cmd.CommandPath()})
+			deprecationNotices(cmd, cmd.ErrOrStderr())
 			return status(runFn(cmd, args))
 		},
 	}

@@ -33,7 +33,7 @@ const seedConfig = "../../examples/yunikorn/acl-doc.yaml"
 
 func TestBuildWritesALoadableBundle(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	code, stdout, stderr := runCLI(t, "", "build", "-o", out, seedConfig)
+	code, stdout, stderr := runCLI(t, "", "build", "--output-file", out, seedConfig)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -62,7 +62,7 @@ func TestBuildFailureWritesNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := writeFile(t, "q.yaml", tt.content)
 			out := filepath.Join(t.TempDir(), "b.tar.gz")
-			code, _, stderr := runCLI(t, "", "build", "-o", out, src)
+			code, _, stderr := runCLI(t, "", "build", "--output-file", out, src)
 			if code != exitError {
 				t.Fatalf("exit %d, want %d; stderr %s", code, exitError, stderr)
 			}
@@ -137,7 +137,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"unknown engine", []string{"eval", "--engine", "nope", "--entrypoint", "yunikorn/queues/decision", seedConfig}},
 		{"unknown flag", []string{"build", "--nope", seedConfig}},
 		{"build without sources", []string{"build"}},
-		{"unknown target", []string{"build", "--target", "nope", "-o", "/dev/null", seedConfig}},
+		{"unknown target", []string{"build", "--target", "nope", "--output-file", "/dev/null", seedConfig}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +200,7 @@ func TestReportShowsSeedTable(t *testing.T) {
 func TestReportPlace(t *testing.T) {
 	t.Setenv("COLUMNS", "1000")
 	for _, e := range []string{"native", "wasm"} {
-		code, stdout, stderr := runCLI(t, "", "report", "--engine", e, "--place", "--as", "john", "--as-group", "dev", "-n", "team-a", "--namespace", "kube-system", "../../examples/yunikorn/default-config.yaml")
+		code, stdout, stderr := runCLI(t, "", "report", "--engine", e, "--place", "--as", "john", "--as-group", "dev", "--app-namespace", "team-a", "--app-namespace", "kube-system", "../../examples/yunikorn/default-config.yaml")
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", e, code, stderr)
 		}
@@ -234,7 +234,7 @@ func TestResolverFlagOnEveryEngine(t *testing.T) {
 
 func TestStaticGroupsRefusesTheOSResolver(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "--static-groups", "-o", out, seedConfig)
+	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "--static-groups", "--output-file", out, seedConfig)
 	if code != exitError || !strings.Contains(stderr, "cannot be compiled into a bundle") {
 		t.Errorf("exit %d, %s", code, stderr)
 	}
@@ -255,13 +255,13 @@ func TestFileResolverBundleNeedsItsFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
 	in := `{"queue":"root.test","action":"admin","user":"john"}`
 	// By default the file's answers are compiled into the bundle.
-	if code, _, stderr := runCLI(t, "", "build", "--target", "wasm", "--resolver", "file="+groups, "-o", out, seedConfig); code != exitOK {
+	if code, _, stderr := runCLI(t, "", "build", "--target", "wasm", "--resolver", "file="+groups, "--output-file", out, seedConfig); code != exitOK {
 		t.Fatalf("build: %s", stderr)
 	}
 	if code, stdout, stderr := runCLI(t, in, "eval", "--bundle", out, "--entrypoint", "yunikorn/queues/decision"); code != exitOK || !strings.Contains(stdout, `adminacl of root.test allows group \"dev\"`) {
 		t.Errorf("eval of the static bundle: exit %d, %s %s", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI(t, "", "build", "--host-builtins", "--target", "wasm", "--resolver", "file="+groups, "-o", out, seedConfig); code != exitOK {
+	if code, _, stderr := runCLI(t, "", "build", "--host-builtins", "--target", "wasm", "--resolver", "file="+groups, "--output-file", out, seedConfig); code != exitOK {
 		t.Fatalf("build: %s", stderr)
 	}
 	if code, _, stderr := runCLI(t, in, "eval", "--bundle", out, "--entrypoint", "yunikorn/queues/decision"); code != exitError || !strings.Contains(stderr, "--resolver file=PATH") {
@@ -294,7 +294,7 @@ func TestCapabilitiesDeclareTheBuiltin(t *testing.T) {
 
 func TestBuildGatekeeperTarget(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "gk.yaml")
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", out, "../../examples/admission/configmap.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", out, "../../examples/admission/configmap.yaml")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -311,23 +311,23 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 		t.Errorf("summary does not name the file: %s", stdout)
 	}
 
-	code, stdout, _ = runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", "../../examples/admission/configmap.yaml")
+	code, stdout, _ = runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", "-", "../../examples/admission/configmap.yaml")
 	if code != exitOK || stdout != string(raw) {
 		t.Errorf("-o - must print the same manifests (exit %d)", code)
 	}
 
 	none := filepath.Join(t.TempDir(), "none.yaml")
-	code, _, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", none, "../../examples/vov/acls.yaml")
+	code, _, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", none, "../../examples/vov/acls.yaml")
 	if code != exitError || !strings.Contains(stderr, "no YuniKorn configuration") {
 		t.Errorf("a VOV-only source: exit %d, %s", code, stderr)
 	}
 	// A queues.yaml alone configures the queue decision; the user.info
 	// check, with YuniKorn's default admission settings, only when asked.
-	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", seedConfig)
+	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", "-", seedConfig)
 	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornQueue") || strings.Contains(stdout, "kind: YuniKornUserInfo") {
 		t.Errorf("a queues-only source: exit %d, %s", code, stderr)
 	}
-	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", "-", seedConfig)
+	code, stdout, stderr = runCLI(t, "", "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "--output-file", "-", seedConfig)
 	if code != exitOK || !strings.Contains(stdout, "kind: YuniKornQueue") || !strings.Contains(stdout, "kind: YuniKornUserInfo") {
 		t.Errorf("a queues-only source with --decisions user-info,queue: exit %d, %s", code, stderr)
 	}
@@ -335,8 +335,8 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 		t.Errorf("nothing may be written on failure: %v", err)
 	}
 	for _, args := range [][]string{
-		{"build", "--target", "gatekeeper", "--decisions", "placement", "-o", "-", seedConfig},
-		{"build", "--decisions", "queue", "-o", "-", seedConfig},
+		{"build", "--target", "gatekeeper", "--decisions", "placement", "--output-file", "-", seedConfig},
+		{"build", "--decisions", "queue", "--output-file", "-", seedConfig},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--decisions") {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
@@ -344,12 +344,12 @@ func TestBuildGatekeeperTarget(t *testing.T) {
 	}
 }
 
-// -o DIR writes one object per file, named <kind>-<name>.yaml, as gator
+// --output-file DIR writes one object per file, named <kind>-<name>.yaml, as gator
 // suites and kustomize read them; the stream and the files hold the same
 // documents.
 func TestBuildGatekeeperIntoADirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "policies") + "/"
-	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", dir, "../../examples/admission/configmap-with-queues.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", dir, "../../examples/admission/configmap-with-queues.yaml")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -369,7 +369,7 @@ func TestBuildGatekeeperIntoADirectory(t *testing.T) {
 	if !strings.Contains(stdout, "wrote 6 files") {
 		t.Errorf("summary: %s", stdout)
 	}
-	_, stream, _ := runCLI(t, "", "build", "--target", "gatekeeper", "-o", "-", "../../examples/admission/configmap-with-queues.yaml")
+	_, stream, _ := runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", "-", "../../examples/admission/configmap-with-queues.yaml")
 	for _, n := range names {
 		doc, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
@@ -384,7 +384,7 @@ func TestBuildGatekeeperIntoADirectory(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "-o", blocked+"/sub/", "../../examples/admission/configmap.yaml"); code != exitError || !strings.Contains(stderr, "cannot write") {
+	if code, _, stderr := runCLI(t, "", "build", "--target", "gatekeeper", "--output-file", blocked+"/sub/", "../../examples/admission/configmap.yaml"); code != exitError || !strings.Contains(stderr, "cannot write") {
 		t.Errorf("an impossible directory: exit %d, %s", code, stderr)
 	}
 }

@@ -34,7 +34,7 @@ const serveExamples = `  # Serve the queue decision from a source; edit the file
 
   # A signed bundle, refused unless its signature checks out; on reload,
   # also refused when its revision is older than the one in service:
-  aclc build --signing-key private.pem -o queues.tar.gz examples/yunikorn/org.yaml
+  aclc build --signing-key private.pem --output-file queues.tar.gz examples/yunikorn/org.yaml
   aclc serve --verification-key public.pem --bundle queues.tar.gz
 
   # HTTPS, each evaluation stopped after 2s:
@@ -82,20 +82,19 @@ type serveOptions struct {
 
 func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	fs.StringVar(&o.addr, "addr", serve.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
-	fs.StringVar(&o.resolver, "resolver", "", resolverUsage)
+	resolverFlag(fs, &o.resolver)
 	fs.BoolVar(&o.static, "static-groups", false, "compile the resolver's answers into the bundle (none, test, file) instead of resolving through the builtin")
-	fs.StringVarP(&o.bundle, "bundle", "b", "", "serve this bundle file (built by aclc build, signed or not) instead of building SOURCE")
+	bundleFlag(fs, &o.bundle)
 	fs.StringVar(&o.keyFile, "verification-key", "", "PEM public key (or HMAC secret) file the --bundle must be signed with; a reload also refuses a bundle whose revision is not later than the one in service")
 	fs.StringVar(&o.keyID, "verification-key-id", translate.DefaultKeyID, "id of the verification key, as the signature names it")
-	fs.StringVar(&o.alg, "signing-alg", "", "signature algorithm (RS256, ES256, HS256, ...); default: inferred from the key")
+	signingAlgFlag(fs, &o.alg)
 	fs.StringVar(&o.scope, "scope", "", "scope the signature must carry")
 	logFlags(fs, &o.log)
 	kindFlag(fs, &o.kind)
-	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every decision to standard error (OPA's decision_logs.console)")
-	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the files are checked for changes; 0 disables reloading")
+	decisionLogsFlag(fs, &o.decisionLogs)
+	reloadIntervalFlag(fs, &o.interval)
 	fs.DurationVar(&o.decisionTimeout, "decision-timeout", serve.DefaultDecisionTimeout, "stop each request's evaluation after this long and answer 504; 0 sets no limit")
-	fs.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain) file, re-read when it changes")
-	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
+	tlsFlags(fs, &o.tlsCert, &o.tlsKey)
 	fs.StringVar(&o.authorization, "authorization", "off", "off: refuse every write to OPA's API; basic: let OPA's authorization decide every request with --authorization-policy (as opa run --authorization=basic)")
 	fs.StringVar(&o.authzPolicy, "authorization-policy", "", "Rego file of package system.authz whose allow decides each request under --authorization basic; the bearer token is input.identity")
 	o.cluster = registerClusterFlags(fs)

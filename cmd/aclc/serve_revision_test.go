@@ -28,7 +28,7 @@ func buildSignedAt(t *testing.T, priv string, at time.Time, src string, extra ..
 	buildClock = func() time.Time { return at }
 	defer func() { buildClock = old }()
 	out := filepath.Join(t.TempDir(), "signed.tar.gz")
-	args := append([]string{"build", "--signing-key", priv, "-o", out}, extra...)
+	args := append([]string{"build", "--signing-key", priv, "--output-file", out}, extra...)
 	if code, stdout, stderr := runCLI(t, "", append(args, writeFile(t, "queues.yaml", src))...); code != exitOK {
 		t.Fatalf("build: %s", stderr)
 	} else if !strings.Contains(stdout, "revision ") {
@@ -124,12 +124,12 @@ func TestSignedRevisionIsSigned(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
 	src := writeFile(t, "queues.yaml", serveQueues)
-	code, _, stderr = runCLI(t, "", "build", "--signing-key", priv, "--revision", "abc123", "-o", out, src)
+	code, _, stderr = runCLI(t, "", "build", "--signing-key", priv, "--revision", "abc123", "--output-file", out, src)
 	if code != exitUsage || !strings.Contains(stderr, `revision "abc123" cannot be ordered`) {
 		t.Errorf("signed, --revision abc123: exit %d, %s", code, stderr)
 	}
 	// Unsigned, the revision is the user's string, as with opa build.
-	if code, _, stderr = runCLI(t, "", "build", "--revision", "abc123", "-o", out, src); code != exitOK {
+	if code, _, stderr = runCLI(t, "", "build", "--revision", "abc123", "--output-file", out, src); code != exitOK {
 		t.Errorf("unsigned, --revision abc123: exit %d, %s", code, stderr)
 	}
 }

@@ -293,11 +293,11 @@ func TestServeVerifiesSignedBundles(t *testing.T) {
 			_, otherPub := bundletest.WriteKeyPair(t, alg)
 			dir := t.TempDir()
 			signed := filepath.Join(dir, "signed.tar.gz")
-			if code, _, stderr := runCLI(t, "", "build", "--signing-key", priv, "--signing-key-id", "prod", "-o", signed, src); code != exitOK {
+			if code, _, stderr := runCLI(t, "", "build", "--signing-key", priv, "--signing-key-id", "prod", "--output-file", signed, src); code != exitOK {
 				t.Fatalf("build: %s", stderr)
 			}
 			unsigned := filepath.Join(dir, "unsigned.tar.gz")
-			if code, _, stderr := runCLI(t, "", "build", "-o", unsigned, src); code != exitOK {
+			if code, _, stderr := runCLI(t, "", "build", "--output-file", unsigned, src); code != exitOK {
 				t.Fatalf("build: %s", stderr)
 			}
 			refused := []struct {
@@ -350,23 +350,23 @@ func TamperBundle(t *testing.T, path, file, old, new string) string {
 // builtin; signing options need a key.
 func TestBuildPortableAndSigningFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	code, stdout, stderr := runCLI(t, "", "build", "--portable", "-o", out, "../../examples/admission/configmap-with-queues.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--portable", "--output-file", out, "../../examples/admission/configmap-with-queues.yaml")
 	if code != exitOK || !strings.Contains(stdout, "no custom builtins") {
 		t.Errorf("--portable: exit %d, %s %s", code, stdout, stderr)
 	}
 	// --static-groups promises a bundle stock OPA runs: the admission part
 	// is decoded in plain Rego too.
-	code, stdout, _ = runCLI(t, "", "build", "--static-groups", "-o", out, "../../examples/admission/configmap-with-queues.yaml")
+	code, stdout, _ = runCLI(t, "", "build", "--static-groups", "--output-file", out, "../../examples/admission/configmap-with-queues.yaml")
 	if code != exitOK || !strings.Contains(stdout, "no custom builtins") {
 		t.Errorf("--static-groups with admission settings: exit %d, %s", code, stdout)
 	}
 	for _, args := range [][]string{{"--signing-alg", "ES256"}, {"--claims-file", "c.json"}, {"--signing-key-id", "x"}} {
-		code, _, stderr := runCLI(t, "", append(append([]string{"build", "-o", out}, args...), "../../examples/yunikorn/sue.yaml")...)
+		code, _, stderr := runCLI(t, "", append(append([]string{"build", "--output-file", out}, args...), "../../examples/yunikorn/sue.yaml")...)
 		if code != exitUsage || !strings.Contains(stderr, "go with --signing-key") {
 			t.Errorf("%v without --signing-key: exit %d, %s", args, code, stderr)
 		}
 	}
-	code, _, stderr = runCLI(t, "", "build", "--portable", "--resolver", "os", "-o", out, "../../examples/yunikorn/sue.yaml")
+	code, _, stderr = runCLI(t, "", "build", "--portable", "--resolver", "os", "--output-file", out, "../../examples/yunikorn/sue.yaml")
 	if code != exitError || !strings.Contains(stderr, "os resolver") {
 		t.Errorf("--portable with the os resolver: exit %d, %s", code, stderr)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
@@ -158,8 +157,7 @@ func sourceKinds() []string {
 // configuration as.
 func kindFlag(fs *pflag.FlagSet, kind *string) {
 	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: "+translate.KindList())
-	fs.Var(releaseValue{}, "yunikorn-version", "the YuniKorn release the cluster runs, whose parsing, validation and decisions apply: "+
-		strings.Join(release.Known(), ", ")+" (the newest YuniKorn code aclc reproduces, newer than any release); default "+release.DefaultName)
+	yunikornVersionFlag(fs)
 }
 
 // yunikornRelease is the --yunikorn-version of the command line being

@@ -32,7 +32,7 @@ func TestSourcesThatAreNotFilesAreRefusedAtOnce(t *testing.T) {
 		{"a named pipe as a source", fifo + " is a named pipe, not a regular file", []string{"check", fifo}},
 		{"a named pipe beside standard input", fifo + " is a named pipe, not a regular file", []string{"check", "-", fifo}},
 		{"a character device as a source", "/dev/zero is a character device, not a regular file", []string{"check", "/dev/zero"}},
-		{"a named pipe as the groups file", fifo + " is a named pipe, not a regular file", []string{"build", "-o", out, "--resolver", "file=" + fifo, queues}},
+		{"a named pipe as the groups file", fifo + " is a named pipe, not a regular file", []string{"build", "--output-file", out, "--resolver", "file=" + fifo, queues}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := os.Stat("/dev/zero"); err != nil && strings.Contains(tc.want, "/dev/zero") {

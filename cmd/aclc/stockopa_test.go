@@ -34,7 +34,7 @@ func stockOPA(t *testing.T) string {
 func buildCLI(t *testing.T, args ...string) (string, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "bundle.tar.gz")
-	code, _, stderr := runCLI(t, "", append([]string{"build", "-o", out}, args...)...)
+	code, _, stderr := runCLI(t, "", append([]string{"build", "--output-file", out}, args...)...)
 	if code != exitOK {
 		t.Fatalf("aclc build %v: exit %d: %s", args, code, stderr)
 	}
@@ -114,7 +114,7 @@ func TestBuildDefaultIsStockOPAsBundle(t *testing.T) {
 		t.Errorf("stock opa refused the default bundle: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "host.tar.gz")
-	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "-o", out, "../../examples/admission/configmap.yaml")
+	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "--output-file", out, "../../examples/admission/configmap.yaml")
 	if code != exitOK || !strings.Contains(stdout, "needs aclc.k8s_decode_error") || stderr != "" {
 		t.Errorf("--host-builtins: exit %d, %s %s", code, stdout, stderr)
 	}
@@ -129,19 +129,19 @@ func TestBuildDefaultIsStockOPAsBundle(t *testing.T) {
 // each other.
 func TestBuildRefusesWhatOnlyHostBuiltinsDecide(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "-o", out, seedConfig)
+	code, _, stderr := runCLI(t, "", "build", "--resolver", "os", "--output-file", out, seedConfig)
 	if code != exitError || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "os resolver") || !strings.Contains(stderr, "--host-builtins") {
 		t.Errorf("the os resolver by default: exit %d, %q", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a bundle was written")
 	}
-	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "--resolver", "os", "-o", out, seedConfig)
+	code, stdout, stderr := runCLI(t, "", "build", "--host-builtins", "--resolver", "os", "--output-file", out, seedConfig)
 	if code != exitOK || !strings.Contains(stdout, "aclc.user_groups") || stderr != "" {
 		t.Errorf("--host-builtins with the os resolver: exit %d, %s %s", code, stdout, stderr)
 	}
 	for _, flag := range []string{"--portable", "--static-groups"} {
-		if code, _, stderr := runCLI(t, "", "build", "--host-builtins", flag, "-o", out, seedConfig); code != exitUsage {
+		if code, _, stderr := runCLI(t, "", "build", "--host-builtins", flag, "--output-file", out, seedConfig); code != exitUsage {
 			t.Errorf("--host-builtins %s: exit %d, %s", flag, code, stderr)
 		}
 	}

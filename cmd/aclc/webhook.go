@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
-	"github.com/aclc-dev/aclc/pkg/serve"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/pkg/webhook"
 )
@@ -44,14 +43,16 @@ const webhookExamples = `  # Try it locally with a throw-away certificate:
 
   # Register it with the API server (see 'aclc webhook manifests -h'); the
   # Service is in aclc's own namespace, never YuniKorn's:
-  aclc webhook manifests --service-name aclc-webhook --namespace aclc-system --ca-file ca.pem | kubectl apply -f -
+  aclc webhook manifests --service-name aclc-webhook --service-namespace aclc-system --ca-file ca.pem | kubectl apply -f -
 
 Endpoints: /mutate (the decision with its patch) and /validate (the same
 decision without the patch), any method, as YuniKorn's webhook;
 /validate-queue (whether YuniKorn would reject, or place elsewhere, the
-application of a pod: 'manifests --type queue'); GET /healthz, /readyz (200
-once the engine has answered a probe review) and /metrics (Prometheus); every
-other path is 404. --metrics-addr serves GET /metrics alone, in plain HTTP, on
+application of a pod: 'manifests --type queue'); /validate-config (YuniKorn's
+ConfigMaps in --config-namespace, refused as YuniKorn's validator refuses
+them, with file:line:column: 'manifests --type config'); GET /healthz,
+/readyz (200 once the engine has answered a probe review) and /metrics
+(Prometheus); every other path is 404. --metrics-addr serves GET /metrics alone, in plain HTTP, on
 a port of its own (off by default), so that Prometheus scrapes without the
 webhook's CA; every other path there is 404. SIGINT or SIGTERM stops it
 gracefully.
@@ -84,18 +85,17 @@ type webhookOptions struct {
 func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.StringVar(&o.addr, "addr", webhook.DefaultAddr, "address to listen on, host:port (port 0 picks a free one)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics (read-only) over plain HTTP on this host:port, e.g. :9090 for Prometheus; empty: off (/metrics is always on --addr)")
-	fs.StringVar(&o.certFile, "tls-cert", "", "PEM certificate (chain) file, re-read when it changes")
-	fs.StringVar(&o.keyFile, "tls-key", "", "PEM private key file")
+	tlsFlags(fs, &o.certFile, &o.keyFile)
 	fs.BoolVar(&o.selfSigned, "self-signed", false, "serve a throw-away CA-signed certificate made at start (local use)")
 	fs.StringVar(&o.sans, "san", "", "comma-separated extra host names or IPs for --self-signed (localhost, 127.0.0.1, ::1 and the --addr host are always in)")
 	fs.StringVar(&o.caOut, "ca-out", "", "with --self-signed, write the CA certificate (PEM) to this file: clients trust it, 'manifests --ca-file' takes it")
-	fs.StringVar(&o.engine, "engine", engine.Wasm, "engine: native, rego, wasm or opa-wasm")
-	fs.BoolVar(&o.decisionLogs, "decision-logs", false, "log every review answered to standard error (uid, path, allowed, duration), as OPA's decision_logs.console")
-	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
-	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
+	engineFlag(fs, &o.engine, defaultEngine)
+	decisionLogsFlag(fs, &o.decisionLogs)
+	timeoutSecondsFlag(fs, &o.timeoutSeconds)
+	reloadIntervalFlag(fs, &o.interval)
 	fs.IntVar(&o.configTimeoutSeconds, "config-timeout-seconds", 0, "the timeoutSeconds of the /validate-config webhook configuration, when it differs from --timeout-seconds (1 to 30; the chart's is 10): judging the largest configuration a ConfigMap holds takes seconds")
 	guardOffFlag(fs, &o.guardOff)
-	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
+	configNamespaceFlag(fs, &o.configNamespace, "")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
 	o.cluster = registerClusterFlags(fs)
@@ -359,7 +359,7 @@ func selfSignedHosts(addr, sans string) []string {
 }
 
 const manifestsExamples = `  aclc webhook manifests --ca-file ca.pem | kubectl apply -f -
-  aclc webhook manifests --service-name aclc-webhook --namespace aclc-system \
+  aclc webhook manifests --service-name aclc-webhook --service-namespace aclc-system \
     --ca-file ca.pem --failure-policy Fail > webhook.yaml
 
 --type mutating (the default) registers /mutate as YuniKorn registers its own
@@ -410,19 +410,23 @@ const configWebhookType = "config"
 
 func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.m.Service, "service-name", "aclc-webhook", "name of the Service in front of 'aclc webhook'")
-	fs.StringVarP(&o.m.Namespace, "namespace", "n", defaultWebhookNamespace, "namespace of that Service: aclc's own, as the chart installs it, never YuniKorn's (the webhook leaves its own namespace out)")
+	fs.StringVar(&o.m.Namespace, "service-namespace", defaultWebhookNamespace, "namespace of that Service: aclc's own, as the chart installs it, never YuniKorn's (the webhook leaves its own namespace out)")
+	// -n named the Service's namespace here before it meant YuniKorn's
+	// everywhere; manifests names YuniKorn's with --config-namespace, so
+	// the old meaning is kept, unambiguously.
+	deprecatedFlag(fs, stringValue{&o.m.Namespace}, "namespace", "n", "use --service-namespace (it keeps its meaning here, the Service's namespace; YuniKorn's is --config-namespace)")
 	fs.IntVar(&o.m.Port, "port", 443, "port of that Service")
 	fs.StringVar(&o.caFile, "ca-file", "", "PEM file of the CA that signed the webhook's certificate (e.g. from --ca-out), for caBundle")
 	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")
-	fs.IntVar(&o.m.TimeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "how long the API server waits for the webhook (1 to 30); start 'aclc webhook' with the same value")
+	timeoutSecondsFlag(fs, &o.m.TimeoutSeconds)
 	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added), queue (/validate-queue: refuse pods YuniKorn would reject) or config (/validate-config: YuniKorn's ConfigMaps, refused as YuniKorn's validator refuses them, admitted with warnings saying what changes)")
-	fs.StringVar(&o.m.ConfigNamespace, "config-namespace", defaultConfigNamespace, "with --type config: the namespace of YuniKorn's ConfigMaps")
+	configNamespaceFlag(fs, &o.m.ConfigNamespace, defaultConfigNamespace)
 	fs.StringVar(&o.m.StaticURL, "static-url", "", "write the configuration for the API server to load from a file at start (Kubernetes 1.37+), calling this https URL (the path is appended) instead of the Service, named with .static.k8s.io")
 }
 
 func newWebhookManifestsCommand() *cobra.Command {
 	o := &manifestsOptions{}
-	cmd := newCommand("manifests [--service-name N] [-n NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue|config] [--config-namespace NS] [--static-url URL]",
+	cmd := newCommand("manifests [--service-name N] [--service-namespace NS] [--port P] [--ca-file F] [--failure-policy Fail|Ignore] [--timeout-seconds N] [--type mutating|validating|queue|config] [--config-namespace NS] [--static-url URL]",
 		"print the webhook configuration that registers 'aclc webhook' with the API server", manifestsExamples, o.run)
 	manifestsFlags(cmd.Flags(), o)
 	registerCompletions(cmd)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -298,12 +299,12 @@ func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, 
 		}
 		// YuniKorn's admission controller refuses it, with this text as
 		// the release's controller words it.
-		return refuseConfig(admission.ConfigMapDenial(msg, c.release))
+		return refuseConfig(admission.ConfigMapDenial(msg, c.release) + deniedAt(err))
 	case translate.ConsequenceSettings:
 		// The typed settings are the scheduler's, checked before the
 		// queues; YuniKorn's validator reads the queues alone.
 		if verr := c.validatorAlone(served, cm); verr != nil && !aclcBound(verr) && served.readErr == nil {
-			return refuseConfig(admission.ConfigMapDenial(locatedMessage(verr), c.release))
+			return refuseConfig(admission.ConfigMapDenial(locatedMessage(verr), c.release) + deniedAt(verr))
 		}
 		fallthrough
 	case translate.ConsequenceBuild:
@@ -354,6 +355,26 @@ func locatedMessage(err error) string {
 		msgs = append(msgs, err.Error())
 	}
 	return strings.ReplaceAll(strings.Join(msgs, "; "), "\n", " ")
+}
+
+// deniedAt is where in the reviewed ConfigMap err's first error is, as
+// check says it: " (at yunikorn-configs[queues.yaml]:9:25)", after
+// YuniKorn's own words; "" when err has no line.
+func deniedAt(err error) string {
+	for _, l := range source.AllLocated(err) {
+		if l.Line == 0 || l.File == "" {
+			continue
+		}
+		// The layout names the ConfigMap NAMESPACE/configmap/NAME[KEY]:
+		// the namespace is the request's own.
+		file := l.File[strings.LastIndex(l.File, "/")+1:]
+		at := file + ":" + strconv.Itoa(l.Line)
+		if l.Column > 0 {
+			at += ":" + strconv.Itoa(l.Column)
+		}
+		return " (at " + at + ")"
+	}
+	return ""
 }
 
 // errLine is err's text on one line.

@@ -61,7 +61,7 @@ func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 		{"a valid change says what it changes", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues}), true, "",
 			"+ alice: submit on root.a (now: submitacl of root.a allows user \"alice\")"},
 		{"two children of one name", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": reviewedQueues + "          - name: A\n"}),
-			false, "duplicate child name found with name 'A', level 1", ""},
+			false, "duplicate child name found with name 'A', level 1 (at yunikorn-configs[queues.yaml]:8:19)", ""},
 		{"rules YuniKorn's validator lets through", configMapRequest(t, ns, "yunikorn-configs", map[string]string{"queues.yaml": strings.Replace(reviewedQueues, "    queues:\n", "    placementrules: [{name: nosuch}]\n    queues:\n", 1)}),
 			true, "", "accepts this ConfigMap, but: partition default: placement rules do not build"},
 	} {
@@ -148,9 +148,9 @@ func TestConfigReviewerDenialByRelease(t *testing.T) {
 	for _, tt := range []struct {
 		name, version, message string
 	}{
-		{"1.5.0 mangles the verb in the old message", "1.5.0", "invalid child name a%!s(MISSING)b, a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"},
-		{"1.6.1 mangles the verb", "1.6.1", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%!s(MISSING)b"`},
-		{"1.6.2 passes the reason on", "1.6.2", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%sb"`},
+		{"1.5.0 mangles the verb in the old message", "1.5.0", "invalid child name a%!s(MISSING)b, a name must only have alphanumeric characters, - or _, and be no longer than 64 characters (at yunikorn-configs[queues.yaml]:6:19)"},
+		{"1.6.1 mangles the verb", "1.6.1", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%!s(MISSING)b" (at yunikorn-configs[queues.yaml]:6:19)`},
+		{"1.6.2 passes the reason on", "1.6.2", `invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed: "a%sb" (at yunikorn-configs[queues.yaml]:6:19)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rel, err := release.Lookup(tt.version)
@@ -245,7 +245,7 @@ func TestConfigReviewerJudgesTheChangeOnItsOwn(t *testing.T) {
 		{"a change YuniKorn refuses is refused while the configuration in service does not load",
 			servedConfig{configMaps: broken, loadErr: errors.New("duplicate child name found with name 'A', level 1")},
 			map[string]string{"queues.yaml": strings.Replace(duplicate, "name: a\n", "name: b\n", 1) + "          - name: B\n"}, false,
-			"duplicate child name found with name 'B', level 1", ""},
+			"duplicate child name found with name 'B', level 1 (at yunikorn-configs[queues.yaml]:9:19)", ""},
 		{"a change judged without the other ConfigMap is never refused",
 			servedConfig{readErr: errors.New("served.yaml: permission denied")},
 			map[string]string{"queues.yaml": duplicate}, true, "",
@@ -261,7 +261,7 @@ func TestConfigReviewerJudgesTheChangeOnItsOwn(t *testing.T) {
 		{"a setting the scheduler cannot parse beside queues YuniKorn refuses is refused",
 			servedConfig{configMaps: good},
 			map[string]string{"queues.yaml": duplicate, "service.schedulingInterval": "soon"}, false,
-			"duplicate child name found with name 'A', level 1", ""},
+			"duplicate child name found with name 'A', level 1 (at yunikorn-configs[queues.yaml]:8:19)", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newConfigReviewer(func() servedConfig { return tt.served }, "yunikorn", release.Default())

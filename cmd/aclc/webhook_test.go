@@ -444,7 +444,7 @@ func TestWebhookManifests(t *testing.T) {
 	})
 
 	t.Run("validating with Fail leaves its own namespace out", func(t *testing.T) {
-		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "validating", "--failure-policy", "Fail", "--namespace", "aclc", "--port", "8443")
+		code, stdout, stderr := runCLI(t, "", "webhook", "manifests", "--type", "validating", "--failure-policy", "Fail", "--service-namespace", "aclc", "--port", "8443")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -605,14 +605,17 @@ func TestWebhookSelfSignedServiceNames(t *testing.T) {
 // aclc webhook --help names every path the webhook serves.
 func TestWebhookHelpListsEveryPath(t *testing.T) {
 	_, help, _ := runCLI(t, "", "webhook", "--help")
+	// The text is wrapped: words are compared, not lines.
+	help = strings.Join(strings.Fields(help), " ")
 	for _, tt := range []struct{ name, path string }{
 		{"the mutating review", "/mutate "},
 		{"the validating review", "/validate "},
 		{"the queue review", "/validate-queue "},
+		{"the ConfigMap review", "/validate-config "},
 		{"liveness", "/healthz"},
 		{"readiness", "/readyz"},
 		{"metrics", "/metrics"},
-		{"every other path is 404", "every\nother path is 404"},
+		{"every other path is 404", "every other path is 404"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !strings.Contains(help, tt.path) {

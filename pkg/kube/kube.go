@@ -33,6 +33,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ func Read(ctx context.Context, client kubernetes.Interface, o Options) (*layout.
 		if err == nil {
 			return f, nil
 		}
-		if permanent(err) {
+		if permanent(err) || errors.Is(err, ErrNoConfigMaps) {
 			return nil, fmt.Errorf("%w: %w", ErrCluster, err)
 		}
 		select {
@@ -181,10 +182,32 @@ func readOnce(ctx context.Context, client kubernetes.Interface, ns string) (*lay
 		return nil, fmt.Errorf("list Namespaces: %w", err)
 	}
 	nss := make([]*corev1.Namespace, 0, len(l.Items))
+	names := make([]string, 0, len(l.Items))
 	for i := range l.Items {
 		nss = append(nss, &l.Items[i])
+		names = append(names, l.Items[i].Name)
+	}
+	if err := configMapsFound(ns, len(cms), names); err != nil {
+		return nil, err
 	}
 	return layout.FromObjects(ns, cms, nss), nil
+}
+
+// ErrNoConfigMaps is a namespace that does not exist, or holds neither of
+// YuniKorn's ConfigMaps: a mistyped namespace, which would otherwise read
+// as YuniKorn's built-in configuration.
+var ErrNoConfigMaps = errors.New("no YuniKorn ConfigMaps")
+
+// configMapsFound refuses a namespace where found of YuniKorn's ConfigMaps
+// are, none, saying whether the namespace exists among namespaces.
+func configMapsFound(ns string, found int, namespaces []string) error {
+	if found > 0 {
+		return nil
+	}
+	if !slices.Contains(namespaces, ns) {
+		return fmt.Errorf("%w: namespace %q does not exist", ErrNoConfigMaps, ns)
+	}
+	return fmt.Errorf("%w: namespace %q holds neither %s nor %s", ErrNoConfigMaps, ns, layout.DefaultsName, layout.ConfigsName)
 }
 
 // permanent reports an error that asking again will not cure: the

@@ -256,3 +256,35 @@ current-context: a
 		}
 	})
 }
+
+// A mistyped namespace is an error naming it, at once and in either read,
+// never YuniKorn's built-in configuration: one that does not exist, and
+// one that holds neither of YuniKorn's ConfigMaps. One ConfigMap is enough.
+func TestANamespaceWithoutYuniKornsConfigMapsIsAnError(t *testing.T) {
+	objs := []runtime.Object{namespace(DefaultNamespace, nil), namespace("apps", nil),
+		configMap(layout.ConfigsName, map[string]string{"queues.yaml": "partitions: [{name: default}]"})}
+	tests := []struct {
+		ns, want string
+	}{
+		{"yunikorn-typo", `namespace "yunikorn-typo" does not exist`},
+		{"apps", `namespace "apps" holds neither yunikorn-defaults nor yunikorn-configs`},
+		{DefaultNamespace, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ns, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := Options{Namespace: tt.ns, Timeout: 5 * time.Second}
+			_, rerr := Read(ctx, fake.NewClientset(objs...), o)
+			_, werr := StartWatch(ctx, fake.NewClientset(objs...), o)
+			for what, err := range map[string]error{"Read": rerr, "StartWatch": werr} {
+				switch {
+				case tt.want == "" && err != nil:
+					t.Errorf("%s: %v", what, err)
+				case tt.want != "" && (err == nil || !errors.Is(err, ErrCluster) || !errors.Is(err, ErrNoConfigMaps) || !strings.Contains(err.Error(), tt.want)):
+					t.Errorf("%s: error %v, want ErrCluster saying %q", what, err, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -168,6 +168,13 @@ func StartWatch(ctx context.Context, client kubernetes.Interface, o Options) (*W
 		}
 		return nil, fmt.Errorf("%w: no complete read within %s: %w", ErrCluster, o.timeout(), err)
 	}
+	found := 0
+	for _, inf := range w.cms {
+		found += len(inf.GetStore().ListKeys())
+	}
+	if err := configMapsFound(ns, found, w.nss.GetStore().ListKeys()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCluster, err)
+	}
 	// What the first read saw is not a change.
 	select {
 	case <-w.changed:

@@ -48,3 +48,31 @@ func TestLevelsAndFormats(t *testing.T) {
 		}
 	}
 }
+
+// A message quoted from YuniKorn may hold a line break; each log record is
+// still one line, in either format, and OneLine joins a message's lines.
+func TestEveryMessageIsOneLine(t *testing.T) {
+	const yk = "q.yaml:6:44: configured queue creation failed: \ninvalid quantity"
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		h, err := NewHandler(&buf, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := New(h, slog.LevelInfo)
+		l.Error(yk, "error", yk)
+		OPA(h, slog.LevelInfo).WithFields(map[string]any{"err": yk}).Error("%s", yk)
+		if lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"); len(lines) != 2 {
+			t.Errorf("%s: %d lines for two records:\n%s", format, len(lines), buf.String())
+		}
+	}
+	for in, want := range map[string]string{
+		yk:                "q.yaml:6:44: configured queue creation failed: invalid quantity",
+		"a\r\nb\n\n  c  ": "a b c",
+		"one line":        "one line",
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ package opsmetrics
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -209,12 +210,28 @@ func (m *Metrics) SourceHealth() SourceHealth {
 func (m *Metrics) ReadyBody(what string) string {
 	msg := "ok"
 	if line := m.SourceHealth().ReadyLine(); line != "" {
-		msg += "; " + line
+		msg += "; " + oneLine(line)
 	}
 	if e := m.LastReloadError(); e != "" {
-		msg += "; serving the last good " + what + ": the last reload failed: " + e
+		msg += "; serving the last good " + what + ": the last reload failed: " + oneLine(e)
 	}
 	return msg + "\n"
+}
+
+// oneLine joins the lines of a message with single spaces: the body of
+// /readyz is one line, and an error quoted from YuniKorn may hold a line
+// break (pkg/logs.OneLine, which this package may not import).
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // LastReloadError is the error of the last reload when it failed, else "".

@@ -58,3 +58,17 @@ func TestMetricsScrape(t *testing.T) {
 		t.Error("a good reload keeps the last error")
 	}
 }
+
+// /readyz's body is one line, even when the last reload failed with a
+// message of several (YuniKorn's queue creation failure has two).
+func TestReadyBodyIsOneLine(t *testing.T) {
+	m, err := opsmetrics.New(opsmetrics.NewRegistry(), "ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ReloadFailed(errors.New("q.yaml:6:44: configured queue creation failed: \ninvalid quantity"))
+	const want = "ok; serving the last good bundle: the last reload failed: q.yaml:6:44: configured queue creation failed: invalid quantity\n"
+	if got := m.ReadyBody("bundle"); got != want {
+		t.Errorf("ReadyBody = %q, want %q", got, want)
+	}
+}

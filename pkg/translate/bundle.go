@@ -1,7 +1,9 @@
 package translate
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -326,9 +328,48 @@ func RegoBundle(s *Sources) (*bundle.Bundle, error) {
 	return b, nil
 }
 
-// WriteBundle writes b as a gzipped tarball.
+// WriteBundle writes b as a gzipped tarball. OPA's writer names every
+// entry from the root, "/data.json", which tar takes for an absolute path
+// ("Removing leading '/' from member names"): the entries are written
+// without the leading slash, as OPA's and aclc's loaders read either.
 func WriteBundle(w io.Writer, b *bundle.Bundle) error {
-	return bundle.NewWriter(w).Write(*b)
+	var opa bytes.Buffer
+	if err := bundle.NewWriter(&opa).Write(*b); err != nil {
+		return err
+	}
+	return relativeEntries(w, &opa)
+}
+
+// relativeEntries copies a gzipped tarball from r to w with every entry's
+// leading slashes taken off its name.
+func relativeEntries(w io.Writer, r io.Reader) error {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		h.Name = strings.TrimLeft(h.Name, "/")
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same

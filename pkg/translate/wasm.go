@@ -3,6 +3,7 @@ package translate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -58,6 +59,12 @@ func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
 			return nil, fmt.Errorf("compile to wasm: %w", err)
 		}
 		b.WasmModules[i].Raw = raw
+	}
+	// WriteBundle names the entries without a leading slash; the
+	// manifest names the module as the tarball does, which OPA's reader
+	// matches as written.
+	for i := range b.Manifest.WasmResolvers {
+		b.Manifest.WasmResolvers[i].Module = strings.TrimLeft(b.Manifest.WasmResolvers[i].Module, "/")
 	}
 	return b, nil
 }

@@ -46,10 +46,10 @@ func TestClusterTwoBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	userInfo, queue := filepath.Join(dir, "user-info.yaml"), filepath.Join(dir, "queue.yaml")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--name", "team-a", "-o", userInfo, "../../examples/admission/configmap.yaml"); code != 0 {
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--name", "team-a", "--output-file", userInfo, "../../examples/admission/configmap.yaml"); code != 0 {
 		t.Fatalf("build of the admission settings: exit %d\n%s", code, out)
 	}
-	code, out := run(t, "", aclc, "build", "--target", "kubernetes", "-o", queue, queues)
+	code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--output-file", queue, queues)
 	if code != 0 || !strings.Contains(out, "apply with kubectl apply --server-side") {
 		t.Fatalf("build of 5,000 queues: exit %d, want a note that it applies server-side only\n%s", code, out)
 	}

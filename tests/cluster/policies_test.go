@@ -60,7 +60,7 @@ func TestClusterPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	policies := filepath.Join(dir, "policies.yaml")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "-o", policies, source); code != 0 {
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--output-file", policies, source); code != 0 {
 		t.Fatalf("aclc build --target kubernetes: exit %d\n%s", code, out)
 	}
 	stream, err := os.ReadFile(policies)

@@ -27,7 +27,7 @@ func TestClusterStaticManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	static := filepath.Join(dir, "static")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--static-manifests", static, "-o", static+"/", source); code != 0 {
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--static-manifests", static, "--output-file", static+"/", source); code != 0 {
 		t.Fatalf("aclc build --target kubernetes --static-manifests: exit %d\n%s", code, out)
 	}
 	s := startAPIServer(t, etcdBin, kasBin, "--admission-control-config-file", filepath.Join(static, "admission-configuration.yaml"))

@@ -95,7 +95,7 @@ func build(t testing.TB, source []byte, flags ...string) (*manifests, error) {
 	out := filepath.Join(dir, "gatekeeper.yaml")
 	// Both templates, whatever the source configures: a case decides
 	// with YuniKorn's defaults for what its source leaves out.
-	args := append([]string{"build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", out}, flags...)
+	args := append([]string{"build", "--target", "gatekeeper", "--decisions", "user-info,queue", "--output-file", out}, flags...)
 	cmd := exec.Command(aclc(t), append(args, src)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("aclc build: %v: %s", err, msg)

@@ -49,7 +49,7 @@ type gatorAssertion struct {
 func exactly(msg string) string { return "^" + regexp.QuoteMeta(msg) + "$" }
 
 // gatorSources builds each distinct corpus source once into a directory of
-// one object per file (aclc build -o DIR), and returns the directory.
+// one object per file (aclc build --output-file DIR), and returns the directory.
 type gatorSources struct {
 	t     *testing.T
 	dir   string
@@ -73,7 +73,7 @@ func (g *gatorSources) test(src []byte, template, constraint string) *gatorTest 
 			g.t.Fatal(err)
 		}
 		out := filepath.Join(g.dir, d, "objects") + "/"
-		cmd := exec.Command(aclc(g.t), "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "-o", out, srcFile)
+		cmd := exec.Command(aclc(g.t), "build", "--target", "gatekeeper", "--decisions", "user-info,queue", "--output-file", out, srcFile)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			g.t.Fatalf("aclc build: %v: %s", err, msg)
 		}
@@ -319,7 +319,7 @@ func TestGatorExampleSuite(t *testing.T) {
 	if err := os.RemoveAll(policies); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(aclc(t), "build", "--target", "gatekeeper", "-o", policies+"/", filepath.Join(root, "examples/admission/configmap-with-queues.yaml"))
+	cmd := exec.Command(aclc(t), "build", "--target", "gatekeeper", "--output-file", policies+"/", filepath.Join(root, "examples/admission/configmap-with-queues.yaml"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("aclc build: %v: %s", err, out)
 	}

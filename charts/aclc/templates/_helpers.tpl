@@ -247,7 +247,7 @@ the chart's ClusterRole may read Namespaces.
 {{- fail (printf "mode %q: want webhook or policies" .Values.mode) }}
 {{- end }}
 {{- if and (eq .Values.mode "policies") (not (trim .Values.policies)) }}
-{{- fail "mode policies installs the admission policies of aclc build --target kubernetes: give them with --set-file policies=FILE (the output of aclc build --target kubernetes -o FILE SOURCE...)" }}
+{{- fail "mode policies installs the admission policies of aclc build --target kubernetes: give them with --set-file policies=FILE (the output of aclc build --target kubernetes --output-file FILE SOURCE...)" }}
 {{- end }}
 {{- if and (eq .Values.mode "webhook") (trim .Values.policies) }}
 {{- fail "policies is set but mode is webhook: the policies would be ignored; set mode=policies to install them instead of the webhook (never both: the webhook would see the user.info the policy added as pre-set)" }}

@@ -775,16 +775,78 @@ func (ed *aclEditor) replaceActions(seq *yaml.Node, i, dash int, e Entry) error 
 			return nil
 		}
 	}
+	if a != nil && ed.editBlockActions(a, e.Capabilities) {
+		return nil
+	}
 	// Rewrite the entry in the flow form, keeping its dash and the
-	// comment at the end of its first line.
+	// comments at the ends of its lines, joined on its one line.
 	s.block, s.listed = false, s.listed && a != nil && a.Style&yaml.FlowStyle != 0
 	end := ed.itemEnd(seq, i, dash)
 	text := strings.Repeat(" ", dash) + "- " + flowEntry(e, s)
-	if c := lineComment(item, item.Line); c != "" {
-		text += "   " + c
+	var comments []string
+	for n := item.Line; n <= end; n++ {
+		if c := lineComment(item, n); c != "" {
+			comments = append(comments, c)
+		}
+	}
+	if len(comments) > 0 {
+		text += "   " + strings.Join(comments, " ")
 	}
 	ed.replace(ed.lineStart(item.Line), ed.lineEnd(end), text+ed.nl)
 	return nil
+}
+
+// editBlockActions edits a block list of actions, one capability a line,
+// in place: the lines of the capabilities removed go, those added follow
+// the last, and every line kept keeps its text and its comment. It reports
+// false, changing nothing, when the list is not written so or the result
+// does not keep its order.
+func (ed *aclEditor) editBlockActions(a *yaml.Node, want []Capability) bool {
+	if a.Kind != yaml.SequenceNode || a.Style&yaml.FlowStyle != 0 || len(a.Content) == 0 {
+		return false
+	}
+	have := make([]Capability, len(a.Content))
+	for k, it := range a.Content {
+		if it.Kind != yaml.ScalarNode || it.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
+			(k > 0 && it.Line == a.Content[k-1].Line) || !dashPrefix.Match(ed.src[ed.lineStart(it.Line):ed.nodeOffset(it)]) {
+			return false
+		}
+		c, err := ParseCapability(strings.TrimSpace(it.Value))
+		if err != nil || slices.Contains(have[:k], c) {
+			return false
+		}
+		have[k] = c
+	}
+	var kept []Capability
+	for _, c := range have {
+		if slices.Contains(want, c) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 || !slices.Equal(want[:len(kept)], kept) {
+		return false
+	}
+	added := want[len(kept):]
+	for _, c := range added {
+		if slices.Contains(have, c) {
+			return false
+		}
+	}
+	for k, it := range a.Content {
+		if !slices.Contains(kept, have[k]) {
+			ed.replace(ed.lineStart(it.Line), ed.lineEnd(it.Line), "")
+		}
+	}
+	if len(added) > 0 {
+		last := a.Content[len(a.Content)-1]
+		prefix := string(ed.src[ed.lineStart(last.Line):ed.nodeOffset(last)])
+		var b strings.Builder
+		for _, c := range added {
+			b.WriteString(prefix + string(c) + ed.nl)
+		}
+		ed.insertAfter(last.Line, b.String())
+	}
+	return true
 }
 
 // lineComment is the comment yaml.v3 read at the end of line n inside a

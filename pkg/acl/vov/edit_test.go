@@ -129,7 +129,7 @@ func TestDocumentEditsGolden(t *testing.T) {
 		{"delete-materialises-default", []editStep{del("DesignSet", "EVERYBODY", "")}},
 		{"reset-rewrites-list", []editStep{reset("/time/users")}},
 		{"reset-materialises-default", []editStep{reset("DesignSet")}},
-		{"block-entry-with-block-actions-is-rewritten", []editStep{ap("00123456", "LEADER", "STOP")}},
+		{"block-actions-are-edited-in-place", []editStep{ap("00123456", "LEADER", "STOP")}},
 		{"append-new-block-entry", []editStep{ap("00123456", "OSGROUP designers", "STOP")}},
 		{"flow-object-gets-flow-acl", []editStep{ap("License:vcs", "USER john", "VIEW")}},
 		{"empty-flow-acl", []editStep{ap("Empty", "USER john", "VIEW")}},
@@ -332,5 +332,63 @@ func TestDocumentWrite(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".*tmp"))
 	if len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// An edit keeps the comments at the ends of an entry's lines: a block list
+// of actions is edited line by line, each kept capability keeping its
+// comment, and an entry rewritten on one line keeps all of them.
+func TestDocumentEditKeepsTrailingComments(t *testing.T) {
+	const src = `vov: {project: p, owner: cadmin}
+objects:
+  - type: set
+    name: S
+    owner: cadmin
+    acl:
+      - agent: USER joe   # joe's entry
+        actions:
+          - VIEW          # joe views
+          - ATTACH        # joe attaches
+          - EDIT          # joe edits
+      - agent: USER ann
+        actions:
+          - ALL           # everything
+          - FORGET        # ann forgets
+`
+	tests := []struct {
+		name string
+		edit Edit
+		want []string // lines the new text holds
+		gone []string // lines it no longer holds
+	}{
+		{"delete keeps the comments of what stays", Edit{Op: OpDelete, Agent: Agent{Kind: AgentUser, Name: "joe"}, Capabilities: []Capability{CapAttach}},
+			[]string{"      - agent: USER joe   # joe's entry\n", "          - VIEW          # joe views\n", "          - EDIT          # joe edits\n"},
+			[]string{"# joe attaches"}},
+		{"append adds lines after the last", Edit{Op: OpAppend, Agent: Agent{Kind: AgentUser, Name: "joe"}, Capabilities: []Capability{CapStop}},
+			[]string{"          - EDIT          # joe edits\n          - STOP\n", "# joe views", "# joe attaches"}, nil},
+		{"a list of ALL is rewritten on one line with its comments", Edit{Op: OpDelete, Agent: Agent{Kind: AgentUser, Name: "ann"}, Capabilities: []Capability{CapStop}},
+			[]string{`      - {agent: "USER ann", actions: "`, `"}   # everything # ann forgets` + "\n"}, []string{"STOP"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := newDocument("s.yaml", "unused", []byte(src), 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Apply("S", tt.edit); err != nil {
+				t.Fatal(err)
+			}
+			got := string(d.Bytes())
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the edited text lacks %q:\n%s", w, got)
+				}
+			}
+			for _, g := range tt.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("the edited text still holds %q:\n%s", g, got)
+				}
+			}
+		})
 	}
 }

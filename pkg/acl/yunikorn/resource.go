@@ -78,6 +78,13 @@ func ParseResource(conf map[string]string) (Resource, error) {
 	return r, err
 }
 
+// quantityMsg is YuniKorn's message for a quantity it cannot parse
+// ("invalid quantity"), followed by the resource and the value as written,
+// which YuniKorn's names neither of.
+func quantityMsg(err error, key, value string) string {
+	return fmt.Sprintf("%s (%s: %q)", err, key, value)
+}
+
 // parseResource also returns the key whose value failed. YuniKorn ranges
 // over the Go map, so with two bad entries the one it reports is random;
 // here the keys are parsed in sorted order, so the first bad key in that

@@ -1,6 +1,7 @@
 package yunikorn
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -211,7 +212,7 @@ func (b treeBuilder) childTemplate(qc *QueueConfig, at string) error {
 		}
 		if _, key, err := parseResource(conf); err != nil {
 			m := at + "/childtemplate/resources/" + kind
-			return b.creationError(CodeChildTemplateQuantity, qc.Line, conf[key], err, m+"/"+source.PointerToken(key), m, at+"/childtemplate", at+"/name")
+			return b.creationError(CodeChildTemplateQuantity, qc.Line, conf[key], errors.New(quantityMsg(err, key, conf[key])), m+"/"+source.PointerToken(key), m, at+"/childtemplate", at+"/name")
 		}
 	}
 	return nil

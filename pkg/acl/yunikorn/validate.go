@@ -346,7 +346,7 @@ func (v validator) checkLimitQuantities(q *QueueConfig, qs queueSource, l Limit,
 	if len(l.MaxResources) != 0 {
 		r, key, err := parseResource(l.MaxResources)
 		if err != nil {
-			return v.errorAt(CodeQuantity, line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+			return v.errorAt(CodeQuantity, line, l.MaxResources[key], quantityMsg(err, key, l.MaxResources[key]), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
 		}
 		if !r.strictlyPositive() {
 			return v.keyErrorAt(CodeLimitResourcesZero, line, "", fmt.Sprintf("MaxResources should be greater than zero in '%s' limit", l.Limit),
@@ -369,7 +369,7 @@ func (v validator) checkLimitQuantities(q *QueueConfig, qs queueSource, l Limit,
 	}
 	queueMax, key, err := parseResource(q.Resources.Max)
 	if err != nil {
-		return v.errorAt(CodeQuantity, line, q.Resources.Max[key], fmt.Sprintf("parse queue %s max resource failed: %s", q.Name, err),
+		return v.errorAt(CodeQuantity, line, q.Resources.Max[key], fmt.Sprintf("parse queue %s max resource failed: %s", q.Name, quantityMsg(err, key, q.Resources.Max[key])),
 			v.resourcePointers(qs, "max", key)...)
 	}
 	if key := queueMax.exceedsMax(limitRes); key != "" {
@@ -399,11 +399,11 @@ func (v validator) checkQueueResource(q *QueueConfig, parentMax Resource) (Resou
 	qs := v.queues[q]
 	guaranteed, key, err := parseResource(q.Resources.Guaranteed)
 	if err != nil {
-		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Guaranteed[key], err.Error(), v.resourcePointers(qs, "guaranteed", key)...)
+		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Guaranteed[key], quantityMsg(err, key, q.Resources.Guaranteed[key]), v.resourcePointers(qs, "guaranteed", key)...)
 	}
 	maxRes, key, err := parseResource(q.Resources.Max)
 	if err != nil {
-		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Max[key], err.Error(), v.resourcePointers(qs, "max", key)...)
+		return nil, v.errorAt(CodeQuantity, qs.line, q.Resources.Max[key], quantityMsg(err, key, q.Resources.Max[key]), v.resourcePointers(qs, "max", key)...)
 	}
 	if key := maxRes.exceedsMax(guaranteed); key != "" {
 		return nil, v.errorAt(CodeGuaranteedAboveMax, qs.line, q.Resources.Guaranteed[key],
@@ -481,7 +481,7 @@ func (v validator) checkLimitResource(q *QueueConfig, parentUsers, parentGroups 
 		limitAt := qs.limits + "/" + strconv.Itoa(i)
 		res, key, err := parseResource(l.MaxResources)
 		if err != nil { // checkLimits has parsed it already
-			return v.errorAt(CodeQuantity, qs.line, l.MaxResources[key], err.Error(), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
+			return v.errorAt(CodeQuantity, qs.line, l.MaxResources[key], quantityMsg(err, key, l.MaxResources[key]), limitAt+"/maxresources/"+source.PointerToken(key), limitAt)
 		}
 		check := func(kind string, names []string, parent, carried map[string]Resource) error {
 			for j, name := range names {

@@ -485,7 +485,7 @@ func TestValidatorSteps(t *testing.T) {
           - name: a
             resources: {guaranteed: {memory: 10GB}}
 `,
-			want: "q.yaml:6:46: invalid quantity",
+			want: "q.yaml:6:46: invalid quantity (memory: \"10GB\")",
 		},
 		{
 			name: "K is an invalid suffix",
@@ -498,7 +498,7 @@ func TestValidatorSteps(t *testing.T) {
               max:
                 memory: 1K
 `,
-			want: "q.yaml:8:25: invalid suffix",
+			want: "q.yaml:8:25: invalid suffix (memory: \"1K\")",
 		},
 		{
 			name: "m is an invalid suffix on memory",
@@ -509,7 +509,7 @@ func TestValidatorSteps(t *testing.T) {
           - name: a
             resources: {max: {memory: 500m}}
 `,
-			want: "q.yaml:6:39: invalid suffix",
+			want: "q.yaml:6:39: invalid suffix (memory: \"500m\")",
 		},
 		{
 			name: "vcore beyond int64 millicores overflows",
@@ -520,7 +520,7 @@ func TestValidatorSteps(t *testing.T) {
           - name: a
             resources: {max: {vcore: 10000000000000000}}
 `,
-			want: "q.yaml:6:38: invalid quantity: overflow",
+			want: "q.yaml:6:38: invalid quantity: overflow (vcore: \"10000000000000000\")",
 		},
 		{
 			name: "of two bad entries the first in key order is reported",
@@ -534,7 +534,7 @@ func TestValidatorSteps(t *testing.T) {
                 vcore: 1.5
                 memory: 2x
 `,
-			want: "q.yaml:9:25: invalid quantity",
+			want: "q.yaml:9:25: invalid quantity (memory: \"2x\")",
 		},
 		{
 			name: "guaranteed is parsed before max",
@@ -547,7 +547,7 @@ func TestValidatorSteps(t *testing.T) {
               max: {memory: 1K}
               guaranteed: {memory: "-1"}
 `,
-			want: "q.yaml:8:36: invalid quantity",
+			want: "q.yaml:8:36: invalid quantity (memory: \"-1\")",
 		},
 		// §2.2 queue resources.
 		{
@@ -692,7 +692,7 @@ func TestValidatorSteps(t *testing.T) {
     placementrules:
       - name: "-"
 `,
-			want: "q.yaml:6:39: invalid quantity",
+			want: "q.yaml:6:39: invalid quantity (memory: \"x\")",
 		},
 		// §2.3 maxapplications.
 		{
@@ -759,7 +759,7 @@ func TestValidatorSteps(t *testing.T) {
             users: [sue]
             maxresources: {memory: 1.5}
 `,
-			want: "q.yaml:7:36: invalid quantity",
+			want: "q.yaml:7:36: invalid quantity (memory: \"1.5\")",
 		},
 		{
 			name: "limit maxresources that are all zero are refused",
@@ -827,7 +827,7 @@ func TestValidatorSteps(t *testing.T) {
                 users: [sue]
                 maxapplications: 1
 `,
-			want: "q.yaml:6:39: parse queue a max resource failed: invalid quantity",
+			want: "q.yaml:6:39: parse queue a max resource failed: invalid quantity (memory: \"lots\")",
 		},
 		// §2.4 items 9-10, against the ancestors' limits.
 		{
@@ -1087,7 +1087,7 @@ func TestValidatorSteps(t *testing.T) {
           resources:
             max: {memory: 10GB}
 `,
-			want: "q.yaml:6:27: configured queue creation failed: \ninvalid quantity",
+			want: "q.yaml:6:27: configured queue creation failed: \ninvalid quantity (memory: \"10GB\")",
 		},
 		{
 			name: "a child template's max is parsed before its guaranteed",
@@ -1102,7 +1102,7 @@ func TestValidatorSteps(t *testing.T) {
                 guaranteed: {vcore: 1x}
                 max: {memory: 1K}
 `,
-			want: "q.yaml:10:31: configured queue creation failed: \ninvalid suffix",
+			want: "q.yaml:10:31: configured queue creation failed: \ninvalid suffix (memory: \"1K\")",
 		},
 		{
 			name: "a template with only maxapplications still has its resources parsed",
@@ -1113,7 +1113,7 @@ func TestValidatorSteps(t *testing.T) {
           maxapplications: 5
           resources: {guaranteed: {memory: ""}}
 `,
-			want: "q.yaml:6:44: configured queue creation failed: \ninvalid quantity",
+			want: "q.yaml:6:44: configured queue creation failed: \ninvalid quantity (memory: \"\")",
 		},
 		{
 			name: "the runtime ACL parser runs before the child template",
@@ -1303,7 +1303,7 @@ func TestValidateWithoutSourceLocatesByLine(t *testing.T) {
 	bad := partitionOf(rootOf(QueueConfig{Name: "a", Line: 7, Resources: Resources{Max: map[string]string{"memory": "1x"}}}))
 	err := Validate(bad)
 	var se *SourceError
-	if !errors.As(err, &se) || se.Line != 7 || se.Column != 0 || se.Value != "1x" || se.Msg != "invalid quantity" {
+	if !errors.As(err, &se) || se.Line != 7 || se.Column != 0 || se.Value != "1x" || se.Msg != `invalid quantity (memory: "1x")` {
 		t.Errorf("Validate error = %#v, want line 7, value 1x, invalid quantity", se)
 	}
 
@@ -1313,7 +1313,7 @@ func TestValidateWithoutSourceLocatesByLine(t *testing.T) {
 		t.Fatalf("Validate checked the child template: %v", err)
 	}
 	_, err = BuildTree("q.yaml", tmpl)
-	if !errors.As(err, &se) || !errors.Is(err, ErrInvalidConfig) || se.Error() != "q.yaml:3: configured queue creation failed: \ninvalid suffix" {
+	if !errors.As(err, &se) || !errors.Is(err, ErrInvalidConfig) || se.Error() != "q.yaml:3: configured queue creation failed: \ninvalid suffix (vcore: \"1K\")" {
 		t.Errorf("BuildTree error = %v, want q.yaml:3 and invalid suffix", err)
 	}
 }
