@@ -94,6 +94,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	fs.IntVar(&o.timeoutSeconds, "timeout-seconds", webhook.DefaultTimeoutSeconds, "the webhook configuration's timeoutSeconds (1 to 30): each review is answered, denied if need be, a second before it (half of it for 1)")
 	fs.DurationVar(&o.interval, "reload-interval", serve.DefaultReloadInterval, "how often the SOURCE files (or mounted ConfigMap directories) are checked for changes; 0 disables reloading")
 	guardOffFlag(fs, &o.guardOff)
+	poolSizeFlag(fs)
 	fs.StringVar(&o.configNamespace, "config-namespace", "", "the namespace of YuniKorn's ConfigMaps whose changes /validate-config reviews (default: the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
@@ -163,6 +164,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 
 	ctx, stop := webhookContext()
 	defer stop()
+	ctx = withPoolSize(ctx, cmd.Flags())
 	logger, err := o.log.logger(stderr)
 	if err != nil {
 		errorf(stderr, "%v", err)
