@@ -12,7 +12,7 @@ import (
 
 func TestPoolSizeReachesOnlyTheWasmEngine(t *testing.T) {
 	for _, c := range []struct {
-		name, args, engine string
+		name, args, engine    string
 		wantConfig, wantUsage bool
 	}{
 		{"unset leaves the engine's default", "", engine.Wasm, false, false},
