@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: chromium reliability js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e oracle oracle-sample
+.PHONY: chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e oracle oracle-sample
 
 all: build
 
@@ -156,10 +156,17 @@ bench-kubernetes:
 profile:
 	$(GO) run ./tests/bench -profile $(if $(SCENARIOS),-scenarios $(SCENARIOS))
 
-# Load, faults, hostile inputs, damaged bundles, concurrent edits and a
-# short run of every fuzz target, written to docs/RELIABILITY.md from the run.
+# Load, faults, hostile inputs, damaged bundles, concurrent edits, a
+# short run of every fuzz target and the webhook's memory by configuration
+# size and threads, written to docs/RELIABILITY.md from the run.
 reliability: build
 	$(GO) run ./tests/reliability -out docs/RELIABILITY.md -aclc $(BIN) -fuzztime $(RELIABILITY_FUZZTIME)
+
+# Only the webhook's memory by configuration size and threads (some ten
+# minutes): -update rewrites that section of docs/RELIABILITY.md and keeps
+# the others as the last make reliability wrote them (any -steps works so).
+reliability-sizing: build
+	$(GO) run ./tests/reliability -steps sizing -update -out docs/RELIABILITY.md -aclc $(BIN)
 
 RELIABILITY_FUZZTIME ?= 10s
 

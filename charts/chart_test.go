@@ -1159,8 +1159,8 @@ func TestChartGoMemLimit(t *testing.T) {
 		{"bytes", []string{"webhook.resources.limits.memory=1000000", "serve.resources.limits.memory=1000000"}, "900000"},
 		{"no limit, no GOMEMLIMIT", []string{"webhook.resources.limits=null", "serve.resources.limits=null"}, ""},
 	}
-	// The webhook's default 512Mi (see values.yaml: a 5,000-queue
-	// configuration under load peaks at some 300 MB with 2 threads).
+	// The webhook's default 512Mi (docs/RELIABILITY.md: what a 5,000-queue
+	// configuration under load takes with the default 2 threads).
 	for _, e := range render(t).deployments[webhookService].Spec.Template.Spec.Containers[0].Env {
 		if e.Name == "GOMEMLIMIT" && e.Value != "483183820" {
 			t.Errorf("the webhook's default GOMEMLIMIT %q, want 483183820 (90%% of 512Mi)", e.Value)
@@ -1616,5 +1616,36 @@ func TestChartConfigWebhook(t *testing.T) {
 		if want := fmt.Sprintf("--config-timeout-seconds=%d", tc.timeout); !slices.Contains(args, want) {
 			t.Errorf("%v: webhook args %v lack %s", tc.sets, args, want)
 		}
+	}
+}
+
+// TestChartPoolSizeBoundsTheWasmPool: webhook.poolSize passes --pool-size,
+// 0 (the default) leaves the pool at the threads, and another engine than
+// wasm is refused at render, not at the pod's start.
+func TestChartPoolSizeBoundsTheWasmPool(t *testing.T) {
+	helm(t)
+	for _, tt := range []struct {
+		name string
+		sets []string
+		want string // the --pool-size argument, "" when absent
+	}{
+		{"the default leaves the pool at the threads", nil, ""},
+		{"a size is passed", []string{"webhook.poolSize=2"}, "--pool-size=2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			for _, a := range render(t, tt.sets...).deployments[webhookService].Spec.Template.Spec.Containers[0].Args {
+				if strings.HasPrefix(a, "--pool-size") {
+					got = a
+				}
+			}
+			if got != tt.want {
+				t.Errorf("--pool-size argument %q, want %q", got, tt.want)
+			}
+		})
+	}
+	_, err := helmTemplate(t, "webhook.poolSize=2", "webhook.engine=rego")
+	if err == nil || !strings.Contains(err.Error(), "webhook.poolSize 2: goes with webhook.engine wasm") {
+		t.Errorf("poolSize with engine rego: %v, want refused", err)
 	}
 }

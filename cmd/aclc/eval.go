@@ -322,7 +322,11 @@ func openEngine(ctx context.Context, name, url string, from engineSource, resolv
 	if from.bundle != nil && name == engine.Native {
 		return nil, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
 	}
-	e, err := engine.Open(ctx, name, engine.Target{Sources: from.sources, Bundle: from.bundle, Resolver: resolver})
+	wcfg, err := wasmConfig(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.Open(ctx, name, engine.Target{Sources: from.sources, Bundle: from.bundle, Resolver: resolver, Wasm: wcfg})
 	if errors.Is(err, engine.ErrNoPolicyWasm) {
 		return nil, fmt.Errorf("%s has no policy.wasm: build it with --target wasm, or evaluate it with --engine rego", from.bundleName)
 	}

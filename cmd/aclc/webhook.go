@@ -95,6 +95,7 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	reloadIntervalFlag(fs, &o.interval)
 	fs.IntVar(&o.configTimeoutSeconds, "config-timeout-seconds", 0, "the timeoutSeconds of the /validate-config webhook configuration, when it differs from --timeout-seconds (1 to 30; the chart's is 10): judging the largest configuration a ConfigMap holds takes seconds")
 	guardOffFlag(fs, &o.guardOff)
+	poolSizeFlag(fs)
 	configNamespaceFlag(fs, &o.configNamespace, "")
 	kindFlag(fs, &o.kind)
 	logFlags(fs, &o.log)
@@ -169,6 +170,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 
 	ctx, stop := webhookContext()
 	defer stop()
+	ctx = withPoolSize(ctx, cmd.Flags())
 	logger, err := o.log.logger(stderr)
 	if err != nil {
 		errorf(stderr, "%v", err)

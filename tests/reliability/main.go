@@ -2,7 +2,8 @@
 // docs/RELIABILITY.md from the run (make reliability): load held, faults
 // survived, hostile inputs per entry point, damaged bundles, concurrent
 // edits, fuzz executions, the cost of the largest inputs on every
-// engine and the memory a followed cluster's Namespaces take. Nothing in
+// engine, the memory a followed cluster's Namespaces take and the webhook's
+// memory by configuration size and threads. Nothing in
 // that file is typed by hand.
 package main
 
@@ -13,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +41,9 @@ func main() {
 	costCut := flag.Duration("cost-cut", 10*time.Second, "time after which an evaluation of the cost run is cut")
 	costRuns := flag.Int("cost-runs", 3, "runs of each size in the cost run (the median is kept)")
 	costOnly := flag.String("cost-only", "", "`regexp` of the cost inputs to decide (all when empty)")
-	steps := flag.String("steps", "webhook,hostile,bundles,vovacl,fuzz,cost,namespaces", "comma-separated `steps` to run")
+	steps := flag.String("steps", "webhook,hostile,bundles,vovacl,fuzz,cost,namespaces,sizing", "comma-separated `steps` to run")
+	sizingLoad := flag.Duration("sizing-load", 10*time.Second, "how long each run of the sizing step loads the webhook")
+	update := flag.Bool("update", false, "replace only the sections the steps write in -out, keeping the others (and the heading) as they are")
 	flag.Parse()
 	ctx := context.Background()
 	var md strings.Builder
@@ -75,6 +79,48 @@ func main() {
 		return s, err
 	})
 	step("namespaces held by a followed cluster", Namespaces)
-	check(os.WriteFile(*out, []byte(md.String()), 0o644))
-	fmt.Print(md.String())
+	step("sizing of the webhook's memory", func() (string, error) { return Sizing(*aclcBin, *sizingLoad) })
+	text := md.String()
+	if *update {
+		old, err := os.ReadFile(*out)
+		check(err)
+		text = replaceSections(string(old), text)
+	}
+	check(os.WriteFile(*out, []byte(text), 0o644))
+	fmt.Print(text)
+}
+
+// sections splits markdown into its text before the first "## " heading
+// and its "## " sections, each from its heading to the next.
+func sections(md string) (head string, secs []string) {
+	lines := strings.SplitAfter(md, "\n")
+	cur := &head
+	for _, l := range lines {
+		if strings.HasPrefix(l, "## ") {
+			secs = append(secs, "")
+			cur = &secs[len(secs)-1]
+		}
+		*cur += l
+	}
+	return head, secs
+}
+
+// replaceSections puts the sections of fresh in place of those of old with
+// the same heading, appending those old lacks; old's heading text stays.
+func replaceSections(old, fresh string) string {
+	head, secs := sections(old)
+	_, news := sections(fresh)
+	title := func(s string) string { t, _, _ := strings.Cut(s, "\n"); return t }
+	for _, n := range news {
+		i := slices.IndexFunc(secs, func(s string) bool { return title(s) == title(n) })
+		if i < 0 {
+			if l := len(secs); l > 0 && !strings.HasSuffix(secs[l-1], "\n\n") {
+				secs[l-1] += "\n"
+			}
+			secs = append(secs, n)
+			continue
+		}
+		secs[i] = n
+	}
+	return head + strings.Join(secs, "")
 }
