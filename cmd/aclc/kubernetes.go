@@ -49,7 +49,7 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		// kubectl apply without --server-side would create the bindings
 		// and refuse these policies (metadata.annotations: Too long); the
 		// queue check's in-force policy then refuses what it would check.
-		errorf(stderr, "build: note: %s: client-side kubectl apply would record more than the %d bytes its last-applied-configuration annotation may hold, and the API server would refuse it; apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
+		errorf(stderr, "build: note: %s: more than the %d bytes client-side kubectl apply can record in its last-applied-configuration annotation (the API server would refuse the object); apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
 	}
 	if o.staticDir != "" {
 		return writeKubernetesStatic(o.out, o.staticDir, objs, stdout, stderr)
