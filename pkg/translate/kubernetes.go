@@ -177,19 +177,26 @@ const kubectlLastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // encoding/json's Encoder (keys sorted, HTML characters escaped, a final
 // line break).
 func KubernetesClientApplyBytes(o KubernetesObject) (int, error) {
+	b, err := kubectlLastAppliedValue(o)
+	return len(b), err
+}
+
+// kubectlLastAppliedValue is the value client-side kubectl apply records
+// for o (KubernetesClientApplyBytes).
+func kubectlLastAppliedValue(o KubernetesObject) ([]byte, error) {
 	doc, err := yaml.Marshal(o.Object)
 	if err != nil {
-		return 0, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
 	}
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
-		return 0, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
 	}
 	d := json.NewDecoder(bytes.NewReader(js))
 	d.UseNumber()
 	var obj map[string]any
 	if err := d.Decode(&obj); err != nil {
-		return 0, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
 	}
 	meta, _ := obj["metadata"].(map[string]any)
 	if meta == nil {
@@ -199,9 +206,9 @@ func KubernetesClientApplyBytes(o KubernetesObject) (int, error) {
 	meta["annotations"] = map[string]any{}
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(obj); err != nil {
-		return 0, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
 	}
-	return b.Len(), nil
+	return b.Bytes(), nil
 }
 
 // KubernetesServerSideOnly names the objects of objs that kubectl apply

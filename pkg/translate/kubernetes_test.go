@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
@@ -230,6 +231,20 @@ func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
 	}
 	atBound := policy("bound", 100+KubernetesMaxClientApplyBytes-n)
 	over := policy("overs", 101+KubernetesMaxClientApplyBytes-n)
+	// The API server's own check of an object's annotations takes the one
+	// at the bound and refuses the one over it.
+	for _, tc := range []struct {
+		o    KubernetesObject
+		fits bool
+	}{{atBound, true}, {over, false}} {
+		v, err := kubectlLastAppliedValue(tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := apivalidation.ValidateAnnotationsSize(map[string]string{kubectlLastApplied: string(v)}); (err == nil) != tc.fits {
+			t.Errorf("%s: %d bytes recorded: the API server's check says %v", tc.o.Name, len(v), err)
+		}
+	}
 	got, err := KubernetesServerSideOnly([]KubernetesObject{small, atBound, over})
 	if err != nil {
 		t.Fatal(err)

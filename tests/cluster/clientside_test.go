@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +35,9 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 type applier struct {
 	dc     dynamic.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// kubectl and kubeconfig, when ACLC_KUBECTL names a kubectl: then
+	// the client-side apply is kubectl's own.
+	kubectl, kubeconfig, dir string
 }
 
 func newApplier(t *testing.T, s *apiServer) *applier {
@@ -41,7 +47,46 @@ func newApplier(t *testing.T, s *apiServer) *applier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &applier{dc: dc, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))}
+	a := &applier{dc: dc, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kubernetes.NewForConfigOrDie(cfg).Discovery()))}
+	if k := os.Getenv("ACLC_KUBECTL"); k != "" {
+		a.kubectl, a.kubeconfig, a.dir = k, s.kubeconfig(t, admin), t.TempDir()
+	}
+	return a
+}
+
+// kubectlRefusal is how kubectl apply reports an object the API server
+// refused: its kind and name.
+var kubectlRefusal = regexp.MustCompile(`(?m)error when [a-z ]+ "[^"]*": (\w+)\.admissionregistration\.k8s\.io "([^"]+)" is invalid: (.*)$`)
+
+// kubectlApply runs kubectl apply -f on the stream (client-side) and
+// returns the refusals by kind/name.
+func (a *applier) kubectlApply(t *testing.T, stream []byte) map[string]error {
+	t.Helper()
+	f, err := os.CreateTemp(a.dir, "stream-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(stream); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, err := exec.Command(a.kubectl, "--kubeconfig", a.kubeconfig, "apply", "-f", f.Name()).CombinedOutput()
+	// A refused patch is printed whole: lines cut short in the log.
+	lines := strings.Split(string(out), "\n")
+	for i, l := range lines {
+		if len(l) > 400 {
+			lines[i] = l[:400] + fmt.Sprintf("... (%d bytes)", len(l))
+		}
+	}
+	t.Logf("kubectl apply -f (exit %v):\n%s", err, strings.Join(lines, "\n"))
+	refused := map[string]error{}
+	for _, m := range kubectlRefusal.FindAllStringSubmatch(string(out), -1) {
+		refused[m[1]+"/"+m[2]] = errors.New(m[3])
+	}
+	if err != nil && len(refused) == 0 {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+	return refused
 }
 
 func (a *applier) resource(t *testing.T, u *unstructured.Unstructured) dynamic.ResourceInterface {
@@ -60,9 +105,13 @@ func (a *applier) resource(t *testing.T, u *unstructured.Unstructured) dynamic.R
 // Encoder, recorded in the last-applied-configuration annotation; the
 // object created with it when it does not exist, else patched to it.
 // Like kubectl it goes on past an object the API server refuses, and
-// returns the refusals by kind/name.
+// returns the refusals by kind/name. ACLC_KUBECTL naming a kubectl runs
+// kubectl apply -f itself instead.
 func (a *applier) clientSide(t *testing.T, ctx context.Context, stream []byte) map[string]error {
 	t.Helper()
+	if a.kubectl != "" {
+		return a.kubectlApply(t, stream)
+	}
 	refused := map[string]error{}
 	for _, u := range decodeStream(t, stream) {
 		u.SetAnnotations(map[string]string{})
