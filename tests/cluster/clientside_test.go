@@ -139,11 +139,14 @@ func (a *applier) clientSide(t *testing.T, ctx context.Context, stream []byte) m
 	return refused
 }
 
-// serverSide applies each object as kubectl apply --server-side does.
+// serverSide applies each object as kubectl apply --server-side
+// --force-conflicts does: objects applied client-side before hold fields
+// the API server defaulted (a resource rule's scope) under kubectl's
+// manager, which conflict once (README.md).
 func (a *applier) serverSide(t *testing.T, ctx context.Context, stream []byte) {
 	t.Helper()
 	for _, u := range decodeStream(t, stream) {
-		if _, err := a.resource(t, u).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "aclc"}); err != nil {
+		if _, err := a.resource(t, u).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "aclc", Force: true}); err != nil {
 			t.Fatalf("server-side apply of %s/%s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
