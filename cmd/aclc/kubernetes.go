@@ -44,11 +44,12 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	if len(big) > 0 {
+	// Static manifests are read from files, never applied with kubectl.
+	if len(big) > 0 && o.staticDir == "" {
 		// kubectl apply without --server-side would create the bindings
-		// and refuse these policies (metadata.annotations: Too long),
-		// leaving the check silently off.
-		errorf(stderr, "build: note: %s: larger than the %d bytes client-side kubectl apply keeps in its annotation; apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
+		// and refuse these policies (metadata.annotations: Too long); the
+		// queue check's in-force policy then refuses what it would check.
+		errorf(stderr, "build: note: %s: more than the %d bytes client-side kubectl apply can record in its last-applied-configuration annotation (the API server would refuse the object); apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
 	}
 	if o.staticDir != "" {
 		return writeKubernetesStatic(o.out, o.staticDir, objs, stdout, stderr)

@@ -153,17 +153,17 @@ func TestBuildKubernetesNamesAndDecisions(t *testing.T) {
 		{"admission settings alone: the user.info policies", []string{"../../examples/admission/configmap.yaml"}, []string{
 			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
 			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
-		{"a queue configuration alone: the queue policies", []string{seedConfig}, []string{
-			"ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-warnings",
-			"ValidatingAdmissionPolicyBinding/yunikorn-queue", "ValidatingAdmissionPolicyBinding/yunikorn-queue-warnings"}},
+		{"a queue configuration alone: the queue policies, their in-force policy first", []string{seedConfig}, []string{
+			"ValidatingAdmissionPolicy/yunikorn-queue-in-force", "ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-warnings",
+			"ValidatingAdmissionPolicyBinding/yunikorn-queue-in-force", "ValidatingAdmissionPolicyBinding/yunikorn-queue", "ValidatingAdmissionPolicyBinding/yunikorn-queue-warnings"}},
 		{"--decisions user-info writes YuniKorn's defaults for a queue configuration", []string{"--decisions", "user-info", seedConfig}, []string{
 			"MutatingAdmissionPolicy/yunikorn-user-info", "ValidatingAdmissionPolicy/yunikorn-user-info",
 			"MutatingAdmissionPolicyBinding/yunikorn-user-info", "ValidatingAdmissionPolicyBinding/yunikorn-user-info"}},
 		{"--name names every object", []string{"--name", "team-a", "--decisions", "queue,user-info", seedConfig}, []string{
 			"MutatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/team-a-user-info",
-			"ValidatingAdmissionPolicy/team-a-queue", "ValidatingAdmissionPolicy/team-a-queue-warnings",
+			"ValidatingAdmissionPolicy/team-a-queue-in-force", "ValidatingAdmissionPolicy/team-a-queue", "ValidatingAdmissionPolicy/team-a-queue-warnings",
 			"MutatingAdmissionPolicyBinding/team-a-user-info", "ValidatingAdmissionPolicyBinding/team-a-user-info",
-			"ValidatingAdmissionPolicyBinding/team-a-queue", "ValidatingAdmissionPolicyBinding/team-a-queue-warnings"}},
+			"ValidatingAdmissionPolicyBinding/team-a-queue-in-force", "ValidatingAdmissionPolicyBinding/team-a-queue", "ValidatingAdmissionPolicyBinding/team-a-queue-warnings"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "", append([]string{"build", "--target", "kubernetes", "--output-file", "-"}, tt.args...)...)

@@ -30,11 +30,12 @@ const (
 	// value larger than 1.5 MiB, so the API server cannot store it.
 	KubernetesMaxObjectBytes = 1536 * 1024
 
-	// KubernetesMaxClientApplyBytes bounds an object kubectl apply (without
-	// --server-side) can apply: it keeps the object's JSON in the
-	// kubectl.kubernetes.io/last-applied-configuration annotation, and the
-	// API server refuses annotations of more than 256 KiB in all.
-	KubernetesMaxClientApplyBytes = 256*1024 - len("kubectl.kubernetes.io/last-applied-configuration")
+	// KubernetesMaxClientApplyBytes bounds the object's JSON that kubectl
+	// apply (without --server-side) records in its
+	// kubectl.kubernetes.io/last-applied-configuration annotation: the API
+	// server refuses an object whose annotations total more than 256 KiB
+	// (keys and values), and the objects written here have no other.
+	KubernetesMaxClientApplyBytes = 256*1024 - len(kubectlLastApplied)
 
 	// KubernetesMaxExpression bounds one CEL expression, in code points:
 	// CEL's parser refuses a longer one, so the API server refuses the
@@ -165,20 +166,65 @@ func KubernetesLimitsOf(s *Sources, opts KubernetesOptions) []string {
 	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + opts.objectName(KubernetesQueuePolicy) + " decides as if only the configured queues existed"}
 }
 
+// kubectlLastApplied is the annotation a client-side kubectl apply keeps
+// the applied object in.
+const kubectlLastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// KubernetesClientApplyBytes is the length of the value a client-side
+// kubectl apply records in kubectl.kubernetes.io/last-applied-configuration
+// for o as written: kubectl reads the YAML into an unstructured object,
+// sets its annotations to the empty map and encodes it with
+// encoding/json's Encoder (keys sorted, HTML characters escaped, a final
+// line break).
+func KubernetesClientApplyBytes(o KubernetesObject) (int, error) {
+	b, err := kubectlLastAppliedValue(o)
+	return len(b), err
+}
+
+// kubectlLastAppliedValue is the value client-side kubectl apply records
+// for o (KubernetesClientApplyBytes).
+func kubectlLastAppliedValue(o KubernetesObject) ([]byte, error) {
+	doc, err := yaml.Marshal(o.Object)
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+	}
+	js, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(js))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	meta["annotations"] = map[string]any{}
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(obj); err != nil {
+		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
 // KubernetesServerSideOnly names the objects of objs that kubectl apply
-// cannot apply client-side (their JSON is over
-// KubernetesMaxClientApplyBytes), with their sizes: "kind/name (N bytes)".
+// cannot apply client-side (what it records is over
+// KubernetesMaxClientApplyBytes), with that size: "kind/name (N bytes)".
 // Such a stream is applied with kubectl apply --server-side, which keeps
 // no annotation, or by Helm, Argo CD or Flux.
 func KubernetesServerSideOnly(objs []KubernetesObject) ([]string, error) {
 	var out []string
 	for _, o := range objs {
-		b, err := json.Marshal(o.Object)
+		n, err := KubernetesClientApplyBytes(o)
 		if err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
+			return nil, err
 		}
-		if len(b) > KubernetesMaxClientApplyBytes {
-			out = append(out, fmt.Sprintf("%s/%s (%d bytes)", o.Kind, o.Name, len(b)))
+		if n > KubernetesMaxClientApplyBytes {
+			out = append(out, fmt.Sprintf("%s/%s (%d bytes)", o.Kind, o.Name, n))
 		}
 	}
 	return out, nil
@@ -311,6 +357,9 @@ func (opts KubernetesOptions) named(o KubernetesObject) KubernetesObject {
 		p.Name = opts.objectName(p.Name)
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 		p.Name, p.Spec.PolicyName = opts.objectName(p.Name), opts.objectName(p.Spec.PolicyName)
+		if p.Spec.ParamRef != nil {
+			p.Spec.ParamRef.Name = opts.objectName(p.Spec.ParamRef.Name)
+		}
 	}
 	return o
 }

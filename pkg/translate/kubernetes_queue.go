@@ -26,6 +26,14 @@ const (
 	// the queue they name. A binding's actions apply to every validation
 	// of its policy, so refusals and warnings take a policy each.
 	KubernetesQueueWarningsPolicy = "yunikorn-queue-warnings"
+	// KubernetesQueueInForcePolicy names the small ValidatingAdmissionPolicy
+	// (and its Deny binding) that keeps the queue check from being silently
+	// off: its binding takes the KubernetesQueuePolicy object itself as its
+	// parameter, with parameterNotFoundAction Deny, so that while that
+	// policy does not exist (refused when a client-side kubectl apply could
+	// not record it in its annotation) the API server refuses every request
+	// the queue check would look at, instead of admitting them unchecked.
+	KubernetesQueueInForcePolicy = "yunikorn-queue-in-force"
 )
 
 // The texts of the queue decision at admission (YuniKorn's placement
@@ -119,7 +127,33 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 			MessageExpression: `variables.decided && variables.final.kind == "placed" && (` + w.cond + `) ? ` + w.msg + ` : ""`,
 		})
 	}
+	// The sentinel first: kubectl applies a stream in order and goes on
+	// past an object it cannot apply, so that when the queue policy is
+	// refused, the sentinel and its binding are in place before the queue
+	// binding, which alone would enforce nothing.
+	inForce := policy(KubernetesQueueInForcePolicy, []admissionregistrationv1.Validation{{
+		// Evaluated only when the parameter, the queue policy, exists: the
+		// API server refuses the request before the validations when it
+		// does not. Nothing of the policy is read: an update of the queue
+		// policy that was refused leaves the previous one, in force, and
+		// passing here.
+		Expression: `params != null`,
+		Message:    "yunikorn: the queue check is not in force: apply the policies with kubectl apply --server-side",
+	}})
+	inForce.Spec.Variables = nil
+	inForce.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"}
+	notFound := admissionregistrationv1.DenyAction
+	inForceBinding := binding(KubernetesQueueInForcePolicy, admissionregistrationv1.Deny)
+	inForceBinding.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: KubernetesQueuePolicy, ParameterNotFoundAction: &notFound}
 	objs := []KubernetesObject{
+		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueInForcePolicy, Object: inForce,
+			Comment: from + "\nKeeps the queue check from being silently off: its binding takes the queue\n" +
+				"check's ValidatingAdmissionPolicy (its paramRef) as its parameter. While that\n" +
+				"policy does not exist (client-side kubectl apply cannot apply a policy of more\n" +
+				"than some 256 KiB) the API server refuses every pod and workload the queue\n" +
+				"check would look at: \"failed to configure binding: no params found for policy\n" +
+				"binding with `Deny` parameterNotFoundAction\". Apply with kubectl apply --server-side."},
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueueInForcePolicy, Object: inForceBinding, Comment: from},
 		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueuePolicy, Object: policy(KubernetesQueuePolicy, deny),
 			Comment: from + "\nRefuses pods (and workloads with a pod template) that YuniKorn's placement\n" +
 				"would reject, with YuniKorn's message and the rules it tried. The queue tree,\n" +

@@ -2,6 +2,8 @@ package translate
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,5 +155,82 @@ func TestKubernetesQueueSetsSplitWithinTheExpressionSize(t *testing.T) {
 				t.Errorf("a lookup asks %d variables, want %d", got, tc.shards)
 			}
 		})
+	}
+}
+
+// The deny policy has an in-force policy: its binding takes the deny
+// policy, by its name in the build, as its parameter and refuses when it
+// is missing; it matches what the deny policy matches, and it and its
+// binding come before the deny policy's binding in the stream. The
+// static layout leaves it out (the API server takes no parameters there).
+func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
+	src := kubernetesSources(t, queueConfigMap("        placementrules:\n          - name: provided\n"))
+	for _, name := range []string{"", "team-a"} {
+		objs, err := KubernetesObjectsOf(src, KubernetesOptions{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queue, inForce := KubernetesOptions{Name: name}.objectName(KubernetesQueuePolicy), KubernetesOptions{Name: name}.objectName(KubernetesQueueInForcePolicy)
+		at := map[string]int{}
+		var sentinel, deny *admissionregistrationv1.ValidatingAdmissionPolicy
+		var binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		for i, o := range objs {
+			at[o.Kind+"/"+o.Name] = i
+			switch p := o.Object.(type) {
+			case *admissionregistrationv1.ValidatingAdmissionPolicy:
+				if p.Name == inForce {
+					sentinel = p
+				}
+				if p.Name == queue {
+					deny = p
+				}
+			case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+				if p.Name == inForce {
+					binding = p
+				}
+			}
+		}
+		if sentinel == nil || binding == nil || deny == nil {
+			t.Fatalf("name %q: no %s with its binding beside %s: %s", name, inForce, queue, KubernetesSummary(objs))
+		}
+		if k := sentinel.Spec.ParamKind; k == nil || k.APIVersion != "admissionregistration.k8s.io/v1" || k.Kind != "ValidatingAdmissionPolicy" {
+			t.Errorf("%s: paramKind %+v", inForce, k)
+		}
+		r := binding.Spec.ParamRef
+		if r == nil || r.Name != queue || r.Namespace != "" || r.Selector != nil || r.ParameterNotFoundAction == nil || *r.ParameterNotFoundAction != admissionregistrationv1.DenyAction {
+			t.Errorf("%s: paramRef %+v, want %s with parameterNotFoundAction Deny", inForce, r, queue)
+		}
+		if binding.Spec.PolicyName != inForce || !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) || binding.Spec.MatchResources != nil {
+			t.Errorf("%s binding: %+v", inForce, binding.Spec)
+		}
+		if !reflect.DeepEqual(sentinel.Spec.MatchConstraints, deny.Spec.MatchConstraints) || *sentinel.Spec.FailurePolicy != admissionregistrationv1.Fail {
+			t.Errorf("%s matches %+v, want %s's %+v", inForce, sentinel.Spec.MatchConstraints, queue, deny.Spec.MatchConstraints)
+		}
+		vap, vapb := "ValidatingAdmissionPolicy/", "ValidatingAdmissionPolicyBinding/"
+		if !(at[vap+inForce] < at[vap+queue] && at[vapb+inForce] < at[vapb+queue]) {
+			t.Errorf("stream order %s: want the in-force policy and binding before the queue policy's", KubernetesSummary(objs))
+		}
+		// Small: every object but the queue policies fits client-side apply.
+		for _, o := range objs {
+			n, err := KubernetesClientApplyBytes(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Name == inForce && n > 4096 {
+				t.Errorf("%s/%s records %d bytes", o.Kind, o.Name, n)
+			}
+		}
+		l, err := KubernetesStatic(objs, "/etc/kubernetes/aclc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range l.Validating {
+			if strings.HasPrefix(o.Name, inForce) {
+				t.Errorf("static layout holds %s/%s", o.Kind, o.Name)
+			}
+		}
+		if len(l.Validating) != len(objs)-2 {
+			t.Errorf("static layout holds %d validating objects, want the build's %d but the in-force pair", len(l.Validating), len(objs))
+		}
 	}
 }

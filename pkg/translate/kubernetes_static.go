@@ -36,7 +36,11 @@ type KubernetesStaticLayout struct {
 // absolute path on the control-plane hosts: every name (and every
 // binding's policyName) ends with KubernetesStaticSuffix, and a binding
 // is loaded only with its policy in the same directory, so none is ever
-// in force without it.
+// in force without it. The queue check's in-force policy is left out: the
+// API server refuses a static policy with a paramKind and a static binding
+// with a paramRef (manifest-based admission control configuration reads
+// no API object), and it needs none there, since a directory whose
+// binding lacks its policy is not loaded at all.
 func KubernetesStatic(objs []KubernetesObject, dir string) (*KubernetesStaticLayout, error) {
 	if !path.IsAbs(dir) {
 		return nil, fmt.Errorf("kubernetes target: static manifests directory %q: want an absolute path, as the API server reads it", dir)
@@ -45,6 +49,16 @@ func KubernetesStatic(objs []KubernetesObject, dir string) (*KubernetesStaticLay
 	l := &KubernetesStaticLayout{}
 	static := func(name string) string { return name + KubernetesStaticSuffix }
 	for _, o := range objs {
+		switch p := o.Object.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if p.Spec.ParamKind != nil {
+				continue
+			}
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			if p.Spec.ParamRef != nil {
+				continue
+			}
+		}
 		o.Name = static(o.Name)
 		switch p := o.Object.(type) {
 		case *admissionregistrationv1.MutatingAdmissionPolicy:

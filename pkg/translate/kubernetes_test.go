@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
@@ -198,21 +200,51 @@ func TestKubernetesGuardPartsOffLeaveTheirValidationsOut(t *testing.T) {
 	}
 }
 
-// An object whose JSON is over what client-side kubectl apply keeps in its
-// annotation is named, with its size; one at the bound is not.
+// What client-side kubectl apply records for an object is its JSON as
+// kubectl encodes it (keys sorted, an empty annotations map, a final line
+// break); an object whose record is over what the annotation may hold is
+// named, with that size, and one at the bound is not.
 func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
 	policy := func(name string, exprBytes int) KubernetesObject {
 		p := validatingPolicy(name, nil, nil, nil)
-		p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: `"` + strings.Repeat("a", exprBytes) + `"`}}
+		// HTML characters are escaped by kubectl's encoder: 6 bytes each.
+		p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: `"<&` + strings.Repeat("a", exprBytes) + `"`}}
 		return KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: name, Object: p}
 	}
 	small := policy("small", 100)
+	n, err := KubernetesClientApplyBytes(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The typed object's JSON has the same fields, in another order,
+	// without the annotations kubectl sets to {}.
 	b, err := json.Marshal(small.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	atBound := policy("bound", 100+KubernetesMaxClientApplyBytes-len(b))
-	over := policy("overs", 101+KubernetesMaxClientApplyBytes-len(b))
+	if want := len(b) + len(`"annotations":{},`) + len("\n"); n != want || !bytes.Contains(b, []byte(`\u003c\u0026`)) {
+		t.Fatalf("recorded %d bytes, want %d (the typed JSON %d, with annotations {} and a line break)", n, want, len(b))
+	}
+	// The annotations' bound: key and value at most 256 KiB.
+	if KubernetesMaxClientApplyBytes+len("kubectl.kubernetes.io/last-applied-configuration") != 262144 {
+		t.Fatalf("KubernetesMaxClientApplyBytes %d", KubernetesMaxClientApplyBytes)
+	}
+	atBound := policy("bound", 100+KubernetesMaxClientApplyBytes-n)
+	over := policy("overs", 101+KubernetesMaxClientApplyBytes-n)
+	// The API server's own check of an object's annotations takes the one
+	// at the bound and refuses the one over it.
+	for _, tc := range []struct {
+		o    KubernetesObject
+		fits bool
+	}{{atBound, true}, {over, false}} {
+		v, err := kubectlLastAppliedValue(tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := apivalidation.ValidateAnnotationsSize(map[string]string{kubectlLastApplied: string(v)}); (err == nil) != tc.fits {
+			t.Errorf("%s: %d bytes recorded: the API server's check says %v", tc.o.Name, len(v), err)
+		}
+	}
 	got, err := KubernetesServerSideOnly([]KubernetesObject{small, atBound, over})
 	if err != nil {
 		t.Fatal(err)

@@ -105,7 +105,10 @@ func compileVariables(t *testing.T, c *plugincel.CompositedCompiler, policy stri
 
 func compileValidating(t *testing.T, p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 	c := newCompiler(t)
-	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	// The API server declares params for a policy with a paramKind (the
+	// queue check's in-force policy), as it compiles it at creation.
+	hasParams := p.Spec.ParamKind != nil
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true, HasParams: hasParams}
 	compileVariables(t, c, "ValidatingAdmissionPolicy", p.Spec.Variables, opts)
 	for i, v := range p.Spec.Validations {
 		if r := c.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, opts, environment.NewExpressions); r.Error != nil {
@@ -114,7 +117,7 @@ func compileValidating(t *testing.T, p *admissionregistrationv1.ValidatingAdmiss
 		if v.MessageExpression == "" {
 			continue
 		}
-		if r := c.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); r.Error != nil {
+		if r := c.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{HasParams: hasParams}, environment.NewExpressions); r.Error != nil {
 			t.Errorf("validation %d messageExpression: %v", i, r.Error)
 		}
 	}

@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -89,6 +91,10 @@ func (allowAll) EvaluateConditions(context.Context, authorizer.ConditionsAwareDe
 	return authorizer.DecisionDeny, "", authorizer.ErrorConditionEvaluationNotSupported
 }
 
+// vapResource is the resource of ValidatingAdmissionPolicies, the
+// parameter kind of the queue check's in-force policy.
+var vapResource = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+
 // restMapper maps the kinds the corpus requests to their resources.
 func restMapper() *meta.DefaultRESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
@@ -106,6 +112,7 @@ func restMapper() *meta.DefaultRESTMapper {
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, false},
 		{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, false},
 		{schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}, false},
+		{vapResource.GroupVersion().WithKind("ValidatingAdmissionPolicy"), true},
 	} {
 		scope := meta.RESTScopeNamespace
 		if k.root {
@@ -127,7 +134,21 @@ func newCluster(objs []runtime.Object, namespaces []*corev1.Namespace) (*cluster
 	}
 	client := fake.NewClientset(initial...)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	dyn := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())
+	// The queue check's in-force policy takes a ValidatingAdmissionPolicy
+	// as its parameter: the plugins read parameters through the dynamic
+	// client, which serves the ValidatingAdmissionPolicies given.
+	var params []runtime.Object
+	for _, o := range objs {
+		if p, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+			if err != nil {
+				return nil, err
+			}
+			params = append(params, &unstructured.Unstructured{Object: u})
+		}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{vapResource: "ValidatingAdmissionPolicyList"}, params...)
 	ctx, cancel := context.WithCancel(context.Background())
 	mp, err := mutating.NewPlugin(nil)
 	if err != nil {

@@ -93,7 +93,7 @@ func userInfoOnly(objs []runtime.Object) []runtime.Object {
 	var out []runtime.Object
 	for _, o := range objs {
 		name := o.(interface{ GetName() string }).GetName()
-		if name == translate.KubernetesQueuePolicy || name == translate.KubernetesQueueWarningsPolicy {
+		if name == translate.KubernetesQueuePolicy || name == translate.KubernetesQueueWarningsPolicy || name == translate.KubernetesQueueInForcePolicy {
 			continue
 		}
 		out = append(out, o)

@@ -91,7 +91,7 @@ func TestClusterTwoBuilds(t *testing.T) {
 		names = append(names, "MutatingAdmissionPolicy/"+p.Name)
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(a, b) })
-	want := []string{"MutatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-warnings"}
+	want := []string{"MutatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/team-a-user-info", "ValidatingAdmissionPolicy/yunikorn-queue", "ValidatingAdmissionPolicy/yunikorn-queue-in-force", "ValidatingAdmissionPolicy/yunikorn-queue-warnings"}
 	if !slices.Equal(names, want) {
 		t.Errorf("policies %v, want %v", names, want)
 	}

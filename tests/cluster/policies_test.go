@@ -29,6 +29,7 @@ const (
 	userInfoPolicy      = "yunikorn-user-info"
 	queuePolicy         = "yunikorn-queue"
 	queueWarningsPolicy = "yunikorn-queue-warnings"
+	inForcePolicy       = "yunikorn-queue-in-force"
 )
 
 // policiesConfigMap is YuniKorn's ConfigMap of the run: the queues of

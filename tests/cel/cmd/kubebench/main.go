@@ -436,7 +436,10 @@ func costValidating(m *Object, p *admissionregistrationv1.ValidatingAdmissionPol
 	if err != nil {
 		return err
 	}
-	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	// The queue check's in-force policy reads its parameter (the queue
+	// policy): declared, and null here, as no lookup is measured.
+	hasParams := p.Spec.ParamKind != nil
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true, HasParams: hasParams}
 	var conds, msgs []plugincel.ExpressionAccessor
 	var each []named
 	for i, v := range p.Spec.Validations {
@@ -457,7 +460,7 @@ func costValidating(m *Object, p *admissionregistrationv1.ValidatingAdmissionPol
 	}
 	total += vc
 	if len(msgs) > 0 {
-		mc, err := evalCost(c.CompileCondition(msgs, plugincel.OptionalVariableDeclarations{}, environment.StoredExpressions), va, ns)
+		mc, err := evalCost(c.CompileCondition(msgs, plugincel.OptionalVariableDeclarations{HasParams: hasParams}, environment.StoredExpressions), va, ns)
 		if err != nil {
 			return fmt.Errorf("message expressions: %w", err)
 		}
@@ -468,7 +471,7 @@ func costValidating(m *Object, p *admissionregistrationv1.ValidatingAdmissionPol
 		var acc plugincel.ExpressionAccessor = &validating.ValidationCondition{Expression: e.expr}
 		o := opts
 		if strings.HasSuffix(e.what, "messageExpression") {
-			acc, o = &validating.MessageExpressionCondition{MessageExpression: e.expr}, plugincel.OptionalVariableDeclarations{}
+			acc, o = &validating.MessageExpressionCondition{MessageExpression: e.expr}, plugincel.OptionalVariableDeclarations{HasParams: hasParams}
 		}
 		cost, err := evalCost(c.CompileCondition([]plugincel.ExpressionAccessor{acc}, o, environment.StoredExpressions), va, ns)
 		if err != nil {
