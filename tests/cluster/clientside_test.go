@@ -171,7 +171,7 @@ func TestClusterClientSideApply(t *testing.T) {
 		if err := os.WriteFile(src, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		code, log := run(t, "", aclc, "build", "--target", "kubernetes", "-o", out, src)
+		code, log := run(t, "", aclc, "build", "--target", "kubernetes", "--output-file", out, src)
 		if code != 0 {
 			t.Fatalf("build %s: exit %d\n%s", name, code, log)
 		}
