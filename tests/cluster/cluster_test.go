@@ -709,9 +709,14 @@ func TestCluster(t *testing.T) {
 			sets  []string
 			queue bool // the queue webhook's configuration is rendered
 		}{
-			{nil, true},
-			{[]string{"yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}, true},
-			{[]string{"webhook.queue.enabled=false"}, false},
+			// Installed whole, the webhooks themselves pass the API
+			// server's validation; by default (registration=pod) they are
+			// installed empty and a ready pod writes them in
+			// (TestClusterChartInstall).
+			{[]string{"webhook.registration=helm"}, true},
+			{[]string{"webhook.registration=helm", "yunikorn.fromCluster=true", "serve.enabled=true", "webhook.failurePolicy=Fail"}, true},
+			{[]string{"webhook.registration=helm", "webhook.queue.enabled=false"}, false},
+			{nil, false},
 		} {
 			objs := applyChart(t, ctx, s, helm, "dry", c.sets, true)
 			t.Logf("chart %v: %d manifests accepted by a server-side dry-run", c.sets, len(objs))
