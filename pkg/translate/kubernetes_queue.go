@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
@@ -145,6 +146,15 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 	notFound := admissionregistrationv1.DenyAction
 	inForceBinding := binding(KubernetesQueueInForcePolicy, admissionregistrationv1.Deny)
 	inForceBinding.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: KubernetesQueuePolicy, ParameterNotFoundAction: &notFound}
+	// A missing parameter is refused before any match condition runs, so
+	// the sentinel would refuse every pod of every namespace: the ones
+	// YuniKorn bypasses by name (kube-system by default) are left out, so
+	// that a failed apply never stops the cluster's own pods.
+	if names := s.admission.NamedBypassed(); len(names) > 0 {
+		inForceBinding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: names}},
+		}}
+	}
 	objs := []KubernetesObject{
 		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueInForcePolicy, Object: inForce,
 			Comment: from + "\nKeeps the queue check from being silently off: its binding takes the queue\n" +

@@ -200,8 +200,16 @@ func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
 		if r == nil || r.Name != queue || r.Namespace != "" || r.Selector != nil || r.ParameterNotFoundAction == nil || *r.ParameterNotFoundAction != admissionregistrationv1.DenyAction {
 			t.Errorf("%s: paramRef %+v, want %s with parameterNotFoundAction Deny", inForce, r, queue)
 		}
-		if binding.Spec.PolicyName != inForce || !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) || binding.Spec.MatchResources != nil {
+		if binding.Spec.PolicyName != inForce || !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}) {
 			t.Errorf("%s binding: %+v", inForce, binding.Spec)
+		}
+		// YuniKorn bypasses kube-system by default: a failed apply must
+		// not stop the cluster's own pods, and the selector is the only
+		// thing evaluated before the missing parameter refuses.
+		if m := binding.Spec.MatchResources; m == nil || m.NamespaceSelector == nil || len(m.NamespaceSelector.MatchExpressions) != 1 ||
+			m.NamespaceSelector.MatchExpressions[0].Key != "kubernetes.io/metadata.name" || m.NamespaceSelector.MatchExpressions[0].Operator != "NotIn" ||
+			!slices.Equal(m.NamespaceSelector.MatchExpressions[0].Values, []string{"kube-system"}) {
+			t.Errorf("%s binding matches %+v, want every namespace but kube-system", inForce, binding.Spec.MatchResources)
 		}
 		if !reflect.DeepEqual(sentinel.Spec.MatchConstraints, deny.Spec.MatchConstraints) || *sentinel.Spec.FailurePolicy != admissionregistrationv1.Fail {
 			t.Errorf("%s matches %+v, want %s's %+v", inForce, sentinel.Spec.MatchConstraints, queue, deny.Spec.MatchConstraints)

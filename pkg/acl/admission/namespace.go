@@ -1,5 +1,10 @@
 package admission
 
+import (
+	"regexp"
+	"slices"
+)
+
 // Namespace annotations that override the namespace filters (spec §5).
 const (
 	AnnotationEnableYuniKorn = "yunikorn.apache.org/namespace.enableYuniKorn"
@@ -62,4 +67,23 @@ func (s *Settings) ShouldLabelNamespace(ns string, namespaces map[string]Namespa
 		return f == isTrue
 	}
 	return (len(s.labelNamespaces) == 0 || anyMatch(s.labelNamespaces, ns)) && !anyMatch(s.noLabelNamespaces, ns)
+}
+
+// exactName is a bypassNamespaces pattern that names one namespace.
+var exactName = regexp.MustCompile(`^\^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\$$`)
+
+// NamedBypassed returns the namespaces a bypassNamespaces pattern names
+// exactly (^name$) and that the filters bypass, whatever else they
+// process: the ones a namespaceSelector can leave out without changing a
+// decision, but for a namespace annotated enableYuniKorn=true, which no
+// label selector sees.
+func (s *Settings) NamedBypassed() []string {
+	s = s.settings()
+	var out []string
+	for _, p := range s.BypassNamespaces {
+		if m := exactName.FindStringSubmatch(p); m != nil && !s.ShouldProcessNamespace(m[1], nil) && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
