@@ -851,8 +851,13 @@ func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) str
 		return `(` + g.exists(q) + ` ? ` + outcome("q", q, "why", `""`, "err", `""`) + ` : ` + empty(q+` + " does not exist and create is false"`) + `)`
 	}
 	if el.Name == yunikorn.RuleTest {
+		named := outcome("q", `variables.appQueue.replace(".", "_dot_")`, "why", `""`, "err", `""`)
+		if g.rel.Has(release.NarrowQueueNames) {
+			// Releases with narrow names return the name unchecked.
+			return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` + named
+		}
 		return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` +
-			`variables.appQueue.split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + outcome("q", `variables.appQueue.replace(".", "_dot_")`, "why", `""`, "err", `""`) + ` : ` + fail(celString(celInvalidQueue))
+			`variables.appQueue.split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + named + ` : ` + fail(celString(celInvalidQueue))
 	}
 	var n string
 	switch el.Name {

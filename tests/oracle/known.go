@@ -56,14 +56,4 @@ var Known = []KnownDifference{
 			return field != "" && strings.Contains(d.ACLC.Message, "(YuniKorn: "+field+")")
 		},
 	},
-	{
-		Name: "test rule before 1.6.0 (aclc bug)",
-		Reason: "placement rule test with a requested queue whose name is invalid (root.x!): 1.5.x rules do not validate the name " +
-			"they generate, so the test rule's dot-less result crashes the scheduler as for every other queue; aclc at 1.5.x " +
-			"validates the part and rejects with the 1.6.0 message. aclc's to fix: the test rule must honour narrow-queue-names",
-		Match: func(r release.Version, d Diff) bool {
-			return r.Has(release.NarrowQueueNames) && d.What == Place && strings.HasPrefix(d.YuniKorn.Message, "panic: ") &&
-				strings.Contains(d.Config, "name: test")
-		},
-	},
 }

@@ -152,7 +152,10 @@ func (s *Settings) guard(req *admissionv1.AdmissionRequest, namespaces map[strin
 	case rc && req.Operation != admissionv1.Update:
 		base = s.processWorkloadOf(req, namespace, namespaces, true)
 	default:
-		base = s.mutate(req, namespaces)
+		// Without the ignore-application op of releases up to 1.9.0,
+		// which would replace the user.info op: the guard's pod keeps
+		// the requester's identity.
+		base = s.mutate(req, namespaces, false)
 	}
 	if !base.Allowed {
 		if rc && req.Operation != admissionv1.Update && base.Result != nil {

@@ -74,11 +74,13 @@ type patchOperation struct {
 // namespaces holds the namespaces YuniKorn's namespace cache would know,
 // keyed by name; a namespace that is missing has no annotations. The
 // [context] mutations are left out (see the package documentation), so a
-// Pod CREATE patch holds only the user.info annotations op.
+// Pod CREATE patch holds only the annotations ops: the user.info op and, on
+// releases up to 1.9.0 in a namespace processed but not labelled, the
+// ignore-application op that replaces it.
 func (s *Settings) Review(review []byte, namespaces map[string]Namespace) []byte {
 	s = s.settings()
 	return answer(review, func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
-		return s.mutate(req, namespaces)
+		return s.mutate(req, namespaces, true)
 	})
 }
 
@@ -130,7 +132,12 @@ func response(uid string, allowed bool, message string, patch []byte) *admission
 
 // mutate is YuniKorn's mutate (spec §4.2): UPDATE checks pods only; any
 // other operation is a CREATE, of a Pod or of a workload.
-func (s *Settings) mutate(req *admissionv1.AdmissionRequest, namespaces map[string]Namespace) *admissionv1.AdmissionResponse {
+//
+// ignoreApp adds the release's ignore-application annotations op
+// (release.IgnoreApplicationAnnotation) to a Pod CREATE patch: the review
+// predicts it, the guard leaves it out so that the requester's user.info
+// stays.
+func (s *Settings) mutate(req *admissionv1.AdmissionRequest, namespaces map[string]Namespace, ignoreApp bool) *admissionv1.AdmissionResponse {
 	if req == nil {
 		// Unreachable from Review, which answers a missing request as a
 		// body that does not decode; kept as YuniKorn has it.
@@ -149,7 +156,7 @@ func (s *Settings) mutate(req *admissionv1.AdmissionRequest, namespaces map[stri
 		return response(string(req.UID), true, "", nil)
 	}
 	if req.Kind.Kind == kindPod {
-		return s.processPod(req, namespace, namespaces)
+		return s.processPod(req, namespace, namespaces, ignoreApp)
 	}
 	return s.processWorkload(req, namespace, namespaces)
 }
@@ -158,7 +165,14 @@ func (s *Settings) mutate(req *admissionv1.AdmissionRequest, namespaces map[stri
 // The annotation is checked and op #1 recorded before the app=yunikorn and
 // namespace filters, so a pre-set annotation is denied even where the pod
 // would otherwise be left alone.
-func (s *Settings) processPod(req *admissionv1.AdmissionRequest, namespace string, namespaces map[string]Namespace) *admissionv1.AdmissionResponse {
+//
+// Releases up to 1.9.0 (release.IgnoreApplicationAnnotation) end the patch
+// of a pod in a namespace they process but do not label with a second add
+// of /metadata/annotations: the pod's own annotations plus
+// yunikorn.apache.org/ignore-application. It replaces op #1, so such a pod
+// is admitted without user.info. With ignoreApp that op is kept, as
+// YuniKorn sends it.
+func (s *Settings) processPod(req *admissionv1.AdmissionRequest, namespace string, namespaces map[string]Namespace, ignoreApp bool) *admissionv1.AdmissionResponse {
 	uid := string(req.UID)
 	var pod corev1.Pod
 	if err := json.Unmarshal(req.Object.Raw, &pod); err != nil {
@@ -182,6 +196,9 @@ func (s *Settings) processPod(req *admissionv1.AdmissionRequest, namespace strin
 	// [context] YuniKorn appends the schedulerName op here and, when the
 	// namespace is labelled, the labels op, and merges the allow-preemption
 	// key into op #1 (or appends its own annotations op).
+	if ignoreApp && s.release.Has(release.IgnoreApplicationAnnotation) && !s.ShouldLabelNamespace(namespace, namespaces) {
+		patch = append(patch, ignoreApplicationOp(pod.Annotations))
+	}
 	if len(patch) == 0 {
 		return response(uid, true, "", nil)
 	}
@@ -298,6 +315,21 @@ func annotationsOp(path string, annotations map[string]string, user string, grou
 	}
 	value[UserInfoAnnotation] = UserInfoValue(user, groups)
 	return patchOperation{Op: "add", Path: path, Value: value}
+}
+
+// IgnoreApplicationAnnotation is the annotation with which releases up to
+// 1.9.0 mark the pods of a namespace they process but do not label.
+const IgnoreApplicationAnnotation = "yunikorn.apache.org/ignore-application"
+
+// ignoreApplicationOp is YuniKorn's disableYuniKorn op: the pod's original
+// annotations (without the user.info op #1 adds) plus ignore-application.
+func ignoreApplicationOp(annotations map[string]string) patchOperation {
+	value := make(map[string]string, len(annotations)+1)
+	for k, v := range annotations {
+		value[k] = v
+	}
+	value[IgnoreApplicationAnnotation] = "true"
+	return patchOperation{Op: "add", Path: podAnnotationsPath, Value: value}
 }
 
 func marshalPatch(patch []patchOperation) []byte {

@@ -103,7 +103,7 @@ func TestReviewPodCreate(t *testing.T) {
 	runReviewCases(t, []reviewCase{
 		{
 			name:     "pod create in a no-label namespace gets the user.info op with the existing annotations (spec §4.2 example, minus the schedulerName op)",
-			settings: map[string]string{KeyNoLabelNamespaces: "^batch$"},
+			settings: map[string]string{KeyNoLabelNamespaces: "^batch$"}, release: "snapshot",
 			req: request{kind: kindPod, namespace: "batch", user: "alice", groups: []string{"devs", "system:authenticated"},
 				object: obj(t, pod(map[string]string{"team": "a"}, nil))},
 			allowed:  true,
@@ -791,7 +791,7 @@ func TestReviewBody(t *testing.T) {
 // TestMutateNilRequest pins mutate's own guard (spec §4.2 step 1), which
 // Review never reaches because a missing request is a bad body.
 func TestMutateNilRequest(t *testing.T) {
-	r := DefaultSettings().mutate(nil, nil)
+	r := DefaultSettings().mutate(nil, nil, true)
 	if r.UID != "" || r.Allowed || r.Result != nil || r.Patch != nil || r.PatchType != nil {
 		t.Errorf("mutate(nil) = %+v, want uid \"\", allowed false, nothing else", r)
 	}

@@ -616,8 +616,10 @@ func (v *partitionView) placeRule(r *PlacementRuleSpec, app *Application, user s
 		if app.Queue == "" {
 			return ruleOutcome{queue: RuleTest}
 		}
+		// Releases with narrow names return the name unchecked: the
+		// dot-less result then crashes the scheduler like any other.
 		for _, part := range strings.Split(app.Queue, ".") {
-			if !QueueNameRegExp.MatchString(part) {
+			if v.checksNames() && !QueueNameRegExp.MatchString(part) {
 				return ruleError(invalidQueueName)
 			}
 		}

@@ -38,12 +38,13 @@ rc_create if {
 	operation != "UPDATE"
 }
 
-# YuniKorn's answer; a subresource, which YuniKorn never sees, is admitted by it.
+# YuniKorn's answer, without the ignore-application op that would replace the user.info
+# op; a subresource, which YuniKorn never sees, is admitted by it.
 guard_base := allowed if {
 	subresource != ""
 } else := rc_workload_create if {
 	rc_create
-} else := answer
+} else := kept_answer
 
 guard_answer := denied(guard_message(guard_base.status.message, "replication-controllers")) if {
 	guard_base.allowed == false

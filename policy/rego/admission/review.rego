@@ -84,6 +84,14 @@ patched(prefix, annotations) := {"uid": uid, "allowed": true, "patchType": "JSON
 	"}}]",
 ])))}
 
+# The pod's annotations op of YuniKorn's disableYuniKorn, as Go's json.Marshal writes
+# it (without the HTML-safe escaping, which the whole patch gets).
+ignore_application_op := concat("", [
+	`{"op":"add","path":"/metadata/annotations","value":{`,
+	members_json(object.union(pod_annotations, {"yunikorn.apache.org/ignore-application": "true"})),
+	"}}",
+])
+
 # The members of a map of strings (at least one), in key order, as Go's json.Marshal
 # writes them between the braces. One json.marshal of the [key, value] pairs, not two
 # per member: OPA's Wasm allocates a kilobyte for every json.marshal, so a Pod's 40,000
@@ -107,9 +115,16 @@ answer := allowed if {
 	kind != "Pod"
 } else := pod_update if {
 	operation == "UPDATE"
-} else := pod_create if {
+} else := pod_create_sent if {
 	kind == "Pod"
 } else := workload_create
+
+# YuniKorn's answer without the ignore-application op (below): the guard starts from it,
+# so that its pod keeps the requester's user.info.
+kept_answer := pod_create if {
+	operation != "UPDATE"
+	kind == "Pod"
+} else := answer
 
 # A pre-set value (bypassAuth off): who set it, then whether it decodes. Every answer
 # that gets past both allows.
@@ -135,6 +150,34 @@ pod_create := denied(err) if {
 } else := patched(`[{"op":"add","path":"/metadata/annotations","value":{`, pod_annotations) if {
 	not bypass_auth
 } else := allowed
+
+# Releases up to 1.9.0 end the patch of a pod in a namespace they process but do not
+# label with a second add of /metadata/annotations: the pod's own annotations plus
+# yunikorn.apache.org/ignore-application. It comes after the user.info op (when there is
+# one) and replaces it, so the pod is admitted without user.info.
+pod_create_sent := pod_create if {
+	not ignore_application
+} else := {"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": base64.encode(strings.replace_n(html_escapes, concat("", [
+	"[",
+	trim_prefix(trim_suffix(base64.decode(pod_create.patch), "]"), "["),
+	",",
+	ignore_application_op,
+	"]",
+])))} if {
+	pod_create.patch
+} else := {"uid": uid, "allowed": true, "patchType": "JSONPatch", "patch": base64.encode(strings.replace_n(html_escapes, concat("", [
+	"[",
+	ignore_application_op,
+	"]",
+])))}
+
+ignore_application if {
+	release_switches["ignore-application-annotation"]
+	pod_create.allowed == true
+	object.get(pod_labels, "app", null) != "yunikorn"
+	should_process_namespace
+	not should_label_namespace
+}
 
 pod := object.get(req, "object", {})
 

@@ -602,6 +602,7 @@ own(el) := {"kind": "final", "queue": "test", "test": true} if {
 	app_queue == ""
 } else := {"kind": "error", "error": invalid_queue_name} if {
 	el.name == "test"
+	not narrow_queue_names
 	not parts_valid(app_queue)
 } else := {"kind": "final", "queue": replace(app_queue, ".", "_dot_"), "test": true} if {
 	el.name == "test"

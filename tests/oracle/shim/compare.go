@@ -10,10 +10,11 @@ import (
 )
 
 // Answer is what the admission controller's answer comes to, for the
-// decision aclc makes: the verdict, the denial message, and the user.info
+// decision aclc makes: the verdict, the denial message, the user.info
 // annotation the patched object carries (on the pod, or on the pod
-// template of a workload). The patch's other operations (scheduler name,
-// labels, preemption, ignore-application) are outside aclc's decision.
+// template of a workload), and whether the patch marks the pod
+// ignore-application. The patch's other operations (scheduler name,
+// labels, preemption) are outside aclc's decision.
 type Answer struct {
 	UID      string
 	Allowed  bool
@@ -138,5 +139,6 @@ func userInfo(obj []byte) string {
 // does not apply to the corpus's object (one without metadata) agrees when
 // both sides fail on it alike.
 func Same(yk, ac Answer) bool {
-	return yk.Err == ac.Err && yk.UID == ac.UID && yk.Allowed == ac.Allowed && yk.Message == ac.Message && yk.UserInfo == ac.UserInfo
+	return yk.Err == ac.Err && yk.UID == ac.UID && yk.Allowed == ac.Allowed && yk.Message == ac.Message && yk.UserInfo == ac.UserInfo &&
+		yk.IgnoreApp == ac.IgnoreApp
 }

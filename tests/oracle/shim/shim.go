@@ -2,8 +2,8 @@
 // the same ConfigMaps, namespaces and AdmissionReview go to the
 // controller's own HTTP handler (/mutate), built from one release's
 // modules, and to aclc's reference (pkg/acl/admission) deciding as that
-// release; the verdict, the denial message and the user.info annotation
-// the patch leaves must agree.
+// release; the verdict, the denial message, the user.info annotation the
+// patch leaves and its ignore-application mark must agree.
 package shim
 
 import (

@@ -209,16 +209,4 @@ var known = []struct {
 			return !ac.Allowed && strings.HasPrefix(ac.Message, "admission review is not one the API server sends")
 		},
 	},
-	{
-		// S6: in a namespace the controller processes but does not label,
-		// its ignore-application operation re-adds /metadata/annotations
-		// from the pod's original annotations, after the user.info
-		// operation: the pod ends up without user.info. aclc's patch keeps
-		// the user.info operation alone.
-		"ignore-application overwrites user.info (S6)",
-		func(rel release.Version, yk, ac Answer) bool {
-			return rel.Has(release.IgnoreApplicationAnnotation) && yk.IgnoreApp && yk.Allowed == ac.Allowed &&
-				yk.UserInfo == "" && ac.UserInfo != ""
-		},
-	},
 }

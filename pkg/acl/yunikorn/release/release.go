@@ -88,7 +88,8 @@ const (
 	UsernameLabel Switch = "username-label"
 	// IgnoreApplicationAnnotation: the admission controller annotates pods
 	// of processed but unlabelled namespaces
-	// yunikorn.apache.org/ignore-application: "true".
+	// yunikorn.apache.org/ignore-application: "true", with a second add of
+	// the pod's original annotations that replaces the user.info it added.
 	IgnoreApplicationAnnotation Switch = "ignore-application-annotation"
 	// FormattedDenialMessage: the admission controller formats the core's
 	// validation reason as a format string, so a % in it is mangled.
@@ -156,7 +157,7 @@ var switches = []Info{
 	{AppIDLabelNotFiltered, "S3b", "in a processed but unlabelled namespace, a yunikorn.apache.org/app-id label alone does not bring a pod UPDATE or a workload CREATE under the user.info check", v15, true},
 	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true},
 	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
-	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application", upTo("1.9.0"), false},
+	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application, which replaces their user.info", upTo("1.9.0"), true},
 	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), true},
 	{LenientTaskGroups, "S8", "negative task-group resources accepted", upTo("1.9.0"), false},
 }
