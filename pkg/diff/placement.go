@@ -3,7 +3,6 @@ package diff
 import (
 	"context"
 	"maps"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,7 +42,7 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 	if po == nil && pn == nil {
 		return out, nil
 	}
-	sameRules := !c.releaseChanged && po != nil && pn != nil && reflect.DeepEqual(po.PlacementConfig, pn.PlacementConfig) &&
+	sameRules := !c.releaseChanged && po != nil && pn != nil && yunikorn.SameRules(po.PlacementConfig, pn.PlacementConfig) &&
 		c.old.Tree.ClusterID == c.new.Tree.ClusterID
 	requests := c.requests(po, pn)
 	noGroup := freshName("no-named-group", c.names.taken)
