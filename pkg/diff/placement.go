@@ -46,6 +46,8 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 		c.old.Tree.ClusterID == c.new.Tree.ClusterID
 	requests := c.requests(po, pn)
 	userRules := hasUserRule(po) || hasUserRule(pn)
+	classesByReads := map[string][]userClass{}
+	setsByReads := map[string]groupSetsOf{}
 	noGroup := freshName("no-named-group", c.names.taken)
 	anyone := freshName("anyone-else", c.names.taken)
 	index := map[string]int{} // a row's key without namespaces → its place in out
@@ -62,7 +64,15 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 			var sets0 [][]string
 			var alike0 map[string][]string
 			var complete0 bool
-			for _, u := range c.userClasses(po, pn, ro0, rn0, anyone) {
+			// The classes are a function of what both sides read: shared by
+			// every request and namespace reading the same queues.
+			readsKey := keyOfReads(ro0, rn0)
+			classes, ok := classesByReads[readsKey]
+			if !ok {
+				classes = c.userClasses(po, pn, ro0, rn0, anyone)
+				classesByReads[readsKey] = classes
+			}
+			for _, u := range classes {
 				appOld.User, appNew.User = u.name, u.name
 				ro, rn := ro0, rn0
 				if userRules {
@@ -76,7 +86,16 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 				if u.as == nil {
 					var complete bool
 					if userRules || sets0 == nil {
-						sets0, alike0, complete0 = groupSets(po, pn, ro, rn)
+						key := readsKey
+						if userRules {
+							key = keyOfReads(ro, rn)
+						}
+						gs, ok := setsByReads[key]
+						if !ok {
+							gs.sets, gs.alike, gs.complete = groupSets(po, pn, ro, rn)
+							setsByReads[key] = gs
+						}
+						sets0, alike0, complete0 = gs.sets, gs.alike, gs.complete
 					}
 					sets, alikeGroups, complete = sets0, alike0, complete0
 					if !complete {
@@ -179,6 +198,20 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 		slices.Sort(out[i].Namespaces)
 	}
 	return out, nil
+}
+
+// keyOfReads names what both sides read for a request: user classes and
+// group sets are functions of it (the filters are the rules').
+func keyOfReads(ro, rn yunikorn.PlacementReads) string {
+	return strings.Join(ro.Queues, ",") + "\x00" + strings.Join(rn.Queues, ",") + "\x00" +
+		strings.Join(ro.UserParents, ",") + "\x00" + strings.Join(rn.UserParents, ",")
+}
+
+// groupSetsOf is what groupSets returns.
+type groupSetsOf struct {
+	sets     [][]string
+	alike    map[string][]string
+	complete bool
 }
 
 // hasUserRule reports whether a rule of the partition, or a parent rule,
