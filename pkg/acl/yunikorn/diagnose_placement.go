@@ -50,11 +50,22 @@ const namespaceTag = "namespace"
 
 func diagnosePlacement(p *Partition, add func(position, string, string)) {
 	line := position{p.Line, p.Column}
+	// root.default's own entry, where it is configured.
+	defaultAt := line
+	if d := p.Queue(DefaultQueue); d != nil && d.Config != nil && d.Config.Line > 0 {
+		defaultAt = position{d.Config.Line, d.Config.Column}
+	}
 	if d := p.Queue(DefaultQueue); d != nil && !d.Added && !d.Leaf {
-		add(line, CodeDefaultParent, "root.default is a parent queue: the default fallback never applies")
+		add(defaultAt, CodeDefaultParent, "root.default is a parent queue: the default fallback never applies")
 	}
 	if d := p.Queue(DefaultQueue); len(p.PlacementConfig) >= 2 || (d != nil && d.Leaf) {
-		add(line, CodeACLFallthrough, "a user denied by a queue's ACLs is placed by a later rule or in root.default, not rejected")
+		// At the second rule, the first a denied user falls through to;
+		// with one rule, at root.default.
+		at := defaultAt
+		if len(p.PlacementConfig) >= 2 {
+			at = ruleAt(&p.PlacementConfig[1], line)
+		}
+		add(at, CodeACLFallthrough, "a user denied by a queue's ACLs is placed by a later rule or in root.default, not rejected")
 	}
 	pd := placementDiag{p: p}
 	for _, q := range p.Queues() {
