@@ -162,3 +162,38 @@ func TestCheckListsEachErrorOfALoad(t *testing.T) {
 		t.Errorf("want two located errors, each with its consequence: %+v", res)
 	}
 }
+
+// Each quiet case is checked without the warning it is about; the case
+// must check cleanly otherwise (no error), so that it says something.
+func TestCheckCodeQuietCases(t *testing.T) {
+	warns := map[string]bool{}
+	for _, tt := range codeCases {
+		warns[tt.code] = true
+	}
+	for _, tt := range quietCases {
+		t.Run(tt.rule, func(t *testing.T) {
+			if !warns[tt.code] {
+				t.Fatalf("code %s has no row that must warn", tt.code)
+			}
+			dir := t.TempDir()
+			var args []string
+			for _, name := range fileNames(tt.files) {
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte(tt.files[name]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, p)
+			}
+			_, stdout, stderr := runCLI(t, "", append([]string{"check", "-o", "json"}, args...)...)
+			var res checkResult
+			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+				t.Fatalf("%v\n%s%s", err, stdout, stderr)
+			}
+			for _, d := range res.Diagnostics {
+				if d.Code == tt.code || d.Severity == "error" {
+					t.Errorf("unexpected %s", d)
+				}
+			}
+		})
+	}
+}

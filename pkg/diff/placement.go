@@ -3,7 +3,6 @@ package diff
 import (
 	"context"
 	"maps"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,9 +42,12 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 	if po == nil && pn == nil {
 		return out, nil
 	}
-	sameRules := !c.releaseChanged && po != nil && pn != nil && reflect.DeepEqual(po.PlacementConfig, pn.PlacementConfig) &&
+	sameRules := !c.releaseChanged && po != nil && pn != nil && yunikorn.SameRules(po.PlacementConfig, pn.PlacementConfig) &&
 		c.old.Tree.ClusterID == c.new.Tree.ClusterID
 	requests := c.requests(po, pn)
+	userRules := hasUserRule(po) || hasUserRule(pn)
+	classesByReads := map[string][]userClass{}
+	setsByReads := map[string]groupSetsOf{}
 	noGroup := freshName("no-named-group", c.names.taken)
 	anyone := freshName("anyone-else", c.names.taken)
 	index := map[string]int{} // a row's key without namespaces → its place in out
@@ -56,9 +58,26 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 			app := yunikorn.Application{ID: appID, Queue: req.queue, User: anyone}
 			appOld, appNew := app, app
 			appOld.Tags, appNew.Tags = ns.oldTags, ns.newTags
-			for _, u := range c.userClasses(po, pn, appOld, appNew, anyone) {
+			// What a placement reads depends on the user only through a
+			// user rule: without one, it is read once for every user.
+			ro0, rn0 := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+			var sets0 [][]string
+			var alike0 map[string][]string
+			var complete0 bool
+			// The classes are a function of what both sides read: shared by
+			// every request and namespace reading the same queues.
+			readsKey := keyOfReads(ro0, rn0)
+			classes, ok := classesByReads[readsKey]
+			if !ok {
+				classes = c.userClasses(po, pn, ro0, rn0, anyone)
+				classesByReads[readsKey] = classes
+			}
+			for _, u := range classes {
 				appOld.User, appNew.User = u.name, u.name
-				ro, rn := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+				ro, rn := ro0, rn0
+				if userRules {
+					ro, rn = c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+				}
 				if !c.o.EveryQueue && sameRules && maps.Equal(ns.oldTags, ns.newTags) && sameReads(po, pn, ro, rn) && !(u.as != nil && u.as.Groups == nil && c.resolverChanged) {
 					continue
 				}
@@ -66,7 +85,19 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 				var alikeGroups map[string][]string
 				if u.as == nil {
 					var complete bool
-					sets, alikeGroups, complete = groupSets(po, pn, ro, rn)
+					if userRules || sets0 == nil {
+						key := readsKey
+						if userRules {
+							key = keyOfReads(ro, rn)
+						}
+						gs, ok := setsByReads[key]
+						if !ok {
+							gs.sets, gs.alike, gs.complete = groupSets(po, pn, ro, rn)
+							setsByReads[key] = gs
+						}
+						sets0, alike0, complete0 = gs.sets, gs.alike, gs.complete
+					}
+					sets, alikeGroups, complete = sets0, alike0, complete0
 					if !complete {
 						c.incomplete("placement of " + u.name + " naming " + shownRequest(req.queue) + ": more than 4096 group combinations; the first are decided")
 					}
@@ -74,18 +105,44 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 					sets = [][]string{u.as.Groups}
 				}
 				var changed []PlacementChange
+				// A side places one user alike for every group set that
+				// passes the same filters and the same submit checks at the
+				// queues it reads; with the same rules, tags and queues on
+				// both sides, equal answers there place alike on both.
+				memo := u.as == nil
+				sameShape := memo && sameRules && maps.Equal(ns.oldTags, ns.newTags) && sameQueues(po, pn, ro, rn)
+				placedOld, placedNew := map[string]Outcome{}, map[string]Outcome{}
 				for _, set := range sets {
 					groups := set
 					if u.as == nil && len(groups) == 0 {
 						groups = []string{noGroup}
 					}
-					a, err := place(ctx, c.old.Engine, u.name, groups, req.queue, ns.oldTags)
-					if err != nil {
-						return nil, err
+					var ko, kn string
+					if memo {
+						ko, kn = sideKey(po, ro, u.name, groups), sideKey(pn, rn, u.name, groups)
+						if sameShape && ko == kn {
+							continue
+						}
 					}
-					b, err := place(ctx, c.new.Engine, u.name, groups, req.queue, ns.newTags)
-					if err != nil {
-						return nil, err
+					a, ok := placedOld[ko]
+					if !memo || !ok {
+						var err error
+						if a, err = place(ctx, c.old.Engine, u.name, groups, req.queue, ns.oldTags); err != nil {
+							return nil, err
+						}
+						if memo {
+							placedOld[ko] = a
+						}
+					}
+					b, ok := placedNew[kn]
+					if !memo || !ok {
+						var err error
+						if b, err = place(ctx, c.new.Engine, u.name, groups, req.queue, ns.newTags); err != nil {
+							return nil, err
+						}
+						if memo {
+							placedNew[kn] = b
+						}
 					}
 					if a == b {
 						continue
@@ -141,6 +198,36 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 		slices.Sort(out[i].Namespaces)
 	}
 	return out, nil
+}
+
+// keyOfReads names what both sides read for a request: user classes and
+// group sets are functions of it (the filters are the rules').
+func keyOfReads(ro, rn yunikorn.PlacementReads) string {
+	return strings.Join(ro.Queues, ",") + "\x00" + strings.Join(rn.Queues, ",") + "\x00" +
+		strings.Join(ro.UserParents, ",") + "\x00" + strings.Join(rn.UserParents, ",")
+}
+
+// groupSetsOf is what groupSets returns.
+type groupSetsOf struct {
+	sets     [][]string
+	alike    map[string][]string
+	complete bool
+}
+
+// hasUserRule reports whether a rule of the partition, or a parent rule,
+// is a user rule: the only rule whose queue is the user's name.
+func hasUserRule(p *yunikorn.Partition) bool {
+	if p == nil || p.Placement == nil {
+		return false
+	}
+	for _, r := range p.Placement.Rules {
+		for _, n := range r.Chain() {
+			if n.Name == yunikorn.RuleUser {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func allAlike(rows []PlacementChange) bool {
@@ -200,6 +287,52 @@ func sameReads(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) bool 
 		}
 	}
 	return true
+}
+
+// sameQueues reports whether both sides read the same queues, with the
+// same paths, kinds and ancestors (their ACLs may differ).
+func sameQueues(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) bool {
+	if po == nil || pn == nil || !slices.Equal(ro.Queues, rn.Queues) || !slices.Equal(ro.UserParents, rn.UserParents) {
+		return false
+	}
+	for _, path := range ro.Queues {
+		a, b := po.Queue(path), pn.Queue(path)
+		for ; a != nil && b != nil; a, b = a.Parent, b.Parent {
+			if a.Path != b.Path || a.Leaf != b.Leaf || a.Recovery != b.Recovery {
+				return false
+			}
+		}
+		if a != nil || b != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sideKey is what one side's placement of user in groups reads of the
+// groups: whether each filter matches one of them, and whether the user
+// in them may submit at each queue the placement reads. Two group sets
+// with one key place alike on that side.
+func sideKey(p *yunikorn.Partition, r yunikorn.PlacementReads, user string, groups []string) string {
+	if p == nil {
+		return ""
+	}
+	key := make([]byte, 0, len(r.Filters)+len(r.Queues))
+	for _, f := range r.Filters {
+		in := false
+		for _, g := range groups {
+			if f.MatchGroup(g) {
+				in = true
+				break
+			}
+		}
+		key = append(key, bit(in))
+	}
+	for _, path := range r.Queues {
+		q := p.Queue(path)
+		key = append(key, bit(q != nil && yunikorn.SubmitAllowed(q, user, groups)))
+	}
+	return string(key)
 }
 
 // requests are the request classes: no queue; every queue either side
@@ -314,8 +447,7 @@ type userClass struct {
 // each filter pattern, the users named like a queue a user rule places
 // below (whose queue then exists), anyone else, and the --as users. Users
 // named in the same of those are one class.
-func (c *comparer) userClasses(po, pn *yunikorn.Partition, appOld, appNew yunikorn.Application, anyone string) []userClass {
-	ro, rn := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
+func (c *comparer) userClasses(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads, anyone string) []userClass {
 	acls := chainACLs(po, pn, ro, rn)
 	candidates := map[string]bool{anyone: true}
 	for _, a := range acls {

@@ -72,7 +72,7 @@ func diagnoseEntry(s *Spec, o *Object, i int, e Entry, add func(code, msg string
 		add(CodeNeverMatches, what+" never matches: UNDEF is the last resort for someone who falls into no other agent type, and every request names a user, who is a USER name and one of EVERYBODY; the entry is kept")
 		return
 	case AgentOwner:
-		if o.Owner != s.Owner {
+		if o.Owner != s.Owner && !ownerKeeps(o, e) {
 			entry := what
 			if o.DefaultACL {
 				entry += " (the default ACL)"
@@ -186,4 +186,26 @@ func documentedNA(a Agent, c Capability) bool {
 		}
 	}
 	return false
+}
+
+// ownerKeeps reports whether the object's owner is granted every
+// capability of the OWNER entry e by entries that always match the owner:
+// a bare USER (the object's owner), USER <owner>, or EVERYBODY, where the
+// object's type honours them. Then OWNER matching the project owner takes
+// nothing from the object's owner.
+func ownerKeeps(o *Object, e Entry) bool {
+	for _, c := range e.Capabilities {
+		kept := false
+		for _, f := range o.ACL {
+			owners := f.Agent.Kind == AgentEverybody || (f.Agent.Kind == AgentUser && (f.Agent.ObjectOwner() || f.Agent.Name == o.Owner))
+			if owners && AgentHonour(f.Agent.Kind, o.Type) != HonourNo && f.Has(c) {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			return false
+		}
+	}
+	return true
 }

@@ -246,3 +246,34 @@ func TestLoadReadsValuesAsText(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnoseOwnerIsProjectOwnerOnlyWhenTheOwnerLoses: an OWNER entry on
+// an object someone else owns is warned about only when the object's owner
+// loses one of its capabilities: not when a bare USER, USER <owner> or
+// EVERYBODY entry grants them all.
+func TestDiagnoseOwnerIsProjectOwnerOnlyWhenTheOwnerLoses(t *testing.T) {
+	for _, tc := range []struct {
+		name, acl string
+		warn      bool
+	}{
+		{"OWNER alone", `[{agent: OWNER, actions: "VIEW FORGET"}]`, true},
+		{"a bare USER grants more", `[{agent: USER, actions: "EDIT VIEW FORGET"}, {agent: OWNER, actions: "VIEW FORGET"}]`, false},
+		{"USER <owner> and EVERYBODY grant it together", `[{agent: OWNER, actions: "VIEW FORGET"}, {agent: "USER joe", actions: FORGET}, {agent: EVERYBODY, actions: VIEW}]`, false},
+		{"a bare USER grants less", `[{agent: USER, actions: VIEW}, {agent: OWNER, actions: "VIEW FORGET"}]`, true},
+		{"another user's entry does not count", `[{agent: "USER ann", actions: "VIEW FORGET"}, {agent: OWNER, actions: "VIEW FORGET"}]`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Load("o.yaml", []byte("vov: {owner: cadmin, host: vovhost}\nobjects:\n  - {type: file, path: /p/x.v, owner: joe, acl: "+tc.acl+"}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := false
+			for _, d := range Diagnose(s) {
+				warned = warned || d.Code == CodeOwnerIsProject
+			}
+			if warned != tc.warn {
+				t.Errorf("owner-is-project-owner warned: %v, want %v (%v)", warned, tc.warn, Diagnose(s))
+			}
+		})
+	}
+}

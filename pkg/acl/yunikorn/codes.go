@@ -150,5 +150,6 @@ func Codes() []source.CodeInfo {
 		source.WarningCode(CodeRuleNameCase, "a rule name not in lower case skips the validator's path check"),
 		source.WarningCode(CodeTagUnknown, "a tag rule names a tag the Kubernetes shim never sets"),
 		source.WarningCode(CodeTagInvalid, "a tag never yields a valid queue name"),
+		source.WarningCode(CodeRuleNeverPlaces, "a rule never places an application: its filter keeps everyone out, or its fixed queue or parent cannot be used"),
 	}
 }

@@ -6,7 +6,11 @@
 // See https://yunikorn.apache.org/docs/user_guide/acls
 package yunikorn
 
-import "github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+import (
+	"slices"
+
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+)
 
 // The configuration types mirror YuniKorn's configs package. Keys are the
 // lower-cased field names, matched case-sensitively; unknown keys are errors.
@@ -110,6 +114,36 @@ type PlacementRule struct {
 	Create bool           `yaml:"create,omitempty" json:"create,omitempty"`
 	Filter Filter         `yaml:"filter,omitempty" json:"filter,omitempty"`
 	Value  string         `yaml:"value,omitempty" json:"value,omitempty"`
+
+	// Line and Column are the source position of the rule's entry (0 when
+	// unknown); they are not part of the rule: SameRules ignores them.
+	Line   int `yaml:"-" json:"-"`
+	Column int `yaml:"-" json:"-"`
+}
+
+// SameRules reports whether two rule lists are the same rules, wherever
+// they are written (an absent filter list is an empty one, as YuniKorn
+// reads it).
+func SameRules(a, b []PlacementRule) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameRule(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameRule(a, b *PlacementRule) bool {
+	for ; a != nil && b != nil; a, b = a.Parent, b.Parent {
+		if a.Name != b.Name || a.Create != b.Create || a.Value != b.Value || a.Filter.Type != b.Filter.Type ||
+			!slices.Equal(a.Filter.Users, b.Filter.Users) || !slices.Equal(a.Filter.Groups, b.Filter.Groups) {
+			return false
+		}
+	}
+	return a == nil && b == nil
 }
 
 // Filter is a placement rule filter.
@@ -117,6 +151,11 @@ type Filter struct {
 	Type   string   `yaml:"type,omitempty" json:"type,omitempty"`
 	Users  []string `yaml:"users,omitempty" json:"users,omitempty"`
 	Groups []string `yaml:"groups,omitempty" json:"groups,omitempty"`
+
+	// Line and Column are the source position of the filter (0 when
+	// unknown).
+	Line   int `yaml:"-" json:"-"`
+	Column int `yaml:"-" json:"-"`
 }
 
 // Limit is a user/group limit.

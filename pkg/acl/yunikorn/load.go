@@ -420,6 +420,20 @@ func fillLines(x *sourceIndex, conf *SchedulerConfig) {
 		p := &conf.Partitions[i]
 		p.Line, p.Column = x.EntryPos(at)
 		fillQueueLines(x, p.Queues, at+"/queues")
+		for j := range p.PlacementRules {
+			fillRuleLines(x, &p.PlacementRules[j], at+"/placementrules/"+strconv.Itoa(j))
+		}
+	}
+}
+
+// fillRuleLines records where a placement rule, its filter and its parents
+// are written.
+func fillRuleLines(x *sourceIndex, r *PlacementRule, at string) {
+	for ; r != nil; r, at = r.Parent, at+"/parent" {
+		r.Line, r.Column = x.EntryPos(at)
+		if l, c, ok := x.KeyPos(at + "/filter"); ok {
+			r.Filter.Line, r.Filter.Column = l, c
+		}
 	}
 }
 

@@ -633,7 +633,7 @@ func checkDefaultConfig(t *testing.T, c *SchedulerConfig) {
 		t.Errorf("queues = %+v", p.Queues)
 	}
 	want := []PlacementRule{{Name: "tag", Value: "namespace", Create: true}}
-	if !reflect.DeepEqual(p.PlacementRules, want) {
+	if !SameRules(p.PlacementRules, want) {
 		t.Errorf("placement rules = %+v, want %+v", p.PlacementRules, want)
 	}
 }

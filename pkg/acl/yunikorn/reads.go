@@ -94,3 +94,21 @@ func (f PlacementFilter) MatchUser(name string) bool {
 func (f PlacementFilter) MatchGroup(name string) bool {
 	return matchFilter(f.groupRE, f.GroupExp != "", f.Groups, name)
 }
+
+// SubmitAllowed is YuniKorn's CheckSubmitAccess on a configured queue, as
+// placement runs it: the queue's submit or admin ACL, else its parent's;
+// the recovery queue never allows.
+func SubmitAllowed(q *Queue, user string, groups []string) bool {
+	if strings.EqualFold(q.Path, RecoveryQueue) {
+		return false
+	}
+	for n := q; n != nil; n = n.Parent {
+		if _, ok := n.Submit.Check(user, groups); ok {
+			return true
+		}
+		if _, ok := n.Admin.Check(user, groups); ok {
+			return true
+		}
+	}
+	return false
+}
