@@ -3,26 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
-)
 
-// plainQueues is a queues.yaml of n queues written out, 400 to a parent:
-// 41,000 of them are some 780 KB, most of what a ConfigMap holds.
-func plainQueues(n int) string {
-	var b strings.Builder
-	b.WriteString("partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n")
-	for top := 0; top < n/400; top++ {
-		fmt.Fprintf(&b, "    - name: t%03d\n      submitacl: u%d\n      queues:\n", top, top)
-		for q := 0; q < 399; q++ {
-			fmt.Fprintf(&b, "      - name: q%03d\n", q)
-		}
-	}
-	return b.String()
-}
+	"github.com/aclc-dev/aclc/tests/gen"
+)
 
 // BenchmarkConfigReviewVerdict is what /validate-config takes to judge the
 // largest configurations a ConfigMap holds (YuniKorn's validator and the
@@ -31,8 +18,8 @@ func plainQueues(n int) string {
 // written out.
 func BenchmarkConfigReviewVerdict(b *testing.B) {
 	for _, c := range []struct{ name, queues string }{
-		{"anchors-128700", aliasedQueues(13, false)},
-		{"plain-41000", plainQueues(41000)},
+		{"anchors-128700", gen.AliasedQueues(13, false)},
+		{"plain-41000", gen.PlainQueues(41000)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			t := &testing.T{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/pkg/translate"
+
+	"github.com/aclc-dev/aclc/tests/gen"
 )
 
 func configMapRequest(t *testing.T, ns, name string, data map[string]string) *admissionv1.AdmissionRequest {
@@ -184,44 +185,6 @@ func servedLayout(t *testing.T, queues string) []*layout.ConfigMap {
 	return f.ConfigMaps
 }
 
-// aliasedQueues is a queues.yaml whose anchors expand to 13 x 99 x 100 =
-// 128,700 leaf queues, of which the leaves of the first literal parents are
-// written out: the YAML library (and YuniKorn) refuses a text where more
-// than 99% of the nodes come from aliases. With acl, each leaf has a
-// submitacl: more YAML nodes than aclc reads.
-func aliasedQueues(literal int, acl bool) string {
-	var b strings.Builder
-	b.WriteString("partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n")
-	for top := 0; top < 13; top++ {
-		fmt.Fprintf(&b, "    - name: t%02d\n", top)
-		if top > 0 {
-			b.WriteString("      queues: *mid\n")
-			continue
-		}
-		b.WriteString("      queues: &mid\n")
-		for mid := 0; mid < 99; mid++ {
-			fmt.Fprintf(&b, "      - name: m%02d\n", mid)
-			switch {
-			case mid == 0:
-				b.WriteString("        queues: &leaves\n")
-			case mid < literal:
-				b.WriteString("        queues:\n")
-			default:
-				b.WriteString("        queues: *leaves\n")
-				continue
-			}
-			for leaf := 0; leaf < 100; leaf++ {
-				if acl {
-					fmt.Fprintf(&b, "        - {name: l%02d, submitacl: u%d}\n", leaf, leaf)
-				} else {
-					fmt.Fprintf(&b, "        - name: l%02d\n", leaf)
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
 // A change is judged on its own: refused only when YuniKorn's validator
 // refuses it, whatever the configuration in service is; admitted with a
 // warning that says why when aclc cannot judge it, or cannot say what it
@@ -252,7 +215,7 @@ func TestConfigReviewerJudgesTheChangeOnItsOwn(t *testing.T) {
 			"YuniKorn's validator may refuse it: duplicate child name found with name 'A', level 1"},
 		{"a configuration over aclc's bound is admitted unchecked",
 			servedConfig{configMaps: good},
-			map[string]string{"queues.yaml": aliasedQueues(45, true)}, true, "",
+			map[string]string{"queues.yaml": gen.AliasedQueues(45, true)}, true, "",
 			"admitted unchecked: document contains excessive aliasing"},
 		{"a setting the scheduler cannot parse is admitted with what the scheduler does",
 			servedConfig{configMaps: good},

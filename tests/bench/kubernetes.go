@@ -136,21 +136,7 @@ func (k *kubeReport) markdown() string {
 // spliceKubernetes rewrites the section of the Markdown file at path, or
 // appends it when the file has none.
 func spliceKubernetes(path, section string) error {
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	md := string(old)
-	i, j := strings.Index(md, kubeBegin), strings.Index(md, kubeEnd)
-	switch {
-	case i < 0 && j < 0:
-		md = strings.TrimRight(md, "\n") + "\n\n" + section
-	case i >= 0 && j > i:
-		md = md[:i] + section + strings.TrimPrefix(md[j+len(kubeEnd):], "\n")
-	default:
-		return fmt.Errorf("%s: the Kubernetes policies section's markers are broken: %q and %q", path, kubeBegin, kubeEnd)
-	}
-	return os.WriteFile(path, []byte(md), 0o644)
+	return spliceSection(path, kubeBegin, kubeEnd, section)
 }
 
 func yesNo(ok bool) string {

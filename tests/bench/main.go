@@ -78,7 +78,7 @@ func main() {
 	parallelFor := flag.Duration("parallel", time.Second, "duration of each parallel throughput run")
 	loadWorkers := flag.Int("load-workers", 4, "concurrent keep-alive TLS clients of the webhook load run")
 	loadFor := flag.Duration("load", 5*time.Second, "duration of the webhook load run")
-	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load); kubernetes (render -kubernetes into the section of -out it rewrites, measuring nothing)")
+	only := flag.String("only", "", "run only this `section`: serve (aclc serve vs stock opa run, and reloads under load); kubernetes (render -kubernetes into the section of -out it rewrites, measuring nothing); config-review (/validate-config on the largest configurations, into the section of -out it rewrites)")
 	kubeFigures := flag.String("kubernetes", "", "`file` of the Kubernetes policies figures tests/cel/cmd/kubebench wrote, rendered into their section and carried into the JSON; empty: no such section")
 	names := flag.String("scenarios", "", "comma-separated `names` of the scenarios to run; when set, the heap, group resolution, webhook load and serve sections are skipped")
 	profile := flag.Bool("profile", false, "print, per decision on the wasm engine, how often each guest function is called, instead of benchmarking")
@@ -90,6 +90,7 @@ func main() {
 	reloads := flag.Int("reloads", 100, "source rewrites in the reload run")
 	reloadWorkers := flag.Int("reload-workers", 2, "keep-alive clients during the reload run")
 	vovObjects := flag.Int("vov-objects", 100000, "generated objects added to the VOV example in the vov-large scenario")
+	configRuns := flag.Int("config-runs", 5, "reviews of each configuration in the config-review section")
 	flag.Parse()
 	ctx := context.Background()
 	switch *only {
@@ -110,8 +111,15 @@ func main() {
 		check(spliceKubernetes(*out, section))
 		fmt.Print(section)
 		return
+	case "config-review":
+		rows, err := configReviewRun(ctx, *aclcBin, *configRuns)
+		check(err)
+		section := renderConfigReview(rows, *configRuns)
+		check(spliceSection(*out, configReviewBegin, configReviewEnd, section))
+		fmt.Print(section)
+		return
 	default:
-		check(fmt.Errorf("-only %q: want serve or kubernetes", *only))
+		check(fmt.Errorf("-only %q: want serve, kubernetes or config-review", *only))
 	}
 	var kube *kubeReport
 	if *kubeFigures != "" {
@@ -236,6 +244,13 @@ func main() {
 	md := r.markdown()
 	js, err := r.json()
 	check(err)
+	// The /validate-config section has a run of its own (make
+	// bench-config-review): kept as the last run wrote it.
+	if old, err := os.ReadFile(*out); err == nil {
+		if i, j := bytes.Index(old, []byte(configReviewBegin)), bytes.Index(old, []byte(configReviewEnd)); i >= 0 && j > i {
+			md = strings.TrimRight(md, "\n") + "\n\n" + string(old[i:j+len(configReviewEnd)]) + "\n"
+		}
+	}
 	check(os.WriteFile(*out, []byte(md), 0o644))
 	check(os.WriteFile(*jsonOut, js, 0o644))
 	fmt.Print(md)

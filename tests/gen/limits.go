@@ -2,6 +2,7 @@ package gen
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -129,4 +130,56 @@ func JSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// AliasedQueues is a queues.yaml whose anchors expand to 13 x 99 x 100 =
+// 128,700 leaf queues, of which the leaves of the first literal parents are
+// written out: the YAML library (and YuniKorn) refuses a text where more
+// than 99% of the nodes come from aliases. With acl, each leaf has a
+// submitacl: more YAML nodes than aclc reads.
+func AliasedQueues(literal int, acl bool) string {
+	var b strings.Builder
+	b.WriteString("partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n")
+	for top := 0; top < 13; top++ {
+		fmt.Fprintf(&b, "    - name: t%02d\n", top)
+		if top > 0 {
+			b.WriteString("      queues: *mid\n")
+			continue
+		}
+		b.WriteString("      queues: &mid\n")
+		for mid := 0; mid < 99; mid++ {
+			fmt.Fprintf(&b, "      - name: m%02d\n", mid)
+			switch {
+			case mid == 0:
+				b.WriteString("        queues: &leaves\n")
+			case mid < literal:
+				b.WriteString("        queues:\n")
+			default:
+				b.WriteString("        queues: *leaves\n")
+				continue
+			}
+			for leaf := 0; leaf < 100; leaf++ {
+				if acl {
+					fmt.Fprintf(&b, "        - {name: l%02d, submitacl: u%d}\n", leaf, leaf)
+				} else {
+					fmt.Fprintf(&b, "        - name: l%02d\n", leaf)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// PlainQueues is a queues.yaml of n queues written out, 400 to a parent:
+// 41,000 of them are some 780 KB, most of what a ConfigMap holds.
+func PlainQueues(n int) string {
+	var b strings.Builder
+	b.WriteString("partitions:\n- name: default\n  queues:\n  - name: root\n    queues:\n")
+	for top := 0; top < n/400; top++ {
+		fmt.Fprintf(&b, "    - name: t%03d\n      submitacl: u%d\n      queues:\n", top, top)
+		for q := 0; q < 399; q++ {
+			fmt.Fprintf(&b, "      - name: q%03d\n", q)
+		}
+	}
+	return b.String()
 }
