@@ -107,9 +107,9 @@ func configReviewRun(ctx context.Context, aclcBin string, runs int) ([]configRev
 			"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
 			"request": map[string]any{
 				"uid": "bench", "kind": map[string]string{"group": "", "version": "v1", "kind": "ConfigMap"},
-				"resource":  map[string]string{"group": "", "version": "v1", "resource": "configmaps"},
-				"name":      "yunikorn-configs", "namespace": "yunikorn", "operation": "UPDATE",
-				"userInfo":  map[string]any{"username": "admin"},
+				"resource": map[string]string{"group": "", "version": "v1", "resource": "configmaps"},
+				"name":     "yunikorn-configs", "namespace": "yunikorn", "operation": "UPDATE",
+				"userInfo": map[string]any{"username": "admin"},
 				"object": map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 					"metadata": map[string]string{"name": "yunikorn-configs", "namespace": "yunikorn"},
 					"data":     map[string]string{"queues.yaml": c.queues}},
