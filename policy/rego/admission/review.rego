@@ -88,9 +88,14 @@ patched(prefix, annotations) := {"uid": uid, "allowed": true, "patchType": "JSON
 # it (without the HTML-safe escaping, which the whole patch gets).
 ignore_application_op := concat("", [
 	`{"op":"add","path":"/metadata/annotations","value":{`,
-	members_json(object.union(pod_annotations, {"yunikorn.apache.org/ignore-application": "true"})),
+	members_json(object.union({k: go_string(v) | some k, v in pod_annotations}, {"yunikorn.apache.org/ignore-application": "true"})),
 	"}}",
 ])
+
+# A metadata map's value as Go decodes it into a string: null is "".
+go_string(v) := v if {
+	is_string(v)
+} else := ""
 
 # The members of a map of strings (at least one), in key order, as Go's json.Marshal
 # writes them between the braces. One json.marshal of the [key, value] pairs, not two

@@ -86,9 +86,43 @@ response := allow if {
 	kind != "Pod"
 } else := pod_update if {
 	operation == "UPDATE"
-} else := pod_create if {
+} else := pod_create_sent if {
 	kind == "Pod"
 } else := workload_create
+
+# Releases up to 1.9.0 end the patch of a pod in a namespace they process but do not
+# label with a second add of /metadata/annotations: the pod's own annotations plus
+# yunikorn.apache.org/ignore-application, after the user.info op, which it replaces.
+# (Added to the reference with the behaviour, which came after the rewrite.)
+pod_create_sent := pod_create if {
+	not ignore_application
+} else := {"allowed": true, "patchType": "JSONPatch", "patch": base64.encode(concat("", [
+	"[",
+	trim_prefix(trim_suffix(base64.decode(pod_create.patch), "]"), "["),
+	",",
+	ignore_application_op,
+	"]",
+]))} if {
+	pod_create.patch
+} else := {"allowed": true, "patchType": "JSONPatch", "patch": base64.encode(concat("", ["[", ignore_application_op, "]"]))}
+
+ignore_application_op := concat("", [
+	"{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":",
+	string_map_json(object.union({k: s | some k, v in pod_annotations; s := go_string(v)}, {"yunikorn.apache.org/ignore-application": "true"})),
+	"}",
+])
+
+go_string(v) := v if {
+	is_string(v)
+} else := ""
+
+ignore_application if {
+	release_switches["ignore-application-annotation"]
+	pod_create.allowed == true
+	object.get(pod_labels, "app", null) != "yunikorn"
+	should_process_namespace
+	not should_label_namespace
+}
 
 # --- Pod CREATE: the pre-set annotation is checked before the filters.
 
