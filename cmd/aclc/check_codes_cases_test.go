@@ -257,4 +257,60 @@ var quietCases = []codeCase{
 	{rule: "a fixed parent that does not exist, with create", files: queues("partitions:\n- queues:\n  - name: root\n    submitacl: \"*\"\n  placementrules:\n  - name: user\n    create: true\n    parent:\n      name: fixed\n      value: root.missing\n      create: true\n"), code: "rule-never-places"},
 	{rule: "a fixed parent another rule creates", files: queues("partitions:\n- queues:\n  - name: root\n    submitacl: \"*\"\n  placementrules:\n  - name: user\n    create: true\n    parent:\n      name: fixed\n      value: root.missing\n  - name: fixed\n    value: root.missing.shared\n    create: true\n"), code: "rule-never-places"},
 	{rule: "OWNER next to a bare USER that grants the owner as much", files: vovSource("vov: {owner: cadmin, host: vovhost}\nobjects:\n  - {type: file, path: /p/x.v, owner: joe, acl: [{agent: USER, actions: \"VIEW FORGET\"}, {agent: OWNER, actions: VIEW}]}\n"), code: "owner-is-project-owner"},
+	// The configuration layout.
+	{rule: "a ConfigMap named yunikorn-defaults is read", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-defaults}\ndata: {log.level: \"0\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\n"}, code: "skipped-configmap"},
+	{rule: "a Namespace is an object aclc reads", files: map[string]string{"o.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\n"}, code: "skipped-object"},
+	{rule: "binaryData with .gz is gunzipped, not blanked", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\nbinaryData:\n  log.level.gz: H4sIAAAAAAAAAzMAACHf2/QBAAAA\n"}, code: "binarydata-blanked"},
+	{rule: "binaryData that gunzips is kept", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs}\nbinaryData:\n  log.level.gz: H4sIAAAAAAAAAzMAACHf2/QBAAAA\n"}, code: "binarydata-dropped"},
+
+	// The YuniKorn configuration as a whole.
+	{rule: "a queues.yaml key runs that configuration", files: configMap("  queues.yaml: |\n    partitions: [{name: default, queues: [{name: root, submitacl: \"*\"}]}]\n"), code: "default-config"},
+	{rule: "a configuration with a partition", files: configMap("  queues.yaml: |\n    partitions: [{name: default, queues: [{name: root, submitacl: \"*\"}]}]\n"), code: "no-partitions"},
+	{rule: "a partition named default", files: queues("partitions:\n  - name: default\n    queues: [{name: root}]\n"), code: "no-default-partition"},
+
+	// Warnings about queues YuniKorn accepts.
+	{rule: "a user name the ACL parser keeps", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: sue\n"), code: "dropped-name"},
+	{rule: "users separated by a comma alone", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"user1,user2\"\n"), code: "comma-space"},
+	{rule: "users with a named group list keep the users", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"sue,bob dev\"\n"), code: "wildcard-discards"},
+	{rule: "a child below a root that grants named users only", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: bob\n    queues:\n    - name: a\n      submitacl: sue\n"), code: "cannot-narrow"},
+	{rule: "root with a submitacl has someone who may submit", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: sue\n    queues:\n    - name: a\n      submitacl: sue\n"), code: "root-no-acl"},
+	{rule: "a resolver type YuniKorn knows", files: queues("partitions:\n- name: default\n  usergroupresolver:\n    type: os\n  queues:\n  - name: root\n    submitacl: \"*\"\n"), code: "resolver-fallback"},
+	{rule: "a queue named recovery without the @s is an ordinary queue", files: queues("partitions:\n- name: default\n  queues:\n  - name: root\n    submitacl: \"*\"\n    queues:\n    - name: recovery\n"), code: "recovery-queue"},
+	{rule: "a user rule checked as the newest release", files: queues("partitions:\n- name: default\n  placementrules:\n  - name: user\n    create: true\n  queues:\n  - name: root\n    submitacl: \"*\"\n"), code: "release-difference"},
+
+	// The admission controller's settings.
+	{rule: "a value YuniKorn can use", files: configMap("  admissionController.accessControl.bypassAuth: \"false\"\n"), code: "fallback"},
+	{rule: "bypassAuth false keeps the check", files: configMap("  log.level: \"0\"\n  admissionController.accessControl.bypassAuth: \"false\"\n"), code: "bypass-auth"},
+	{rule: "system users kube-system's service accounts", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:kube-system:\"\n"), code: "no-system-users"},
+	{rule: "controllers trusted", files: configMap("  admissionController.accessControl.trustControllers: \"true\"\n"), code: "controllers-untrusted"},
+	{rule: "an anchored pattern", files: configMap("  admissionController.accessControl.externalUsers: \"^sue$\"\n"), code: "unanchored-pattern"},
+	{rule: "a configuration that sets no admission key is not warned about workload updates", files: configMap("  log.level: \"0\"\n"), code: "workload-update-unchecked"},
+	{rule: "a repetition count without a comma", files: configMap("  admissionController.accessControl.externalUsers: \"^a{2}$\"\n"), code: "pattern-split-at-comma"},
+	{rule: "the controller manager among the system users", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:kube-system:,^system:kube-controller-manager$\"\n"), code: "controller-manager-not-trusted"},
+	{rule: "a pattern that needs a name", files: configMap("  admissionController.accessControl.externalGroups: \"^ops$\"\n"), code: "pattern-matches-everyone"},
+	{rule: "anchors around a grouped alternation", files: configMap("  admissionController.accessControl.externalGroups: \"^(a|b)$\"\n"), code: "alternation-anchors"},
+	{rule: "a pattern anchored at both ends", files: configMap("  admissionController.accessControl.externalGroups: \"^ops$\"\n"), code: "partially-anchored-pattern"},
+	{rule: "a release whose scheduler ignores the username label", flags: []string{"--yunikorn-version", "snapshot"}, files: configMap("  log.level: \"0\"\n  admissionController.accessControl.externalUsers: \"^sue$\"\n"), code: "username-label"},
+	{rule: "a configuration that sets no admission key is not warned about pod updates", files: configMap("  log.level: \"0\"\n"), code: "pod-update-unchecked"},
+	{rule: "a configuration that sets no admission key is not warned about ReplicationControllers", files: configMap("  log.level: \"0\"\n"), code: "replication-controllers-unchecked"},
+	{rule: "trusted service accounts of kube-system only", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:kube-system:\"\n"), code: "system-users-beyond-kube-system"},
+	{rule: "an external group of one namespace's service accounts", files: configMap("  admissionController.accessControl.externalGroups: \"^system:serviceaccounts:ci$\"\n"), code: "external-group-of-everyone"},
+	{rule: "bypassNamespaces left at kube-system", files: configMap("  admissionController.filtering.bypassNamespaces: \"^kube-system$\"\n"), code: "unchecked-namespaces"},
+
+	// YuniKorn's LDAP resolver.
+	{rule: "an LDAP secret passed with --resolver is checked", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(nil), code: "ldap-unchecked"},
+	{rule: "a secret of the files YuniKorn reads, with values its validator takes", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(map[string]string{"BindPassword": "reader-pw"}), code: "ldap-config"},
+	{rule: "GroupAttr memberOf is the attribute YuniKorn uses", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(nil), code: "ldap-groupattr-unused"},
+	{rule: "ReturnAttr memberOf without spaces", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(map[string]string{"ReturnAttr": "memberOf,cn"}), code: "ldap-returnattr"},
+
+	// VOV ACL sources.
+	{rule: "a USERGROUP entry on a resourcemap, where the table honours it", files: vovSource("vov: {owner: a}\nusergroups:\n  g: [joe]\nobjects:\n  - type: resourcemap\n    name: R\n    owner: b\n    acl: [{agent: \"USERGROUP g\", actions: VIEW}]\n"), code: "agent-not-honoured"},
+	{rule: "ADMIN, unlike LEADER, is in the table", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: ADMIN, actions: VIEW}]\n"), code: "leader-not-applicable"},
+	{rule: "SUSPEND on a set, where it applies", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER x\", actions: SUSPEND}]\n"), code: "capability-not-applicable"},
+	{rule: "an entry that grants VIEW", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: VIEW}]\n"), code: "no-capabilities"},
+	{rule: "a rule naming a defined group", files: vovSource("vov:\n  owner: a\n  roles:\n    - {group: g, level: USER, hosts: [\"+\"]}\nusergroups:\n  g: [joe]\n"), code: "unknown-group"},
+	{rule: "a rule for every user from every host", files: vovSource("vov:\n  owner: a\n  roles:\n    - {user: \"+\", level: USER, hosts: [\"+\"]}\n"), code: "rule-never-matches"},
+	{rule: "everybody ADMIN from one host only", files: vovSource("vov:\n  owner: a\n  roles:\n    - {user: \"+\", level: ADMIN, hosts: [vovhost]}\n"), code: "security-off"},
+	{rule: "one role rule", files: vovSource("vov:\n  owner: a\n  roles:\n    - {user: joe, level: USER, hosts: [\"+\"]}\n"), code: "no-rules"},
+	{rule: "an entry for a USER", files: vovSource("vov: {owner: a}\nobjects:\n  - type: set\n    name: S\n    owner: b\n    acl: [{agent: \"USER j\", actions: VIEW}]\n"), code: "agent-never-matches"},
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
 // codeCase is a source that breaks one rule, and where check must report
@@ -51,37 +53,7 @@ func TestCheckCodeLocations(t *testing.T) {
 	}
 	for _, tt := range codeCases {
 		t.Run(tt.rule, func(t *testing.T) {
-			dir := t.TempDir()
-			var args []string
-			for _, name := range fileNames(tt.files) {
-				p := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				switch content := tt.files[name]; {
-				case content == "<absent>":
-				case content == "<fifo>":
-					if err := syscall.Mkfifo(p, 0o644); err != nil {
-						t.Skip(err)
-					}
-				default:
-					if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if top := strings.SplitN(name, "/", 2)[0]; !strings.HasPrefix(top, "_") && (len(args) == 0 || args[len(args)-1] != filepath.Join(dir, top)) {
-					args = append(args, filepath.Join(dir, top))
-				}
-			}
-			cmd := []string{"check", "-o", "json"}
-			for _, f := range tt.flags {
-				cmd = append(cmd, strings.ReplaceAll(f, "$DIR", dir))
-			}
-			_, stdout, stderr := runCLI(t, "", append(cmd, args...)...)
-			var res checkResult
-			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-				t.Fatalf("%v\n%s%s", err, stdout, stderr)
-			}
+			dir, args, res := runCodeCase(t, tt)
 			wantFile := strings.Join(args, ", ")
 			if tt.file != "" {
 				wantFile = filepath.Join(dir, tt.file)
@@ -106,6 +78,42 @@ func TestCheckCodeLocations(t *testing.T) {
 			t.Errorf("no %s diagnostic; got %+v", tt.code, res.Diagnostics)
 		})
 	}
+}
+
+// runCodeCase writes the case's files to a new directory and runs check
+// -o json on them with the case's flags.
+func runCodeCase(t *testing.T, tt codeCase) (dir string, args []string, res checkResult) {
+	t.Helper()
+	dir = t.TempDir()
+	for _, name := range fileNames(tt.files) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		switch content := tt.files[name]; {
+		case content == "<absent>":
+		case content == "<fifo>":
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip(err)
+			}
+		default:
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if top := strings.SplitN(name, "/", 2)[0]; !strings.HasPrefix(top, "_") && (len(args) == 0 || args[len(args)-1] != filepath.Join(dir, top)) {
+			args = append(args, filepath.Join(dir, top))
+		}
+	}
+	cmd := []string{"check", "-o", "json"}
+	for _, f := range tt.flags {
+		cmd = append(cmd, strings.ReplaceAll(f, "$DIR", dir))
+	}
+	_, stdout, stderr := runCLI(t, "", append(cmd, args...)...)
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%v\n%s%s", err, stdout, stderr)
+	}
+	return dir, args, res
 }
 
 func fileNames(m map[string]string) []string {
@@ -175,25 +183,57 @@ func TestCheckCodeQuietCases(t *testing.T) {
 			if !warns[tt.code] {
 				t.Fatalf("code %s has no row that must warn", tt.code)
 			}
-			dir := t.TempDir()
-			var args []string
-			for _, name := range fileNames(tt.files) {
-				p := filepath.Join(dir, name)
-				if err := os.WriteFile(p, []byte(tt.files[name]), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				args = append(args, p)
-			}
-			_, stdout, stderr := runCLI(t, "", append([]string{"check", "-o", "json"}, args...)...)
-			var res checkResult
-			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-				t.Fatalf("%v\n%s%s", err, stdout, stderr)
-			}
+			_, _, res := runCodeCase(t, tt)
 			for _, d := range res.Diagnostics {
 				if d.Code == tt.code || d.Severity == "error" {
 					t.Errorf("unexpected %s", d)
 				}
 			}
 		})
+	}
+}
+
+// noQuietCase are the warning codes that can have no source that must not
+// warn, with why.
+var noQuietCase = map[string]string{
+	// YuniKorn's LDAP resolver puts the user name into Filter unescaped
+	// whatever Filter says: every LDAP secret check reads has it, and a
+	// source without one never runs the resolver.
+	"ldap-filter-unescaped": "true of every LDAP secret YuniKorn reads",
+	// YuniKorn cuts groups out of memberOf at CN= whatever the secret
+	// says: every LDAP secret check reads has it, and a source without
+	// one never runs the resolver.
+	"ldap-cn-parsing": "true of every LDAP secret YuniKorn reads",
+}
+
+// Every warning with a row that must warn has a row that must not, or
+// says why it cannot: a warning that fires on everything warns about
+// nothing.
+func TestCheckWarningsHaveQuietCases(t *testing.T) {
+	warns, quiet := map[string]bool{}, map[string]bool{}
+	for _, tt := range codeCases {
+		warns[tt.code] = true
+	}
+	for _, tt := range quietCases {
+		quiet[tt.code] = true
+	}
+	for _, g := range checkCodes() {
+		for _, c := range g.Codes {
+			if c.Severity != source.SeverityWarning {
+				if quiet[c.Code] {
+					t.Errorf("code %s is an error: a row in quietCases says nothing about it", c.Code)
+				}
+				if noQuietCase[c.Code] != "" {
+					t.Errorf("code %s is an error: it needs no entry in noQuietCase", c.Code)
+				}
+				continue
+			}
+			switch {
+			case warns[c.Code] && !quiet[c.Code] && noQuietCase[c.Code] == "":
+				t.Errorf("warning %s (%s) has a row that must warn but none in quietCases that must not", c.Code, c.Rule)
+			case quiet[c.Code] && noQuietCase[c.Code] != "":
+				t.Errorf("warning %s has a row in quietCases: drop it from noQuietCase", c.Code)
+			}
+		}
 	}
 }
