@@ -39,12 +39,19 @@ var (
 // source and the objects' addresses.
 func randomVOVSource(r *rand.Rand) (string, []string) {
 	var b strings.Builder
-	b.WriteString("vov:\n  project: p\n  owner: cadmin\n  host: vovhost\n  roles:\n")
+	b.WriteString("vov:\n  project: p\n  owner: cadmin\n  host: vovhost\n")
+	var roles []string
 	for _, role := range []string{`{user: ada, level: ADMIN, hosts: ["+"]}`, `{user: leo, level: LEADER, hosts: ["+"]}`,
 		`{user: pat, level: LEADER, hosts: [elko]}`, `{user: "+", level: USER, hosts: ["+"]}`} {
 		if r.IntN(3) > 0 {
-			b.WriteString("    - " + role + "\n")
+			roles = append(roles, "    - "+role+"\n")
 		}
+	}
+	// No role drawn is an empty list, not a null the format refuses.
+	if len(roles) == 0 {
+		b.WriteString("  roles: []\n")
+	} else {
+		b.WriteString("  roles:\n" + strings.Join(roles, ""))
 	}
 	b.WriteString("usergroups:\n  designers: [joe, ann]\nfsgroups:\n  /time/users: [joe, fay]\nobjects:\n")
 	caps := vov.Capabilities()
