@@ -151,9 +151,13 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 	// YuniKorn bypasses by name (kube-system by default) are left out, so
 	// that a failed apply never stops the cluster's own pods.
 	if names := s.admission.NamedBypassed(); len(names) > 0 {
+		// Written whole, as the API server defaults it: an evaluator that
+		// does not default (the admission plugins in process) refuses a
+		// nil object selector.
+		equivalent := admissionregistrationv1.Equivalent
 		inForceBinding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: names}},
-		}}
+		}, ObjectSelector: &metav1.LabelSelector{}, MatchPolicy: &equivalent}
 	}
 	objs := []KubernetesObject{
 		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueInForcePolicy, Object: inForce,
