@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -288,7 +289,7 @@ func (r *Registration) apply(ctx context.Context, d desired) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("get %s: %w", what, err)
 		}
-		if live.Annotations[RegisteredAnnotation] == sum && sameNames(mutatingNames(live.Webhooks), mutatingNames(d.mutating.Webhooks)) {
+		if live.Annotations[RegisteredAnnotation] == sum && slices.Equal(mutatingNames(live.Webhooks), mutatingNames(d.mutating.Webhooks)) {
 			return false, nil
 		}
 		live.Webhooks = d.mutating.Webhooks
@@ -303,7 +304,7 @@ func (r *Registration) apply(ctx context.Context, d desired) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("get %s: %w", what, err)
 	}
-	if live.Annotations[RegisteredAnnotation] == sum && sameNames(validatingNames(live.Webhooks), validatingNames(d.validating.Webhooks)) {
+	if live.Annotations[RegisteredAnnotation] == sum && slices.Equal(validatingNames(live.Webhooks), validatingNames(d.validating.Webhooks)) {
 		return false, nil
 	}
 	live.Webhooks = d.validating.Webhooks
@@ -335,18 +336,6 @@ func validatingNames(ws []admissionregistrationv1.ValidatingWebhook) []string {
 		out[i] = w.Name
 	}
 	return out
-}
-
-func sameNames(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Run calls Once at once and then every Interval until ctx ends, logging
