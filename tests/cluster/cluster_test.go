@@ -72,9 +72,10 @@ const (
 
 // The queue configuration: only alice may submit to root.test at first.
 // A pod goes to the queue it names if its user may submit there, else to
-// the queue of its namespace: root.team-a, for group devs (alice). Nobody
-// may use root.private, and there is no root.default: bob's pods have no
-// queue at all.
+// the queue of its namespace: root.team-a, for group devs (alice). Only
+// boss (and group admins) may use root.private, the queue the guard's
+// attacks aim at, so that the queue check admits them and only the guard
+// refuses; there is no root.default: bob's pods have no queue at all.
 const queuesV1 = `partitions:
   - name: default
     placementrules:
@@ -89,7 +90,7 @@ const queuesV1 = `partitions:
           - name: team-a
             submitacl: " devs"
           - name: private
-            submitacl: " admins"
+            submitacl: "boss admins"
 `
 
 func env(t *testing.T, name string) string {

@@ -93,7 +93,9 @@ func guardAttacks(t *testing.T, ctx context.Context, s *apiServer, asAlice kuber
 	})
 
 	t.Run("guard: a Deployment UPDATE setting boss's user.info", func(t *testing.T) {
-		d, err := asAlice.AppsV1().Deployments(teamNS).Create(ctx, deployment("guarded", nil, "root.team-a"), metav1.CreateOptions{})
+		// Named root.private, alice's pods run in root.team-a; boss's would
+		// run in root.private, which the queue check admits.
+		d, err := asAlice.AppsV1().Deployments(teamNS).Create(ctx, deployment("guarded", nil, "root.private"), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("create: %v", err)
 		}
