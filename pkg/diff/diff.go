@@ -385,6 +385,11 @@ type comparer struct {
 	names                           *names
 	subjects                        *subjectSet
 	releaseChanged, resolverChanged bool
+	// chains keeps sameChain of each queue path of the default partition;
+	// ruleAlike and defaultAlike keep readsAlike's answers.
+	chains       map[string]bool
+	ruleAlike    map[string]bool
+	defaultAlike bool
 }
 
 // queueChanges lists the queues one side configures and the other not.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
@@ -46,6 +47,13 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 		c.old.Tree.ClusterID == c.new.Tree.ClusterID
 	requests := c.requests(po, pn)
 	userRules := hasUserRule(po) || hasUserRule(pn)
+	// Without a user rule, what a request reads does not depend on its
+	// user, and a request whose reads are alike on both sides is skipped
+	// for every user class (unless a resolved --as user's resolver
+	// changed): that is found from each rule's reads, kept by what the
+	// rule reads of the application, instead of once for each namespace
+	// and requested queue.
+	hoist := !c.o.EveryQueue && sameRules && !userRules && !(c.resolverChanged && resolvedAs(c.o.As))
 	classesByReads := map[string][]userClass{}
 	setsByReads := map[string]groupSetsOf{}
 	noGroup := freshName("no-named-group", c.names.taken)
@@ -58,6 +66,11 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 			app := yunikorn.Application{ID: appID, Queue: req.queue, User: anyone}
 			appOld, appNew := app, app
 			appOld.Tags, appNew.Tags = ns.oldTags, ns.newTags
+			if hoist && maps.Equal(ns.oldTags, ns.newTags) && c.readsAlike(app, ns.oldTags) {
+				// Every user class would be skipped below: the request
+				// reads the same on both sides, whoever sends it.
+				continue
+			}
 			// What a placement reads depends on the user only through a
 			// user rule: without one, it is read once for every user.
 			ro0, rn0 := c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
@@ -78,7 +91,7 @@ func (c *comparer) comparePlacement(ctx context.Context) ([]PlacementChange, err
 				if userRules {
 					ro, rn = c.old.Tree.Reads("default", appOld), c.new.Tree.Reads("default", appNew)
 				}
-				if !c.o.EveryQueue && sameRules && maps.Equal(ns.oldTags, ns.newTags) && sameReads(po, pn, ro, rn) && !(u.as != nil && u.as.Groups == nil && c.resolverChanged) {
+				if !c.o.EveryQueue && sameRules && maps.Equal(ns.oldTags, ns.newTags) && c.sameReads(po, pn, ro, rn) && !(u.as != nil && u.as.Groups == nil && c.resolverChanged) {
 					continue
 				}
 				sets := [][]string{nil}
@@ -277,16 +290,65 @@ func rowKey(r PlacementChange, requested bool) string {
 // sameReads reports whether both sides read the same queues, with the same
 // chains, and the same filters: a request whose reads are the same places
 // alike for every group set.
-func sameReads(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) bool {
+func (c *comparer) sameReads(po, pn *yunikorn.Partition, ro, rn yunikorn.PlacementReads) bool {
 	if !slices.Equal(ro.Queues, rn.Queues) || !slices.Equal(ro.UserParents, rn.UserParents) {
 		return false
 	}
 	for _, q := range ro.Queues {
-		if !sameChain(po.Queue(q), pn.Queue(q)) {
+		same, ok := c.chains[q]
+		if !ok {
+			same = sameChain(po.Queue(q), pn.Queue(q))
+			if c.chains == nil {
+				c.chains = map[string]bool{}
+			}
+			c.chains[q] = same
+		}
+		if !same {
 			return false
 		}
 	}
 	return true
+}
+
+// readsAlike reports whether, with the same rules on both sides, the
+// application (with these tags on both sides) reads the same in the
+// default partition on both sides, as sameReads finds of the sides'
+// Reads: each rule's reads are alike, and root.default's. Reads lists
+// each rule's reads in order, so alike parts make alike wholes. Each
+// rule's answer is kept by what the rule reads of the application.
+func (c *comparer) readsAlike(app yunikorn.Application, tags map[string]string) bool {
+	po, pn := c.old.Tree.Partition("default"), c.new.Tree.Partition("default")
+	app.Tags = tags
+	if c.ruleAlike == nil {
+		c.ruleAlike = map[string]bool{}
+		c.defaultAlike = c.sameReads(po, pn, c.old.Tree.DefaultReads("default"), c.new.Tree.DefaultReads("default")) &&
+			c.old.Tree.ReadRules("default") == c.new.Tree.ReadRules("default")
+	}
+	if !c.defaultAlike {
+		return false
+	}
+	for i := range c.old.Tree.ReadRules("default") {
+		key := strconv.Itoa(i) + "\x00" + c.old.Tree.RuleInput("default", i, app)
+		alike, ok := c.ruleAlike[key]
+		if !ok {
+			alike = c.sameReads(po, pn, c.old.Tree.RuleReads("default", i, app), c.new.Tree.RuleReads("default", i, app))
+			c.ruleAlike[key] = alike
+		}
+		if !alike {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvedAs reports whether an --as user has its groups resolved.
+func resolvedAs(as []Principal) bool {
+	for _, p := range as {
+		if p.Groups == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // sameQueues reports whether both sides read the same queues, with the
