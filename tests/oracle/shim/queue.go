@@ -426,7 +426,7 @@ func podOf(ctl *Controller, kind, ns string, obj []byte) (pod *v1.Pod, stamped b
 			"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
 			"request": map[string]any{
 				"uid": "pod-of-" + kind, "kind": map[string]string{"group": "", "version": "v1", "kind": "Pod"},
-				"resource": map[string]string{"group": "", "version": "v1", "resource": "pods"},
+				"resource":  map[string]string{"group": "", "version": "v1", "resource": "pods"},
 				"namespace": ns, "operation": "CREATE",
 				"userInfo": map[string]any{"username": podControllers[kind], "groups": podControllerGroups},
 				"object":   json.RawMessage(raw),
