@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -114,7 +115,8 @@ func decideQueue(rel release.Version, in queueInput) (yk, ac QueueAnswer, skip s
 	}
 	flag := func(key string) bool {
 		v, ok := flat.Get(key)
-		return ok && (v.Text == "true" || v.Text == "True" || v.Text == "TRUE" || v.Text == "1" || v.Text == "t" || v.Text == "T")
+		b, _ := strconv.ParseBool(v.Text)
+		return ok && b
 	}
 	var namespaces []*v1.Namespace
 	aNS := map[string]admission.Namespace{}
