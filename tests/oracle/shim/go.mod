@@ -17,11 +17,19 @@ require (
 )
 
 require (
+	github.com/google/btree v1.1.3 // indirect
+	github.com/looplab/fsm v1.0.3 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	k8s.io/cloud-provider v0.34.2 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.2 // indirect
 	github.com/Azure/go-ntlmssp v0.1.1 // indirect
+	github.com/aclc-dev/aclc/tests/oracle v0.0.0-00010101000000-000000000000
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
-	github.com/apache/yunikorn-core v1.9.0-1 // indirect
-	github.com/apache/yunikorn-scheduler-interface v1.9.0-0 // indirect
+	github.com/apache/yunikorn-core v1.9.0 // indirect
+	github.com/apache/yunikorn-scheduler-interface v1.9.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -153,3 +161,7 @@ replace (
 	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.35.5
 	k8s.io/utils => k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
 )
+
+// The core oracle's package (tests/oracle/core) places the application the
+// shim submits, with the core of the same release.
+replace github.com/aclc-dev/aclc/tests/oracle => ../

@@ -152,6 +152,7 @@ func NewController(cms []*v1.ConfigMap, namespaces []*v1.Namespace) (*Controller
 	ac := admission.InitAdmissionController(acConf, pcCache, nsCache)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mutate", ac.Serve)
+	mux.HandleFunc("/validate-conf", ac.Serve)
 	return &Controller{handler: mux, stop: stop}, nil
 }
 
@@ -162,6 +163,16 @@ func (c *Controller) Close() { close(c.stop) }
 // the AdmissionReview it answers.
 func (c *Controller) Mutate(review []byte) []byte {
 	req := httptest.NewRequest(http.MethodPost, "/mutate", bytes.NewReader(review))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	c.handler.ServeHTTP(rec, req)
+	return rec.Body.Bytes()
+}
+
+// ValidateConf posts the review to the controller's /validate-conf
+// handler and returns the AdmissionReview it answers.
+func (c *Controller) ValidateConf(review []byte) []byte {
+	req := httptest.NewRequest(http.MethodPost, "/validate-conf", bytes.NewReader(review))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	c.handler.ServeHTTP(rec, req)

@@ -15,11 +15,19 @@ require (
 )
 
 require (
+	github.com/google/btree v1.1.3 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/looplab/fsm v1.0.3 // indirect
+	k8s.io/cloud-provider v0.34.2 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.2 // indirect
-	github.com/Azure/go-ntlmssp v0.1.0 // indirect
+	github.com/Azure/go-ntlmssp v0.1.1 // indirect
+	github.com/aclc-dev/aclc/tests/oracle v0.0.0-00010101000000-000000000000
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
-	github.com/apache/yunikorn-core v1.8.0-1 // indirect
-	github.com/apache/yunikorn-scheduler-interface v1.8.0-0 // indirect
+	github.com/apache/yunikorn-core v1.9.0 // indirect
+	github.com/apache/yunikorn-scheduler-interface v1.9.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -59,7 +67,7 @@ require (
 	github.com/prometheus/common v0.70.1 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
-	github.com/sasha-s/go-deadlock v0.3.6 // indirect
+	github.com/sasha-s/go-deadlock v0.3.9 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/stoewer/go-strcase v1.3.0 // indirect
@@ -67,11 +75,11 @@ require (
 	go.opentelemetry.io/otel v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
-	go.uber.org/zap v1.27.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/exp v0.0.0-20250228200357-dead58393ab7 // indirect
+	golang.org/x/exp v0.0.0-20260312153236-7ab1446f8b90 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
@@ -103,11 +111,6 @@ require (
 )
 
 replace github.com/aclc-dev/aclc => ../../..
-
-// yunikorn-k8shim v1.8.0 requires core v1.8.0-1 (served) and the interface
-// v1.8.0-0, which the module proxy does not serve: pinned to the served
-// v1.8.0 tag of the same release.
-replace github.com/apache/yunikorn-scheduler-interface v1.8.0-0 => github.com/apache/yunikorn-scheduler-interface v1.8.0
 
 // yunikorn-k8shim v1.8.0's own replace block (k8s.io/kubernetes names its
 // staging modules at v0.0.0).
@@ -152,4 +155,18 @@ replace (
 	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.34.2
 	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.34.2
 	k8s.io/utils => k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
+)
+
+// The core oracle's package (tests/oracle/core) places the application the
+// shim submits, with the core of the same release.
+replace github.com/aclc-dev/aclc/tests/oracle => ../
+
+// yunikorn-k8shim v1.8.0 requires core v1.8.0-1 (served) and the interface
+// v1.8.0-0, which the module proxy does not serve: pinned to the served
+// v1.8.0 tag of the same release. The core oracle's module (required for
+// tests/oracle/core) names 1.9.0: every version of both is pinned to
+// 1.8.0's.
+replace (
+	github.com/apache/yunikorn-core => github.com/apache/yunikorn-core v1.8.0-1
+	github.com/apache/yunikorn-scheduler-interface => github.com/apache/yunikorn-scheduler-interface v1.8.0
 )
