@@ -368,7 +368,7 @@ ORACLE_RELEASES = 1.5.0 1.5.1 1.6.0 1.6.1 1.8.0 1.9.0
 # The k8shim (admission controller) is served at these only.
 ORACLE_SHIM_RELEASES = 1.8.0 1.9.0
 # The releases whose pods' placements the queue policies are held to.
-ORACLE_CEL_RELEASES = ORACLE_CEL_RELEASES_VALUE
+ORACLE_CEL_RELEASES = $(ORACLE_RELEASES)
 oracle:
 	@mkdir -p bin && rm -f bin/oracle-report.tsv bin/oracle-cases-*.jsonl
 	set -e; cd tests/oracle && $(GO) vet ./... && for v in $(ORACLE_RELEASES); do \

@@ -112,58 +112,93 @@ var (
 
 // agreeWithYuniKorn compares every case of the file and returns how many
 // it compared, how many disagreed and the releases they were decided as.
+// The cases of one configuration share a cluster holding their namespaces;
+// a namespace named again with another parent queue gets a cluster of its
+// own.
 func agreeWithYuniKorn(t *testing.T, path string) (compared, diffs int, releases []string) {
 	cases := readOracleCases(t, path)
-	type key struct{ release, config, ns, parent string }
-	clusters := map[key]*cluster{}
-	defer func() {
-		for _, cl := range clusters {
-			cl.close()
-		}
-	}()
-	denied := 0
+	type key struct{ release, config string }
+	var order []key
+	groups := map[key][]int{}
 	for i, c := range cases {
+		k := key{c.Release, c.Config}
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
 		if !slices.Contains(releases, c.Release) {
 			releases = append(releases, c.Release)
 		}
-		k := key{c.Release, c.Config, c.Namespace, c.ParentQueue}
-		cl := clusters[k]
-		if cl == nil {
-			rel, err := release.Lookup(c.Release)
+	}
+	denied, built := 0, 0
+	for _, k := range order {
+		rel, err := release.Lookup(k.release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn"},
+			"data":     map[string]any{"queues.yaml": k.config}})
+		docs, _, err := buildFor([]translate.Input{{Name: "yunikorn-configs.yaml", Data: cm}}, []translate.YuniKornRelease{rel})
+		if err != nil {
+			t.Fatalf("YuniKorn %s took the configuration, aclc's build refuses it: %v\n%s", k.release, err, k.config)
+		}
+		objs := queueOnly(decodeStrict(t, docs))
+		// Each generation's namespaces name each namespace once.
+		var generations []map[string]string
+		gen := make([]int, len(groups[k]))
+		for j, i := range groups[k] {
+			c := cases[i]
+			g := 0
+			for ; g < len(generations); g++ {
+				if p, ok := generations[g][c.Namespace]; !ok || p == c.ParentQueue {
+					break
+				}
+			}
+			if g == len(generations) {
+				generations = append(generations, map[string]string{})
+			}
+			generations[g][c.Namespace] = c.ParentQueue
+			gen[j] = g
+		}
+		for g, nsMap := range generations {
+			var nss []*corev1.Namespace
+			for name, parent := range nsMap {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+				if parent != "" {
+					ns.Annotations = map[string]string{"yunikorn.apache.org/parentqueue": parent}
+				}
+				nss = append(nss, ns)
+			}
+			cl, err := newCluster(objs, nss)
 			if err != nil {
-				t.Fatalf("case %d: %v", i+1, err)
-			}
-			cm, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": "yunikorn-configs", "namespace": "yunikorn"},
-				"data":     map[string]any{"queues.yaml": c.Config}})
-			docs, _, err := buildFor([]translate.Input{{Name: "yunikorn-configs.yaml", Data: cm}}, []translate.YuniKornRelease{rel})
-			if err != nil {
-				t.Fatalf("case %d: YuniKorn %s took the configuration, aclc's build refuses it: %v\n%s", i+1, c.Release, err, c.Config)
-			}
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Namespace}}
-			if c.ParentQueue != "" {
-				ns.Annotations = map[string]string{"yunikorn.apache.org/parentqueue": c.ParentQueue}
-			}
-			if cl, err = newCluster(queueOnly(decodeStrict(t, docs)), []*corev1.Namespace{ns}); err != nil {
 				t.Fatal(err)
 			}
-			clusters[k] = cl
-		}
-		out, err := cl.admit(context.Background(), oraclePod(i, c))
-		if err != nil {
-			t.Fatalf("case %d: %v", i+1, err)
-		}
-		if diff := againstYuniKorn(c, out); diff != "" {
-			diffs++
-			req, _ := json.Marshal(c.Request)
-			t.Errorf("case %d (YuniKorn %s): %s\n  pod in %s (parent queue %q) by %q %q, queue %q, forced %v\n  application: %s\n  configuration:\n%s",
-				i+1, c.Release, diff, c.Namespace, c.ParentQueue, c.User, c.Groups, c.Queue, c.Forced, req, c.Config)
-		}
-		if !c.YuniKorn.Allow {
-			denied++
+			built++
+			for j, i := range groups[k] {
+				if gen[j] != g {
+					continue
+				}
+				c := cases[i]
+				out, err := cl.admit(context.Background(), oraclePod(i, c))
+				if err != nil {
+					cl.close()
+					t.Fatalf("case %d: %v", i+1, err)
+				}
+				if diff := againstYuniKorn(c, out); diff != "" {
+					diffs++
+					req, _ := json.Marshal(c.Request)
+					t.Errorf("case %d (YuniKorn %s): %s\n  pod in %s (parent queue %q) by %q %q, queue %q, forced %v\n  application: %s\n  configuration:\n%s",
+						i+1, c.Release, diff, c.Namespace, c.ParentQueue, c.User, c.Groups, c.Queue, c.Forced, req, c.Config)
+				}
+				if !c.YuniKorn.Allow {
+					denied++
+				}
+			}
+			cl.close()
 		}
 	}
-	t.Logf("%s: %d placements compared (%d rejected by YuniKorn), %d configurations", path, len(cases), denied, len(clusters))
+	t.Logf("%s: %d placements compared (%d rejected by YuniKorn), %d configurations, %d clusters", path, len(cases), denied, len(order), built)
 	return len(cases), diffs, releases
 }
 
