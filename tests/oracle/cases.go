@@ -101,7 +101,7 @@ type caseWriter struct {
 
 // openCases opens ACLC_ORACLE_CASES for appending, or returns nil when it
 // is not set.
-func openCases(t *testing.T, _ release.Version) *caseWriter {
+func openCases(t *testing.T) *caseWriter {
 	path := os.Getenv("ACLC_ORACLE_CASES")
 	if path == "" {
 		return nil

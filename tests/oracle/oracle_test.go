@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func TestCorpusEnginesAgainstYuniKorn(t *testing.T) {
 	}
 	eng := NewEngines(r, nil)
 	defer eng.Close()
-	cw := openCases(t, r)
+	cw := openCases(t)
 	counts, diffs := map[string]int{}, map[string]int{}
 	// The bundles of the next configurations are built while one is
 	// decided.
@@ -106,7 +107,9 @@ func TestCorpusEnginesAgainstYuniKorn(t *testing.T) {
 			if d.Engine == "" || known(r, d) != "" {
 				continue
 			}
-			diffs[d.Engine]++
+			for _, e := range strings.Split(d.Engine, ",") {
+				diffs[e]++
+			}
 			name := group[0].Name
 			if d.Request != nil {
 				for _, c := range group {
@@ -152,7 +155,7 @@ func TestDrawnAgainstYuniKorn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	eng := NewEngines(r, nil)
 	defer eng.Close()
-	cw := openCases(t, r)
+	cw := openCases(t)
 	// Drawn first, in the order a replay draws them, so that the bundles
 	// of the next configurations for the engines are built while one is
 	// decided.
@@ -196,7 +199,7 @@ func TestDrawnAgainstYuniKorn(t *testing.T) {
 			sc, sr := Shrink(r, c, d.Request, d)
 			var small Result
 			if d.Engine != "" {
-				one := NewEngines(r, []string{d.Engine})
+				one := NewEngines(r, strings.Split(d.Engine, ","))
 				small = CompareOn(r, Marshal(sc), reqsOf(sr), one)
 				one.Close()
 			} else {
@@ -211,7 +214,9 @@ func TestDrawnAgainstYuniKorn(t *testing.T) {
 			t.Errorf("configuration %d of seed %d (shrunk):\n%s", i, seed, msg)
 			failed++
 			if d.Engine != "" {
-				engineFailed[d.Engine]++
+				for _, e := range strings.Split(d.Engine, ",") {
+					engineFailed[e]++
+				}
 			}
 			break
 		}
