@@ -1,15 +1,9 @@
 package oracle
 
 import (
-	"encoding/json"
-	"maps"
-	"os"
 	"regexp"
-	"sync"
-	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
-	"github.com/aclc-dev/aclc/tests/oracle/core"
 )
 
 // PodCase is a placement YuniKorn decided for an application a pod
@@ -91,60 +85,4 @@ func PodShaped(rel release.Version, config []byte, r Request) (PodCase, bool) {
 	}
 	c.Request = app
 	return c, true
-}
-
-// caseWriter appends PodCases to the file ACLC_ORACLE_CASES names.
-type caseWriter struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-// openCases opens ACLC_ORACLE_CASES for appending, or returns nil when it
-// is not set.
-func openCases(t *testing.T) *caseWriter {
-	path := os.Getenv("ACLC_ORACLE_CASES")
-	if path == "" {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return &caseWriter{f: f}
-}
-
-// write decides the pod-shaped form of every placement decided on a fresh
-// core and appends it with YuniKorn's answer. A placement that crashes the
-// core is left out: no policy answers a crash.
-func (w *caseWriter) write(t *testing.T, rel release.Version, config []byte, decided []Decided) {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, d := range decided {
-		c, ok := PodShaped(rel, config, d.Request)
-		if !ok {
-			continue
-		}
-		cl, err := safeNew(config)
-		if err != nil {
-			continue
-		}
-		a := c.Request
-		q, msg, panicked := safePlace(cl, core.App{Partition: a.Partition, ID: "app-1", Queue: a.Queue,
-			UGI: core.UGI{User: a.User, Groups: a.Groups}, Tags: maps.Clone(a.Tags)})
-		if panicked != "" {
-			continue
-		}
-		c.YuniKorn.Allow, c.YuniKorn.Queue, c.YuniKorn.Message = msg == "", q, msg
-		b, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.f.Write(append(b, '\n')); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
