@@ -357,25 +357,35 @@ cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 # YuniKorn itself beside aclc (tests/oracle, its own module): YuniKorn's core,
 # built from the modules of every release the module proxy serves, decides
 # the corpus's queue and placement cases, the release table's examples and
-# drawn configurations beside aclc's reference; the k8shim's admission
+# drawn configurations beside aclc's reference and beside aclc's other
+# engines (rego, wasm, opa-wasm, aclc serve over HTTP: the corpus's
+# configurations and every ACLC_ORACLE_ENGINES_EVERY-th drawn one); the
+# Kubernetes queue policies admit the pods of the placements YuniKorn
+# decided (tests/cel, from the file ACLC_ORACLE_CASES); the k8shim's admission
 # controller decides the user.info corpus beside aclc (docs/ORACLE.md).
 # ACLC_ORACLE_SEED replays a drawn run; ACLC_ORACLE_N sets its length.
 ORACLE_RELEASES = 1.5.0 1.5.1 1.6.0 1.6.1 1.8.0 1.9.0
 # The k8shim (admission controller) is served at these only.
 ORACLE_SHIM_RELEASES = 1.8.0 1.9.0
+# The releases whose pods' placements the queue policies are held to.
+ORACLE_CEL_RELEASES = $(ORACLE_RELEASES)
 oracle:
-	@mkdir -p bin && rm -f bin/oracle-report.tsv
+	@mkdir -p bin && rm -f bin/oracle-report.tsv bin/oracle-cases-*.jsonl
 	set -e; cd tests/oracle && $(GO) vet ./... && for v in $(ORACLE_RELEASES); do \
 	  tags=; modfile=; case $$v in 1.5.*|1.6.*) tags=-tags=yunikorn_pre18;; esac; \
 	  [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn $$v"; \
 	  ACLC_ORACLE_N=$${ACLC_ORACLE_N:-2000} ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv \
-	    $(GO) test $$tags $$modfile -count=1 ./...; done
+	  ACLC_ORACLE_CASES=$(CURDIR)/bin/oracle-cases-$$v.jsonl $(GO) test $$tags $$modfile -count=1 -timeout 60m ./...; done
+	set -e; cd tests/cel && for v in $(ORACLE_CEL_RELEASES); do echo "== queue policies, YuniKorn $$v"; \
+	  ACLC_ORACLE_CASES=$(CURDIR)/bin/oracle-cases-$$v.jsonl ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv \
+	    $(GO) test -count=1 -run '^TestQueueAgreesWithYuniKornOnOracleRun$$' .; done
 	set -e; cd tests/oracle/shim && $(GO) vet ./... && for v in $(ORACLE_SHIM_RELEASES); do \
 	  modfile=; [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn k8shim $$v"; \
 	  ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv $(GO) test $$modfile -count=1 ./...; done
 	@cat bin/oracle-report.tsv
 
-# The bounded sample CI runs: the default release, 200 drawn configurations.
+# The bounded sample CI runs: the default release, 200 drawn configurations
+# (every ACLC_ORACLE_ENGINES_EVERY-th, by default the 20th, on the engines too).
 oracle-sample:
 	cd tests/oracle && ACLC_ORACLE_N=200 $(GO) test -count=1 ./...
 

@@ -5,6 +5,7 @@
 package oracle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/tests/oracle/core"
 )
 
@@ -63,11 +65,18 @@ type Diff struct {
 	Release        string
 	MessageOnly    bool // the verdicts agree, the messages do not
 	Note           string
+	// Engine is the aclc engine that answered ACLC: "" for the native
+	// reference, else rego, wasm, opa-wasm or http.
+	Engine string
 }
 
 func (d Diff) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "YuniKorn %s and aclc disagree on %s\n", d.Release, d.What)
+	who := "aclc"
+	if d.Engine != "" {
+		who = "aclc's " + d.Engine + " engine"
+	}
+	fmt.Fprintf(&b, "YuniKorn %s and %s disagree on %s\n", d.Release, who, d.What)
 	fmt.Fprintf(&b, "  YuniKorn: %s\n  aclc:     %s\n", d.YuniKorn, d.ACLC)
 	if d.Request != nil {
 		r, _ := yaml.Marshal(d.Request)
@@ -88,12 +97,31 @@ func indent(s, p string) string {
 // Result counts one comparison.
 type Result struct {
 	Compared, Skipped int
-	Diffs             []Diff
+	// EngineCompared counts, per engine besides native, the requests it
+	// decided beside YuniKorn.
+	EngineCompared map[string]int
+	Diffs          []Diff
+	// Decided are the requests YuniKorn decided, with its answers.
+	Decided []Decided
+}
+
+// Decided is one request and YuniKorn's answer to it.
+type Decided struct {
+	Request  Request
+	YuniKorn Outcome
 }
 
 // Compare loads the configuration on both sides and asks both every
 // request, returning each disagreement.
 func Compare(rel release.Version, config []byte, reqs []Request) Result {
+	return CompareOn(rel, config, reqs, nil)
+}
+
+// CompareOn is Compare that also asks each of eng's engines (nil: none)
+// every request YuniKorn decided, over bundles built for the
+// configuration as rel: each engine's verdict, queue and message must be
+// YuniKorn's.
+func CompareOn(rel release.Version, config []byte, reqs []Request, eng *Engines) Result {
 	var res Result
 	ykCluster, ykErr := safeNew(config)
 	conf, aErr := yunikorn.LoadAs("queues.yaml", config, rel)
@@ -112,6 +140,22 @@ func Compare(rel release.Version, config []byte, reqs []Request) Result {
 	if ykErr != nil || aErr != nil {
 		return res
 	}
+	ctx := context.Background()
+	var engines []engine.Engine
+	if eng != nil {
+		var closeAll func()
+		var err error
+		engines, closeAll, err = eng.Open(ctx, config)
+		if err != nil {
+			// The core and aclc's reference took the configuration; the
+			// bundles must be built from it too.
+			res.Diffs = append(res.Diffs, Diff{What: "config", Engine: strings.Join(eng.Names(), ","), Config: string(config), Release: rel.Name(),
+				YuniKorn: Outcome{Allow: true}, ACLC: Outcome{Message: err.Error()}})
+			return res
+		}
+		defer closeAll()
+		res.EngineCompared = map[string]int{}
+	}
 	for i := range reqs {
 		r := &reqs[i]
 		y, a := decide(rel, config, ykCluster, tree, r)
@@ -120,12 +164,38 @@ func Compare(rel release.Version, config []byte, reqs []Request) Result {
 			continue
 		}
 		res.Compared++
-		if y.Allow != a.Allow || y.Queue != a.Queue || y.Message != a.Message {
-			res.Diffs = append(res.Diffs, Diff{What: r.Action, YuniKorn: y, ACLC: a, Config: string(config), Request: r, Release: rel.Name(),
-				MessageOnly: y.Allow == a.Allow && y.Queue == a.Queue})
+		res.Decided = append(res.Decided, Decided{Request: *r, YuniKorn: y})
+		if d, ok := differ(rel, config, r, y, a, ""); ok {
+			res.Diffs = append(res.Diffs, d)
+		}
+		for _, e := range engines {
+			res.EngineCompared[e.Name()]++
+			a := engineOutcome(ctx, e, r)
+			if r.Action != Place && y.Message == "" {
+				// As for the native engine: YuniKorn answers a bare
+				// boolean, so only the verdict is compared.
+				a.Message = ""
+			}
+			if d, ok := differ(rel, config, r, y, a, e.Name()); ok {
+				res.Diffs = append(res.Diffs, d)
+			}
 		}
 	}
 	return res
+}
+
+// differ is the disagreement between YuniKorn's answer y and an aclc
+// engine's a, if any.
+func differ(rel release.Version, config []byte, r *Request, y, a Outcome, engine string) (Diff, bool) {
+	if strings.HasPrefix(y.Message, "panic: ") && strings.HasPrefix(a.Message, "panic: ") {
+		// Both crash; the texts are runtime errors.
+		a.Message = y.Message
+	}
+	if y.Allow == a.Allow && y.Queue == a.Queue && y.Message == a.Message {
+		return Diff{}, false
+	}
+	return Diff{What: r.Action, YuniKorn: y, ACLC: a, Config: string(config), Request: r, Release: rel.Name(),
+		MessageOnly: y.Allow == a.Allow && y.Queue == a.Queue, Engine: engine}, true
 }
 
 // decide asks both sides one request.

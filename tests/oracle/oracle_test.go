@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 	"github.com/aclc-dev/aclc/tests/oracle/core"
 )
@@ -59,6 +61,79 @@ func TestCorpusAgainstYuniKorn(t *testing.T) {
 	report(t, "corpus", len(cases), compared, diffs)
 }
 
+// TestCorpusEnginesAgainstYuniKorn puts the same corpus cases to aclc's
+// other engines: the bundles built for each configuration as this
+// release, asked on OPA's evaluator, both Wasm engines and aclc serve over
+// HTTP. Each engine's verdict, queue and message must be YuniKorn's.
+func TestCorpusEnginesAgainstYuniKorn(t *testing.T) {
+	r := rel(t)
+	cases, _, err := Corpus("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One build per configuration: the cases of one source share it.
+	var order []string
+	byConfig := map[string][]CorpusCase{}
+	for _, c := range cases {
+		k := string(c.Config)
+		if _, seen := byConfig[k]; !seen {
+			order = append(order, k)
+		}
+		byConfig[k] = append(byConfig[k], c)
+	}
+	eng := NewEngines(r, nil)
+	defer eng.Close()
+	cw := openCases(t)
+	counts, diffs := map[string]int{}, map[string]int{}
+	// The bundles of the next configurations are built while one is
+	// decided.
+	const ahead = 3
+	for j := 0; j < ahead && j < len(order); j++ {
+		eng.Prepare([]byte(order[j]))
+	}
+	for j, k := range order {
+		if j+ahead < len(order) {
+			eng.Prepare([]byte(order[j+ahead]))
+		}
+		group := byConfig[k]
+		reqs := make([]Request, len(group))
+		for i, c := range group {
+			reqs[i] = c.Request
+		}
+		res := CompareOn(r, []byte(k), reqs, eng)
+		addCounts(counts, res.EngineCompared)
+		cw.write(t, r, []byte(k), res.Decided)
+		for _, d := range res.Diffs {
+			if d.Engine == "" || known(r, d) != "" {
+				continue
+			}
+			for _, e := range strings.Split(d.Engine, ",") {
+				diffs[e]++
+			}
+			name := group[0].Name
+			if d.Request != nil {
+				for _, c := range group {
+					if c.Request.Action == d.Request.Action && c.Request.Queue == d.Request.Queue && c.Request.User == d.Request.User {
+						name = c.Name
+						break
+					}
+				}
+			}
+			t.Errorf("%s:\n%s", name, d)
+		}
+	}
+	t.Logf("release %s: %d configurations built, decisions compared per engine: %v", r.Name(), len(order), counts)
+	for _, e := range eng.Names() {
+		report(t, "corpus/"+e, len(order), counts[e], diffs[e])
+	}
+}
+
+func addCounts(to, from map[string]int) {
+	for k, v := range from {
+		to[k] += v
+	}
+}
+
 // TestDrawnAgainstYuniKorn draws configurations and requests
 // (ACLC_ORACLE_N configurations, ACLC_ORACLE_SEED to replay) and puts each
 // to YuniKorn's core and to aclc; a disagreement is shrunk and printed.
@@ -73,33 +148,89 @@ func TestDrawnAgainstYuniKorn(t *testing.T) {
 		seed = n
 	}
 	n := envInt("ACLC_ORACLE_N", 200)
-	t.Logf("release %s, seed %d (ACLC_ORACLE_SEED=%d replays), %d configurations", r.Name(), seed, seed, n)
+	// Every k-th drawn configuration is also built into bundles and asked
+	// on aclc's other engines (a Wasm build costs seconds); 0 turns them off.
+	every := envInt("ACLC_ORACLE_ENGINES_EVERY", defaultEnginesEvery)
+	t.Logf("release %s, seed %d (ACLC_ORACLE_SEED=%d replays), %d configurations, every %d on the engines", r.Name(), seed, seed, n, every)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	compared, failed := 0, 0
-	for i := 0; i < n && failed < 5; i++ {
+	eng := NewEngines(r, nil)
+	defer eng.Close()
+	cw := openCases(t)
+	// Drawn first, in the order a replay draws them, so that the bundles
+	// of the next configurations for the engines are built while one is
+	// decided.
+	type drawnCase struct {
+		c    yunikorn.SchedulerConfig
+		reqs []Request
+	}
+	drawn := make([]drawnCase, n)
+	for i := range drawn {
 		c := DrawConfig(rng)
-		reqs := DrawRequests(rng, c, 8)
-		res := Compare(r, Marshal(c), reqs)
+		drawn[i] = drawnCase{c, DrawRequests(rng, c, 8)}
+	}
+	onEngines := func(i int) bool { return every > 0 && i%every == 0 && i < n }
+	const ahead = 3
+	for j := 0; j < ahead; j++ {
+		if onEngines(j * every) {
+			eng.Prepare(Marshal(drawn[j*every].c))
+		}
+	}
+	compared, failed, built := 0, 0, 0
+	counts, engineFailed := map[string]int{}, map[string]int{}
+	for i := 0; i < n && failed < 5; i++ {
+		c, reqs := drawn[i].c, drawn[i].reqs
+		var res Result
+		if onEngines(i) {
+			if next := i + ahead*every; onEngines(next) {
+				eng.Prepare(Marshal(drawn[next].c))
+			}
+			res = CompareOn(r, Marshal(c), reqs, eng)
+			built++
+			addCounts(counts, res.EngineCompared)
+			cw.write(t, r, Marshal(c), res.Decided)
+		} else {
+			res = Compare(r, Marshal(c), reqs)
+		}
 		compared += res.Compared
 		for _, d := range res.Diffs {
 			if why := known(r, d); why != "" {
 				continue
 			}
 			sc, sr := Shrink(r, c, d.Request, d)
-			small := Compare(r, Marshal(sc), reqsOf(sr))
+			var small Result
+			if d.Engine != "" {
+				one := NewEngines(r, strings.Split(d.Engine, ","))
+				small = CompareOn(r, Marshal(sc), reqsOf(sr), one)
+				one.Close()
+			} else {
+				small = Compare(r, Marshal(sc), reqsOf(sr))
+			}
 			msg := d.String()
 			for _, e := range small.Diffs {
-				if e.What == d.What {
+				if e.What == d.What && e.Engine == d.Engine {
 					msg = e.String()
 				}
 			}
 			t.Errorf("configuration %d of seed %d (shrunk):\n%s", i, seed, msg)
 			failed++
+			if d.Engine != "" {
+				for _, e := range strings.Split(d.Engine, ",") {
+					engineFailed[e]++
+				}
+			}
 			break
 		}
 	}
+	t.Logf("%d configurations on the engines, decisions compared per engine: %v", built, counts)
 	report(t, "drawn", n, compared, failed)
+	for _, e := range eng.Names() {
+		report(t, "drawn/"+e, built, counts[e], engineFailed[e])
+	}
 }
+
+// defaultEnginesEvery keeps the sample run (200 configurations) and the
+// full run (2,000 per release) within minutes on two cores.
+const defaultEnginesEvery = 20
 
 func reqsOf(r *Request) []Request {
 	if r == nil {

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
@@ -63,21 +64,38 @@ var rowsNotRun = map[string]string{
 }
 
 // TestReleaseRowsAgainstYuniKorn runs every runnable C-row example at this
-// release on the core and on aclc.
+// release on the core and on aclc: its native reference and, where the
+// configuration is taken, its other engines.
 func TestReleaseRowsAgainstYuniKorn(t *testing.T) {
 	r := rel(t)
-	for _, x := range rows {
+	eng := NewEngines(r, nil)
+	defer eng.Close()
+	counts, diffs := map[string]int{}, map[string]int{}
+	for i := 0; i < 2 && i < len(rows); i++ {
+		eng.Prepare([]byte(rows[i].Config))
+	}
+	for i, x := range rows {
+		if i+2 < len(rows) {
+			eng.Prepare([]byte(rows[i+2].Config))
+		}
 		reqs := []Request{}
 		if x.Request != nil {
 			reqs = append(reqs, *x.Request)
 		}
-		res := Compare(r, []byte(x.Config), reqs)
+		res := CompareOn(r, []byte(x.Config), reqs, eng)
+		addCounts(counts, res.EngineCompared)
 		for _, d := range res.Diffs {
 			if known(r, d) == "" {
 				t.Errorf("row %s (%s):\n%s", x.Row, x.Note, d)
+				for _, e := range strings.Split(d.Engine, ",") {
+					if e != "" {
+						diffs[e]++
+					}
+				}
 			}
 		}
 	}
+	t.Logf("release %s: decisions of the examples compared per engine: %v", r.Name(), counts)
 	// Every C row of the release table is either run here or says why not.
 	for _, s := range release.Switches() {
 		if s.Row[0] != 'C' {
@@ -89,4 +107,7 @@ func TestReleaseRowsAgainstYuniKorn(t *testing.T) {
 		}
 	}
 	report(t, "rows", len(rows), len(rows), 0)
+	for _, e := range eng.Names() {
+		report(t, "rows/"+e, len(rows), counts[e], diffs[e])
+	}
 }

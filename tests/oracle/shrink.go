@@ -3,6 +3,7 @@ package oracle
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
@@ -11,14 +12,22 @@ import (
 // Shrink makes a disagreement minimal: it drops placement rules, queues,
 // ACLs, groups and tags one at a time, as long as YuniKorn and aclc still
 // disagree the same way (same kind of question, same message-only flag).
+//
+// A disagreement of one of aclc's engines besides native (d.Engine) is
+// shrunk on that engine alone.
 func Shrink(rel release.Version, c yunikorn.SchedulerConfig, req *Request, d Diff) (yunikorn.SchedulerConfig, *Request) {
+	var eng *Engines
+	if d.Engine != "" {
+		eng = NewEngines(rel, strings.Split(d.Engine, ","))
+		defer eng.Close()
+	}
 	still := func(c yunikorn.SchedulerConfig, r *Request) bool {
 		var reqs []Request
 		if r != nil {
 			reqs = []Request{*r}
 		}
-		for _, e := range Compare(rel, Marshal(c), reqs).Diffs {
-			if e.What == d.What && e.MessageOnly == d.MessageOnly {
+		for _, e := range CompareOn(rel, Marshal(c), reqs, eng).Diffs {
+			if e.What == d.What && e.MessageOnly == d.MessageOnly && e.Engine == d.Engine {
 				return true
 			}
 		}
