@@ -401,10 +401,18 @@ func (g *queueCEL) identityVariables() {
 	// read only in the compact form YuniKorn writes (presetExact, decoded
 	// into presetUser and presetGroups); any other is unreadable, and the
 	// policy refuses the pod rather than read it otherwise than Go does.
+	// Releases up to 1.9.0 end the patch of a pod CREATE in a namespace
+	// they process but do not label with the pod's own annotations and
+	// ignore-application, which replaces the user.info the patch adds: to
+	// the pod, or to the pod a workload's controller creates.
+	lost := "false"
+	if g.rel.Has(release.IgnoreApplicationAnnotation) {
+		lost = `(variables.processNamespace && !variables.labelledYuniKorn && !variables.labelNamespace)`
+	}
 	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
 		`(variables.preset.value() == variables.userInfo ? "requester" : variables.presetExact ? "annotation" : "unreadable") : `+
-		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds ? "requester" : `+
-		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn ? "controller" : `+
+		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds && !(variables.isPod && `+lost+`) ? "requester" : `+
+		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn && !`+lost+` ? "controller" : `+
 		usernameLabel+`"nobody"`)
 	var users []string
 	var kinds []string

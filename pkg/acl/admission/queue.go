@@ -230,15 +230,22 @@ func (q *QueueReview) Application(req *admissionv1.AdmissionRequest, ns, kind st
 	// Step 5: the identity the scheduler will read from user.info.
 	value, present := meta.Annotations[UserInfoAnnotation]
 	create := req.Operation == admissionv1.Create
+	// Releases up to 1.9.0 end the patch of a pod CREATE in a namespace
+	// they process but do not label with the pod's own annotations and
+	// ignore-application, which replaces the user.info the patch adds: to
+	// the pod itself, or to the pod a workload's controller creates. The
+	// pod then runs as its username label's user, or nobody. (A template's
+	// user.info is among the pod's own annotations and stays.)
+	lost := q.release().Has(release.IgnoreApplicationAnnotation) && processed && !labelledYuniKorn && !s.ShouldLabelNamespace(ns, q.Namespaces)
 	switch {
 	case value != "":
 		app.User, app.Groups = userFromAnnotation(value)
-	case !present && create && !s.BypassAuth && q.addsUserInfo(req, ns, kind, meta.Labels, labelledYuniKorn, processed):
+	case !present && create && !s.BypassAuth && q.addsUserInfo(req, ns, kind, meta.Labels, labelledYuniKorn, processed) && !(kind == kindPod && lost):
 		app.User, app.Groups = req.UserInfo.Username, req.UserInfo.Groups
 		if app.User == "" {
 			app.User = nobody
 		}
-	case !present && kind != kindPod && !s.BypassAuth && processed && !labelledYuniKorn:
+	case !present && kind != kindPod && !s.BypassAuth && processed && !labelledYuniKorn && !lost:
 		app.User, app.Groups, out.Controller = podControllerUsers[kind], podControllerGroups, true
 	case q.release().Has(release.UsernameLabel) && meta.Labels[LabelUsername] != "":
 		// Releases up to 1.9.0 still read the user from this label when

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
 
 // queueTree builds a queue configuration for the queue review's tests.
@@ -161,6 +162,8 @@ func TestQueueReviewIdentity(t *testing.T) {
 	private := map[string]string{labelQueue: "root.private"}
 	shared := []string{"yunikorn: application yunikorn-default-autogen is shared by all pods of namespace default without an application id; if it already exists this pod joins it and keeps its queue"}
 	withUser := func(v string) map[string]string { return map[string]string{UserInfoAnnotation: v} }
+	snapshot := queueTree(t, queueConf)
+	snapshot.Release, _ = release.Lookup("snapshot")
 	denied := func(user string) string {
 		return "yunikorn: application yunikorn-default-autogen would be rejected: failed to place application yunikorn-default-autogen: application rejected: no placement rule matched [#0 provided: user " + user + " may not submit to root.private; #1 tag: parent: tag namespace.parentqueue not set; recovery: not forced; default: root.default does not exist]"
 	}
@@ -188,10 +191,34 @@ func TestQueueReviewIdentity(t *testing.T) {
 			warnings: []string{"yunikorn: user taken to be system:serviceaccount:kube-system:replicaset-controller (the controller that creates the pods)"}},
 		{name: "a workload in a no-label namespace without app id gets the controller", req: request{kind: kindStatefulSet, namespace: "batch", user: "carol",
 			object: obj(t, workload(kindStatefulSet, nil, map[string]string{labelQueue: "root.sandbox"}))},
-			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"})},
+			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"}), Tree: snapshot},
 			namespaces: map[string]Namespace{"batch": {}}, allowed: true,
 			warnings: []string{"yunikorn: application yunikorn-batch-autogen is shared by all pods of namespace batch without an application id; if it already exists this pod joins it and keeps its queue",
 				"yunikorn: user taken to be system:serviceaccount:kube-system:statefulset-controller (the controller that creates the pods)"}},
+		// Up to 1.9.0 the pod's patch in a namespace processed but not
+		// labelled ends with ignore-application, replacing the user.info
+		// added to the pod: the controller's pod runs as nobody...
+		{name: "up to 1.9.0 a workload's pods in a no-label namespace lose the controller's user.info", req: request{kind: kindStatefulSet, namespace: "batch", user: "carol",
+			object: obj(t, workload(kindStatefulSet, nil, map[string]string{labelQueue: "root.private"}))},
+			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"})},
+			namespaces: map[string]Namespace{"batch": {}},
+			message:    "yunikorn: application yunikorn-batch-autogen would be rejected: failed to place application yunikorn-batch-autogen: application rejected: no placement rule matched [#0 provided: user nobody may not submit to root.private; #1 tag: parent: tag namespace.parentqueue not set; recovery: not forced; default: root.default does not exist]"},
+		// ...and so does a pod a user creates there, unless it names its
+		// user in the username label; a template's user.info stays.
+		{name: "up to 1.9.0 a pod in a no-label namespace loses the requester's user.info", req: request{kind: kindPod, namespace: "batch", user: "carol", groups: []string{"admins"},
+			object: podWith(t, nil, map[string]string{labelQueue: "root.private", labelAppID: "app-1"}, nil)},
+			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"})},
+			namespaces: map[string]Namespace{"batch": {}},
+			message:    "yunikorn: application app-1 would be rejected: failed to place application app-1: application rejected: no placement rule matched [#0 provided: user nobody may not submit to root.private; #1 tag: parent: tag namespace.parentqueue not set; recovery: not forced; default: root.default does not exist]"},
+		{name: "up to 1.9.0 the username label names the user of a pod that loses user.info", req: request{kind: kindPod, namespace: "batch", user: "carol",
+			object: podWith(t, nil, map[string]string{labelQueue: "root.private", labelAppID: "app-1", LabelUsername: "sue"}, nil)},
+			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"})},
+			namespaces: map[string]Namespace{"batch": {}},
+			message:    "yunikorn: application app-1 would be rejected: failed to place application app-1: application rejected: no placement rule matched [#0 provided: user sue may not submit to root.private; #1 tag: parent: tag namespace.parentqueue not set; recovery: not forced; default: root.default does not exist]"},
+		{name: "the snapshot keeps the requester's user.info in a no-label namespace", req: request{kind: kindPod, namespace: "batch", user: "carol", groups: []string{"admins"},
+			object: podWith(t, nil, map[string]string{labelQueue: "root.private", labelAppID: "app-1"}, nil)},
+			review:     &QueueReview{Settings: SettingsFromMap(map[string]string{KeyNoLabelNamespaces: "^batch$"}), Tree: snapshot},
+			namespaces: map[string]Namespace{"batch": {}}, allowed: true},
 	})
 }
 

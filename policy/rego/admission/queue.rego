@@ -135,16 +135,34 @@ identity := annotation_identity if {
 	adm.operation == "CREATE"
 	not adm.bypass_auth
 	adds_user_info
+	not pod_user_info_lost
 } else := {"user": controller_users[kind], "groups": controller_groups, "controller": true} if {
 	not user_info_present
 	kind != "Pod"
 	not adm.bypass_auth
 	adm.should_process_namespace
 	not labelled_yunikorn
+	not user_info_lost
 } else := {"user": username_label, "groups": [], "controller": false} if {
 	release_switches["username-label"]
 	username_label != ""
 } else := {"user": "nobody", "groups": [], "controller": false}
+
+# Releases up to 1.9.0 end the patch of a pod CREATE in a namespace they process but do not
+# label with the pod's own annotations and ignore-application, which replaces the user.info
+# the patch adds: to the pod itself, or to the pod a workload's controller creates. (A
+# template's user.info is among the pod's own annotations and stays.)
+user_info_lost if {
+	release_switches["ignore-application-annotation"]
+	adm.should_process_namespace
+	not labelled_yunikorn
+	not adm.should_label_namespace
+}
+
+pod_user_info_lost if {
+	kind == "Pod"
+	user_info_lost
+}
 
 # Releases up to 1.9.0 read the user from this label when user.info is absent or empty.
 username_label := str(labels, "yunikorn.apache.org/username")

@@ -10,20 +10,6 @@ import (
 // knownQueue returns why a disagreement on the queue decision is
 // documented (docs/ORACLE.md), or "".
 func knownQueue(rel release.Version, yk, ac QueueAnswer) string {
-	// Up to 1.9.0 (S6) a pod created in a namespace the controller
-	// processes but does not label loses the user.info the controller
-	// adds: the patch's last operation writes the pod's own annotations
-	// and ignore-application over it, and the shim, which does not read
-	// ignore-application, submits the pod as the username label's user or
-	// nobody. aclc's queue review takes the user the controller adds (the
-	// requester, or the workload's controller). The difference is
-	// documented only when aclc, given the shim's user, answers as
-	// YuniKorn does.
-	if ac.withShimUser != nil && rel.Has(release.IgnoreApplicationAnnotation) {
-		if ok, _ := SameQueue(yk, *ac.withShimUser); ok {
-			return "user.info replaced by ignore-application (S6)"
-		}
-	}
 	return ""
 }
 

@@ -107,13 +107,27 @@ identity := annotation_identity if {
 	adm.operation == "CREATE"
 	not adm.bypass_auth
 	adds_user_info
+	not pod_user_info_lost
 } else := {"user": controller_users[kind], "groups": controller_groups, "controller": true} if {
 	not user_info_present
 	kind != "Pod"
 	not adm.bypass_auth
 	adm.should_process_namespace
 	not labelled_yunikorn
+	not user_info_lost
 } else := {"user": "nobody", "groups": [], "controller": false}
+
+user_info_lost if {
+	release_switches["ignore-application-annotation"]
+	adm.should_process_namespace
+	not labelled_yunikorn
+	not adm.should_label_namespace
+}
+
+pod_user_info_lost if {
+	kind == "Pod"
+	user_info_lost
+}
 
 requester := "nobody" if adm.user == "" else := adm.user
 

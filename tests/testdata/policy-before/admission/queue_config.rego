@@ -6,4 +6,7 @@ package yunikorn.admission_queue
 
 flags := object.get(data.aclc, "admission_queue", {})
 
+# The behaviour switches of the YuniKorn release the configuration was compiled for.
+release_switches := object.get(object.get(data.aclc, "yunikorn", {}), ["release", "switches"], {})
+
 placement_input(application) := {"partition": "default", "application": application}
