@@ -141,6 +141,7 @@ var codeCases = []codeCase{
 	{rule: "trusted service accounts outside kube-system", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:\"\n"), code: "system-users-beyond-kube-system", file: "cm.yaml", line: 6, col: 3},
 	{rule: "an external group every user has", files: configMap("  admissionController.accessControl.externalGroups: \"^system:authenticated$\"\n"), code: "external-group-of-everyone", file: "cm.yaml", line: 6, col: 3},
 	{rule: "workloads in bypassed namespaces are unchecked", files: configMap("  admissionController.filtering.bypassNamespaces: \"^other$\"\n"), code: "unchecked-namespaces", file: "cm.yaml", line: 6, col: 3},
+	{rule: "pods of namespaces the controller does not label lose user.info", files: configMap("  admissionController.filtering.noLabelNamespaces: \"^batch$\"\n"), code: "user-info-replaced", file: "cm.yaml", line: 6, col: 3},
 
 	// YuniKorn's LDAP resolver.
 	{rule: "an LDAP secret YuniKorn refuses", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(map[string]string{"Port": "ldap"}), code: "ldap-invalid"},
@@ -296,6 +297,8 @@ var quietCases = []codeCase{
 	{rule: "trusted service accounts of kube-system only", files: configMap("  admissionController.accessControl.systemUsers: \"^system:serviceaccount:kube-system:\"\n"), code: "system-users-beyond-kube-system"},
 	{rule: "an external group of one namespace's service accounts", files: configMap("  admissionController.accessControl.externalGroups: \"^system:serviceaccounts:ci$\"\n"), code: "external-group-of-everyone"},
 	{rule: "bypassNamespaces left at kube-system", files: configMap("  admissionController.filtering.bypassNamespaces: \"^kube-system$\"\n"), code: "unchecked-namespaces"},
+	{rule: "a release that keeps user.info in namespaces it does not label", flags: []string{"--yunikorn-version", "snapshot"}, files: configMap("  admissionController.filtering.noLabelNamespaces: \"^batch$\"\n"), code: "user-info-replaced"},
+	{rule: "every processed namespace labelled", files: configMap("  admissionController.filtering.processNamespaces: \"^team-\"\n"), code: "user-info-replaced"},
 
 	// YuniKorn's LDAP resolver.
 	{rule: "an LDAP secret passed with --resolver is checked", flags: []string{"--resolver", "ldap=$DIR/_ldap"}, files: ldapFiles(nil), code: "ldap-unchecked"},

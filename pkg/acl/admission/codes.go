@@ -23,5 +23,6 @@ func Codes() []srcerr.CodeInfo {
 		srcerr.WarningCode(CodeReplicationControllers, "ReplicationControllers are never checked"),
 		srcerr.WarningCode(CodeSystemUsersBeyondKubeSystem, "a trusted systemUsers pattern matches service accounts outside kube-system"),
 		srcerr.WarningCode(CodeGroupOfEveryone, "an externalGroups pattern matches a group every user or service account has"),
+		srcerr.WarningCode(CodeUserInfoReplaced, "the release replaces the user.info it adds to pods of processed namespaces it does not label"),
 	}
 }

@@ -49,7 +49,11 @@ const (
 	CodeSystemUsersBeyondKubeSystem = "system-users-beyond-kube-system"
 	// CodeGroupOfEveryone: an externalGroups pattern matches a group every
 	// authenticated user, or every service account, has.
-	CodeGroupOfEveryone    = "external-group-of-everyone"
+	CodeGroupOfEveryone = "external-group-of-everyone"
+	// CodeUserInfoReplaced: the release's admission controller replaces
+	// the user.info it adds to pods of namespaces it processes but does
+	// not label.
+	CodeUserInfoReplaced   = "user-info-replaced"
 	controllerManagerIdent = "system:kube-controller-manager"
 )
 
@@ -132,6 +136,21 @@ func (s *Settings) Diagnose() []Diagnostic {
 	add("", CodeWorkloadUpdate, "YuniKorn checks user.info on Pod UPDATE only: whoever may update a Deployment (or another workload) can change its template's annotation, and the new pods inherit it; "+guardFix)
 	add("", CodePodUpdate, "YuniKorn lets a pod UPDATE change user.info when the new pod is labelled app=yunikorn, in a namespace it does not process or label, and on the pods/status subresource: the scheduler then runs the pod as the new user; "+guardFix)
 	add("", CodeReplicationControllers, "YuniKorn never checks ReplicationControllers: a forged user.info in their pod template is kept, and the replication controller, a trusted system user, creates pods with it; "+guardFix)
+	if s.release.Has(release.IgnoreApplicationAnnotation) {
+		for _, l := range []struct {
+			key      string
+			patterns []string
+			which    string
+		}{
+			{KeyLabelNamespaces, s.LabelNamespaces, "do not match"},
+			{KeyNoLabelNamespaces, s.NoLabelNamespaces, "match"},
+		} {
+			if len(l.patterns) == 0 {
+				continue
+			}
+			add(l.key, CodeUserInfoReplaced, "YuniKorn %s does not label the pods of processed namespaces that %s %s, and its patch for such a pod ends by writing the pod's own annotations and yunikorn.apache.org/ignore-application, which replaces the user.info it adds: the pod runs as its yunikorn.apache.org/username label's user, or nobody, and is placed by that user's ACLs; label every processed namespace, or keep the user.info with aclc's guard (docs/GUARD.md)", s.release.Name(), l.which, l.key)
+		}
+	}
 	if s.release.Has(release.UsernameLabel) {
 		add("", CodeUsernameLabel, "YuniKorn %s takes the pod label yunikorn.apache.org/username as the user of a pod without user.info (one labelled app=yunikorn, or outside the namespaces it processes, gets none): anyone who may create pods can run one as any user; %s", s.release.Name(), guardFix)
 	}
