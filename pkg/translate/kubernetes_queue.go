@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/aclc-dev/aclc/builtins"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
@@ -373,16 +374,6 @@ func (g *queueCEL) stepVariables() {
 	g.add("decided", `variables.gated && variables.scheduled`)
 }
 
-// controllerUsers are the users YuniKorn takes for a workload's pods.
-var controllerUsers = map[string]string{
-	"Deployment":  "system:serviceaccount:kube-system:replicaset-controller",
-	"ReplicaSet":  "system:serviceaccount:kube-system:replicaset-controller",
-	"StatefulSet": "system:serviceaccount:kube-system:statefulset-controller",
-	"DaemonSet":   "system:serviceaccount:kube-system:daemon-set-controller",
-	"Job":         "system:serviceaccount:kube-system:job-controller",
-	"CronJob":     "system:serviceaccount:kube-system:job-controller",
-}
-
 // identityVariables: step 5, the identity the scheduler reads from
 // user.info. The policy sees the object after the user.info policy added
 // the annotation: a value equal to the one it adds is the requester's.
@@ -416,6 +407,7 @@ func (g *queueCEL) identityVariables() {
 		usernameLabel+`"nobody"`)
 	var users []string
 	var kinds []string
+	controllerUsers := admission.PodControllerUsers()
 	for k := range controllerUsers {
 		kinds = append(kinds, k)
 	}

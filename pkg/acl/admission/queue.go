@@ -3,6 +3,7 @@ package admission
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,6 +69,10 @@ const (
 // podControllerGroups are the groups of a kube-controller-manager service
 // account (spec §5.2 step 5c).
 var podControllerGroups = []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}
+
+// PodControllerUsers returns, by workload kind, the service account of
+// the controller that creates the kind's pods (spec step 5c).
+func PodControllerUsers() map[string]string { return maps.Clone(podControllerUsers) }
 
 // podControllerUsers names the controller that creates a workload's pods.
 var podControllerUsers = map[string]string{
