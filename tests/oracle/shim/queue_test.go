@@ -107,9 +107,22 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	compared, skipped, scheduled, rejected := 0, map[string]int{}, 0, 0
-	var failures []string
+	reviewed, reviewSkipped := 0, map[string]int{}
+	var failures, reviewFailures []string
 	for i := range n {
 		in := drawQueueInput(r, i)
+		// The user.info review of the same drawn settings, namespaces and
+		// object: the controller's answer and aclc's, verdict, message and
+		// the user.info the patch leaves.
+		if yr, ar, why := decide(rel, in.source, in.namespaces, in.review); why != "" {
+			reviewSkipped[why]++
+		} else if reviewed++; !Same(yr, ar) {
+			if k := knownDifference(rel, in.review, yr, ar); k != "" {
+				reviewSkipped["documented: "+k]++
+			} else {
+				reviewFailures = append(reviewFailures, fmt.Sprintf("draw %d (seed %d): the user.info review differs\n  YuniKorn %s: %s\n  aclc:          %s\n  source:\n%s\n  namespaces: %v\n  review: %s", i, seed, rel.Name(), yr, ar, in.source, in.namespaces, in.review))
+			}
+		}
 		yk, ac, why := decideQueue(rel, in)
 		if why != "" {
 			skipped[why]++
@@ -142,6 +155,18 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	}
 	t.Logf("release %s: %d drawn pods, %d compared (%d scheduled by YuniKorn, %d rejected), not compared: %v", rel.Name(), n, compared, scheduled, rejected, skipped)
 	report(t, "queue-drawn", n, compared, len(failures))
+	for i, f := range reviewFailures {
+		if i == 5 {
+			t.Errorf("and %d more", len(reviewFailures)-5)
+			break
+		}
+		t.Error(f)
+	}
+	if reviewed < n/2 {
+		t.Fatalf("only %d of %d drawn reviews compared: %v", reviewed, n, reviewSkipped)
+	}
+	t.Logf("release %s: %d drawn user.info reviews, %d compared, not compared: %v", rel.Name(), n, reviewed, reviewSkipped)
+	report(t, "admission-drawn", n, reviewed, len(reviewFailures))
 }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
