@@ -82,15 +82,30 @@ const (
 // registry the decisions read.
 func releasesTable() string {
 	var b strings.Builder
-	b.WriteString("| switch | row | releases | what those releases do | decided |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| switch | row | releases | what those releases do | decided | run beside YuniKorn's own code |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range release.Switches() {
 		decided := "no"
 		if s.Decided {
 			decided = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Switch, s.Row, release.Span(s.Versions), s.Summary, decided)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.Switch, s.Row, release.Span(s.Versions), s.Summary, decided, oracleCell(s))
 	}
 	return b.String()
+}
+
+// oracleCell says where the oracle runs the row's example: the part of
+// YuniKorn and the releases, and whether any release the switch holds
+// for is among them; or why it is not run.
+func oracleCell(s release.Info) string {
+	if s.Oracle == "" {
+		return "no: " + s.NotRun
+	}
+	at := release.OracleReleases(s.Oracle)
+	cell := "the " + s.Oracle + " at " + release.Span(at)
+	if !slices.ContainsFunc(s.Versions, func(v string) bool { return slices.Contains(at, v) }) {
+		cell += " (none of its releases is served)"
+	}
+	return cell
 }
 
 // TestReleasesDocumented keeps the README's table of releases and

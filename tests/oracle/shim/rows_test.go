@@ -2,6 +2,7 @@ package shim
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,12 +88,27 @@ func TestReleaseRowsAgainstYuniKorn(t *testing.T) {
 	}
 	ns := map[string]namespaceEntry{"default": {}}
 	rows, failed := 0, 0
+	var names []string
 	run := func(name string, f func(t *testing.T)) {
 		rows++
+		names = append(names, name)
 		if !t.Run(name, f) {
 			failed++
 		}
 	}
+	// The release table says which rows the shim runs here, and at which
+	// releases: it runs exactly those, at those.
+	defer func() {
+		if !slices.Contains(release.OracleReleases(release.OracleShim), rel.Name()) {
+			t.Errorf("release %s is not among the shim's releases the release table names (%v)", rel.Name(), release.OracleReleases(release.OracleShim))
+		}
+		for _, s := range release.Switches() {
+			ran := slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, s.Row+" ") })
+			if ran != (s.Oracle == release.OracleShim) {
+				t.Errorf("release table row %s (%s): run here %v, the table says run by %q (%s)", s.Row, s.Switch, ran, s.Oracle, s.NotRun)
+			}
+		}
+	}()
 
 	run("S1 a pod without queue metadata", func(t *testing.T) {
 		in := queueInput{source: rowSource(), namespaces: ns, review: rowReview("Pod", "bob", nil, rowPod(map[string]string{"applicationId": "a1"}, nil))}

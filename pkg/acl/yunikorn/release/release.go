@@ -114,6 +114,30 @@ type Info struct {
 	// a switch that is not decided is listed, but every release is decided
 	// as the snapshot for it.
 	Decided bool
+	// Oracle is the part of YuniKorn's own code that decides the row's
+	// example beside aclc, at each release OracleReleases gives it (the
+	// oracle, tests/oracle): OracleCore or OracleShim; "" when the row is
+	// not run, and NotRun says why.
+	Oracle, NotRun string
+}
+
+// The parts of YuniKorn the oracle builds from a release's modules.
+const (
+	OracleCore = "core"
+	OracleShim = "shim"
+)
+
+// OracleReleases returns the releases at which the oracle builds that part
+// of YuniKorn (OracleCore, OracleShim): those whose modules the Go module
+// proxy serves. The others cannot be run.
+func OracleReleases(part string) []string {
+	switch part {
+	case OracleCore:
+		return []string{"1.5.0", "1.5.1", "1.6.0", "1.6.1", "1.8.0", "1.9.0"}
+	case OracleShim:
+		return []string{"1.8.0", "1.9.0"}
+	}
+	return nil
 }
 
 // The releases aclc knows, oldest first; the snapshot is the newest
@@ -139,27 +163,27 @@ var (
 
 // switches is the table, in row order.
 var switches = []Info{
-	{NoDefaultQueueFallback, "C1", "no root.default fallback when no rule places an application", []string{"1.5.0", "1.5.1"}, true},
-	{DefaultQueueSkipsACL, "C2", "the root.default fallback skips the submit ACL", []string{"1.5.2"}, true},
-	{NarrowQueueNames, "C3", "queue names without : # / @; an invalid generated name fails at queue creation, not at placement", v15, true},
-	{UncheckedUserNames, "C4", "user names not checked at submit; limit and filter user names without # or /", v15, true},
-	{OldMessageWording, "C5", "older validator and queue creation messages", v15, true},
-	{DrainingQueuesPlaced, "C6", "a draining queue still takes new applications", append(slices.Clone(v15), v16...), true},
-	{NoUserGroupResolverField, "C7", "partition usergroupresolver refused as an unknown field", upTo("1.7.0"), true},
-	{NoQuotaPreemptionField, "C8", "partition preemption.quotapreemptionenabled refused as an unknown field", upTo("1.7.0"), true},
-	{QuotaPreemptionDelayOldName, "C9", "queue property preemption.quota.delay instead of quota.preemption.delay", []string{"1.8.0"}, false},
-	{GroupCacheNeverExpires, "C10", "resolved groups are never re-resolved and a failed lookup is served from the cache for good", upTo("1.8.0"), true},
-	{PropertiesKeptOnReload, "C12", "queue properties removed from the configuration are kept on a reload", upTo("1.9.0"), false},
-	{NamespaceMaxAppsIgnored, "C13", "namespace maxApps annotation ignored for dynamic queues", v15, false},
-	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true},
-	{LegacyMetadataPrecedence, "S2", "the queue from label queue, then the yunikorn.apache.org/queue annotation; the app ID from that annotation, applicationId, spark-app-selector; no yunikorn.apache.org/ label read", v15, true},
-	{LegacyAdmissionLabels, "S3a", "the admission controller adds applicationId and disableStateAware", v15, false},
-	{AppIDLabelNotFiltered, "S3b", "in a processed but unlabelled namespace, a yunikorn.apache.org/app-id label alone does not bring a pod UPDATE or a workload CREATE under the user.info check", v15, true},
-	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true},
-	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true},
-	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application, which replaces their user.info", upTo("1.9.0"), true},
-	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), true},
-	{LenientTaskGroups, "S8", "negative task-group resources accepted", upTo("1.9.0"), false},
+	{NoDefaultQueueFallback, "C1", "no root.default fallback when no rule places an application", []string{"1.5.0", "1.5.1"}, true, OracleCore, ""},
+	{DefaultQueueSkipsACL, "C2", "the root.default fallback skips the submit ACL", []string{"1.5.2"}, true, OracleCore, ""},
+	{NarrowQueueNames, "C3", "queue names without : # / @; an invalid generated name fails at queue creation, not at placement", v15, true, OracleCore, ""},
+	{UncheckedUserNames, "C4", "user names not checked at submit; limit and filter user names without # or /", v15, true, OracleCore, ""},
+	{OldMessageWording, "C5", "older validator and queue creation messages", v15, true, OracleCore, ""},
+	{DrainingQueuesPlaced, "C6", "a draining queue still takes new applications", append(slices.Clone(v15), v16...), true, "", "needs a queue drained by a reload while applications run (runtime state)"},
+	{NoUserGroupResolverField, "C7", "partition usergroupresolver refused as an unknown field", upTo("1.7.0"), true, OracleCore, ""},
+	{NoQuotaPreemptionField, "C8", "partition preemption.quotapreemptionenabled refused as an unknown field", upTo("1.7.0"), true, OracleCore, ""},
+	{QuotaPreemptionDelayOldName, "C9", "queue property preemption.quota.delay instead of quota.preemption.delay", []string{"1.8.0"}, false, "", "a queue property: no decision or validation verdict reads it"},
+	{GroupCacheNeverExpires, "C10", "resolved groups are never re-resolved and a failed lookup is served from the cache for good", upTo("1.8.0"), true, "", "depends on time (the group cache's 300 s expiry)"},
+	{PropertiesKeptOnReload, "C12", "queue properties removed from the configuration are kept on a reload", upTo("1.9.0"), false, "", "a reload's effect on queue properties: no decision"},
+	{NamespaceMaxAppsIgnored, "C13", "namespace maxApps annotation ignored for dynamic queues", v15, false, "", "a dynamic queue's maxRunningApps: no decision"},
+	{ShimDefaultQueue, "S1", "a pod without queue metadata is submitted to root.default", []string{"1.5.0", "1.5.1"}, true, OracleShim, ""},
+	{LegacyMetadataPrecedence, "S2", "the queue from label queue, then the yunikorn.apache.org/queue annotation; the app ID from that annotation, applicationId, spark-app-selector; no yunikorn.apache.org/ label read", v15, true, OracleShim, ""},
+	{LegacyAdmissionLabels, "S3a", "the admission controller adds applicationId and disableStateAware", v15, false, "", "labels outside aclc's decision: it writes only the user.info operation"},
+	{AppIDLabelNotFiltered, "S3b", "in a processed but unlabelled namespace, a yunikorn.apache.org/app-id label alone does not bring a pod UPDATE or a workload CREATE under the user.info check", v15, true, OracleShim, ""},
+	{NoForceCreateTag, "S4", "application.create.force never set: no recovery queue for running pods", v15, true, OracleShim, ""},
+	{UsernameLabel, "S5", "without user.info the user is the pod label yunikorn.apache.org/username", upTo("1.9.0"), true, OracleShim, ""},
+	{IgnoreApplicationAnnotation, "S6", "pods of unlabelled processed namespaces get yunikorn.apache.org/ignore-application, which replaces their user.info", upTo("1.9.0"), true, OracleShim, ""},
+	{FormattedDenialMessage, "S7", "a % in the validation reason of a refused ConfigMap is mangled", append(slices.Clone(v15), "1.6.0", "1.6.1"), true, OracleShim, ""},
+	{LenientTaskGroups, "S8", "negative task-group resources accepted", upTo("1.9.0"), false, "", "task-group resources: outside access control"},
 }
 
 // Switches describes every switch, in the order of the release table.

@@ -134,3 +134,32 @@ func TestDataCarriesTheSwitchesOn(t *testing.T) {
 		t.Errorf("switches of 1.7.0 = %v", set)
 	}
 }
+
+// Every row of the release table says where the oracle runs its example,
+// or why it does not.
+func TestEveryRowIsRunOrSaysWhyNot(t *testing.T) {
+	for _, s := range Switches() {
+		switch s.Oracle {
+		case OracleCore, OracleShim:
+			if s.NotRun != "" {
+				t.Errorf("%s (%s): run by the %s and not run (%q)", s.Row, s.Switch, s.Oracle, s.NotRun)
+			}
+			if (s.Oracle == OracleShim) != strings.HasPrefix(s.Row, "S") {
+				t.Errorf("%s (%s): run by the %s", s.Row, s.Switch, s.Oracle)
+			}
+		case "":
+			if s.NotRun == "" {
+				t.Errorf("%s (%s): not run, and no reason", s.Row, s.Switch)
+			}
+		default:
+			t.Errorf("%s (%s): oracle part %q", s.Row, s.Switch, s.Oracle)
+		}
+	}
+	for _, part := range []string{OracleCore, OracleShim} {
+		for _, v := range OracleReleases(part) {
+			if _, err := Lookup(v); err != nil || v == Snapshot {
+				t.Errorf("%s release %q: %v", part, v, err)
+			}
+		}
+	}
+}
