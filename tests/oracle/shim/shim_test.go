@@ -38,17 +38,21 @@ type namespaceEntry struct {
 	Annotations map[string]string `yaml:"annotations"`
 }
 
-// TestAdmissionCorpusAgainstYuniKorn puts every corpus case of the
-// user.info webhook (yunikorn/admission/review) to the admission
-// controller of this release and to aclc.
-func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
-	rel, err := release.Lookup(Release())
-	if err != nil {
-		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
-	}
+// admissionCase is a corpus case of the user.info webhook
+// (yunikorn/admission/review) as the oracle puts it to both sides.
+type admissionCase struct {
+	name       string
+	source     []byte
+	namespaces map[string]namespaceEntry
+	review     []byte
+}
+
+// admissionCorpus reads every corpus case of the user.info webhook; read
+// counts them, skipped those that cannot be put to the controller, by why.
+func admissionCorpus(t *testing.T) (cases []admissionCase, read int, skipped map[string]int) {
+	t.Helper()
+	skipped = map[string]int{}
 	files, _ := filepath.Glob("../../corpus/*/*.yaml")
-	read, compared, skipped := 0, 0, map[string]int{}
-	var failures []string
 	for _, path := range files {
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -96,19 +100,36 @@ func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 					continue
 				}
 			}
-			yk, ac, why := decide(rel, []byte(text), c.Namespaces, review)
-			if why != "" {
-				skipped[why]++
+			cases = append(cases, admissionCase{name: name, source: []byte(text), namespaces: c.Namespaces, review: review})
+		}
+	}
+	return cases, read, skipped
+}
+
+// TestAdmissionCorpusAgainstYuniKorn puts every corpus case of the
+// user.info webhook (yunikorn/admission/review) to the admission
+// controller of this release and to aclc.
+func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
+	rel, err := release.Lookup(Release())
+	if err != nil {
+		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
+	}
+	cases, read, skipped := admissionCorpus(t)
+	compared := 0
+	var failures []string
+	for _, c := range cases {
+		yk, ac, why := decide(rel, c.source, c.namespaces, c.review)
+		if why != "" {
+			skipped[why]++
+			continue
+		}
+		compared++
+		if !Same(yk, ac) {
+			if k := knownDifference(rel, c.review, yk, ac); k != "" {
+				skipped["documented: "+k]++
 				continue
 			}
-			compared++
-			if !Same(yk, ac) {
-				if k := knownDifference(rel, review, yk, ac); k != "" {
-					skipped["documented: "+k]++
-					continue
-				}
-				failures = append(failures, fmt.Sprintf("%s:\n  YuniKorn %s: %s\n  aclc:          %s\n  review: %s", name, rel.Name(), yk, ac, review))
-			}
+			failures = append(failures, fmt.Sprintf("%s:\n  YuniKorn %s: %s\n  aclc:          %s\n  review: %s", c.name, rel.Name(), yk, ac, c.review))
 		}
 	}
 	for _, f := range failures {
@@ -116,15 +137,6 @@ func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 	}
 	t.Logf("release %s: %d admission corpus cases read, %d compared, not compared: %v", rel.Name(), read, compared, skipped)
 	report(t, "admission-corpus", read, compared, len(failures))
-}
-
-func firstOf(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // decide asks the admission controller and aclc about one review.
@@ -209,4 +221,13 @@ var known = []struct {
 			return !ac.Allowed && strings.HasPrefix(ac.Message, "admission review is not one the API server sends")
 		},
 	},
+}
+
+func firstOf(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

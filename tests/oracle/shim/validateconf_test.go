@@ -55,16 +55,7 @@ type aclcWebhook struct {
 func startACLC(t *testing.T, rel release.Version, served string) *aclcWebhook {
 	t.Helper()
 	dir := t.TempDir()
-	bin := os.Getenv("ACLC_BIN")
-	if bin == "" {
-		bin = filepath.Join(dir, "aclc")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/aclc")
-		build.Dir = "../../.."
-		build.Env = append(os.Environ(), "GOFLAGS=")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build ./cmd/aclc: %v\n%s", err, out)
-		}
-	}
+	bin := aclcBinary(t)
 	file := filepath.Join(dir, "yunikorn-configs.yaml")
 	if err := os.WriteFile(file, []byte(served), 0o644); err != nil {
 		t.Fatal(err)
