@@ -947,8 +947,8 @@ func (l *ykLive) corpus(t *testing.T) {
 	}
 	clean()
 	l.stopYuniKorn()
-	t.Logf("YuniKorn %s live: %d corpus cases runnable from %d sources (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts, %d user.info values, %d placements; %d differences",
-		l.rel.Name(), len(cases), len(order), refusedSources, sent, verdicts, userInfos, placements, diffs)
+	t.Logf("YuniKorn %s live: %d corpus cases runnable, from %d configurations; %d configurations run (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts, %d user.info values, %d placements; %d differences",
+		l.rel.Name(), len(cases), len(bySource), len(order), refusedSources, sent, verdicts, userInfos, placements, diffs)
 	t.Logf("left out of the corpus: %v", skipped)
 	t.Logf("sent but not compared: %v", notCompared)
 	if verdicts == 0 || placements == 0 {
