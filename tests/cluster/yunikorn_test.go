@@ -928,6 +928,11 @@ func (l *ykLive) corpus(t *testing.T) {
 			}
 			created, err := as.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
 			sent++
+			if err == nil && req.Kind.Kind == "Pod" {
+				// Every pod the scheduler sees makes or joins an
+				// application, compared or not.
+				l.apps[l.predictedID(created, ns)] = true
+			}
 			review := l.rec.review("mutating", ns, name)
 			if review == nil {
 				notCompared["the API server refused it before admission: "+reason(err)]++
@@ -1046,7 +1051,29 @@ func (l *ykLive) placement(t *testing.T, c liveCase, ref *translate.Sources, set
 	var resolver = ref.Groups().Resolver()
 	p := tree.Place(yunikorn.PlacementInput{Partition: "default", Application: app.Application}, resolver)
 	l.apps[app.Application.ID] = true
+	if p.Panic != "" {
+		// aclc says the scheduler crashes on this application: it must
+		// exit, and is started again for the next case.
+		select {
+		case <-l.sched.done:
+		case <-time.After(30 * time.Second):
+			return fmt.Sprintf("aclc says the scheduler crashes placing %s (%s); it still runs after 30s", app.Application.ID, p.Panic)
+		}
+		l.stopYuniKorn()
+		if err := l.startYuniKorn(t); err != nil {
+			t.Fatalf("restart after the crash: %v", err)
+		}
+		return ""
+	}
 	got, err := l.application(app.Application.ID, 30*time.Second)
+	if err != nil && l.sched.exited() {
+		msg := lastLine(l.sched.log)
+		l.stopYuniKorn()
+		if err := l.startYuniKorn(t); err != nil {
+			t.Fatalf("restart after an exit: %v", err)
+		}
+		return fmt.Sprintf("the scheduler exited placing %s, aclc places it (allow %t, queue %q): %s", app.Application.ID, p.Allow, p.Queue, msg)
+	}
 	if err != nil {
 		return fmt.Sprintf("aclc places application %s (allow %t, queue %q, %s); YuniKorn: %v", app.Application.ID, p.Allow, p.Queue, p.Message, err)
 	}
