@@ -369,7 +369,7 @@ func (l *ykLive) startYuniKorn(t *testing.T) error {
 		if l.sched.exited() {
 			return fmt.Errorf("YuniKorn's scheduler exited: %s", lastLine(l.sched.log))
 		}
-		if _, err := l.restGet("/ws/v1/partition/default/queues"); err == nil {
+		if _, err := l.restGet("/ws/v1/partitions"); err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
