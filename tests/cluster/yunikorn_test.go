@@ -369,8 +369,12 @@ func (l *ykLive) startYuniKorn(t *testing.T) error {
 		if l.sched.exited() {
 			return fmt.Errorf("YuniKorn's scheduler exited: %s", lastLine(l.sched.log))
 		}
-		if _, err := l.restGet("/ws/v1/partitions"); err == nil {
-			return nil
+		// Ready once the configuration's partitions exist.
+		if b, err := l.restGet("/ws/v1/partitions"); err == nil {
+			var parts []json.RawMessage
+			if json.Unmarshal(b, &parts) == nil && len(parts) > 0 {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("YuniKorn's scheduler REST API not ready within 90s:\n%s", tail(l.sched.log, 20))
