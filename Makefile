@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e oracle oracle-sample
+.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e yunikorn-bins yunikorn-e2e oracle oracle-sample
 
 all: build
 
@@ -353,6 +353,35 @@ cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 	ACLC_CLUSTER_E2E=1 ACLC=$(abspath $(BIN)) ACLC_ETCD=$(abspath $(ETCD)) \
 	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_HELM=$(abspath $(HELM)) \
 	  $(GO) test -count=1 -timeout 30m -v $(if $(CLUSTER_RUN),-run '$(CLUSTER_RUN)') ./tests/cluster/
+
+# YuniKorn live beside aclc on the real API server (tests/cluster,
+# yunikorn_test.go): YuniKorn's scheduler (the k8shim's shim) and admission
+# controller of each release the proxy serves the k8shim at, built from the
+# module proxy in a throwaway module per release (tests/yunikorn/build/v*,
+# with the k8shim's own replace pins), kept under bin/<name>-<version>/.
+# The run starts etcd, kube-apiserver, both YuniKorn processes and aclc on
+# loopback, creates the corpus's pods as different users and compares
+# YuniKorn's verdicts, user.info and application queues with aclc's; then
+# aclc's --target kubernetes policies beside YuniKorn's webhook with
+# bypassAuth (docs/ORACLE.md, "YuniKorn live"). Not part of `make test`.
+# YUNIKORN_RUN=<regexp> runs one test; YUNIKORN_SOURCES=N runs the corpus
+# cases of its first N configurations (corpus order; 0: all, which takes
+# long: YuniKorn restarts on each configuration and each reused application).
+YUNIKORN_LIVE_RELEASES = 1.9.0 1.8.0
+YUNIKORN_SOURCES ?= 6
+YUNIKORN_BINS = $(foreach v,$(YUNIKORN_LIVE_RELEASES),bin/yunikorn-scheduler-v$(v)/yunikorn-scheduler bin/yunikorn-admission-controller-v$(v)/yunikorn-admission-controller)
+yunikorn-bins: $(YUNIKORN_BINS)
+bin/yunikorn-scheduler-v%/yunikorn-scheduler:
+	cd tests/yunikorn/build/v$* && $(GO) build -trimpath -o $(CURDIR)/$@ github.com/apache/yunikorn-k8shim/pkg/cmd/shim
+bin/yunikorn-admission-controller-v%/yunikorn-admission-controller:
+	cd tests/yunikorn/build/v$* && $(GO) build -trimpath -o $(CURDIR)/$@ github.com/apache/yunikorn-k8shim/pkg/cmd/admissioncontroller
+yunikorn-e2e: build $(ETCD) $(KUBE_APISERVER) $(YUNIKORN_BINS)
+	rc=0; for v in $(YUNIKORN_LIVE_RELEASES); do echo "== YuniKorn $$v live"; \
+	  ACLC_YUNIKORN_E2E=1 ACLC=$(abspath $(BIN)) ACLC_ETCD=$(abspath $(ETCD)) \
+	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_YUNIKORN_VERSION=$$v ACLC_YUNIKORN_SOURCES=$(YUNIKORN_SOURCES) \
+	  ACLC_YUNIKORN_SCHEDULER=$(CURDIR)/bin/yunikorn-scheduler-v$$v/yunikorn-scheduler \
+	  ACLC_YUNIKORN_ADMISSION=$(CURDIR)/bin/yunikorn-admission-controller-v$$v/yunikorn-admission-controller \
+	  $(GO) test -count=1 -timeout 30m -v -run '$(or $(YUNIKORN_RUN),TestYuniKornLive)' ./tests/cluster/ || rc=1; done; exit $$rc
 
 # YuniKorn itself beside aclc (tests/oracle, its own module): YuniKorn's core,
 # built from the modules of every release the module proxy serves, decides
