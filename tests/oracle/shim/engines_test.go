@@ -66,7 +66,7 @@ func TestAdmissionCorpusOnEveryEngine(t *testing.T) {
 		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
 	}
 	bin := aclcBinary(t)
-	cases, read, skipped := admissionCorpus(t)
+	cases, read, skipped := admissionCorpus(t, "yunikorn/admission/review")
 	// The controller's answers, grouped by configuration and namespaces.
 	type decided struct {
 		c  admissionCase

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
 )
@@ -24,53 +21,22 @@ func TestQueueCorpusAgainstYuniKorn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
 	}
-	files, _ := filepath.Glob("../../corpus/*/*.yaml")
-	read, compared, skipped := 0, 0, map[string]int{}
+	cases, read, skipped := admissionCorpus(t, "yunikorn/admission/queue")
+	compared := 0
 	var failures []string
-	for _, path := range files {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f corpusFile
-		if err := yaml.Unmarshal(raw, &f); err != nil {
+	for _, c := range cases {
+		yk, ac, why := decideQueue(rel, queueInput{source: c.source, namespaces: c.namespaces, review: c.review})
+		if why != "" {
+			skipped[why]++
 			continue
 		}
-		for i, c := range f.Cases {
-			if firstOf(c.Entrypoint, f.Entrypoint) != "yunikorn/admission/queue" {
+		compared++
+		if ok, what := SameQueue(yk, ac); !ok {
+			if k := knownQueue(rel, yk, ac); k != "" {
+				skipped["documented: "+k]++
 				continue
 			}
-			read++
-			name := fmt.Sprintf("%s#%d %s", filepath.Base(path), i, c.Note)
-			if len(c.Sources) > 0 {
-				skipped["several source files"]++
-				continue
-			}
-			text := firstOf(c.Source, f.Source)
-			if text == "" {
-				skipped["no source"]++
-				continue
-			}
-			review := []byte(c.RawInput)
-			if c.RawInput == "" {
-				if review, err = json.Marshal(jsonable(c.Input)); err != nil {
-					skipped["input not JSON"]++
-					continue
-				}
-			}
-			yk, ac, why := decideQueue(rel, queueInput{source: []byte(text), namespaces: c.Namespaces, review: review})
-			if why != "" {
-				skipped[why]++
-				continue
-			}
-			compared++
-			if ok, what := SameQueue(yk, ac); !ok {
-				if k := knownQueue(rel, yk, ac); k != "" {
-					skipped["documented: "+k]++
-					continue
-				}
-				failures = append(failures, fmt.Sprintf("%s: %s differs\n  YuniKorn %s: %s\n  aclc:          %s", name, what, rel.Name(), yk, ac))
-			}
+			failures = append(failures, fmt.Sprintf("%s: %s differs\n  YuniKorn %s: %s\n  aclc:          %s", c.name, what, rel.Name(), yk, ac))
 		}
 	}
 	for _, f := range failures {

@@ -38,8 +38,8 @@ type namespaceEntry struct {
 	Annotations map[string]string `yaml:"annotations"`
 }
 
-// admissionCase is a corpus case of the user.info webhook
-// (yunikorn/admission/review) as the oracle puts it to both sides.
+// admissionCase is a corpus case of an admission decision as the oracle
+// puts it to both sides.
 type admissionCase struct {
 	name       string
 	source     []byte
@@ -47,9 +47,11 @@ type admissionCase struct {
 	review     []byte
 }
 
-// admissionCorpus reads every corpus case of the user.info webhook; read
-// counts them, skipped those that cannot be put to the controller, by why.
-func admissionCorpus(t *testing.T) (cases []admissionCase, read int, skipped map[string]int) {
+// admissionCorpus reads every corpus case of the entry point (the
+// user.info webhook's, yunikorn/admission/review, or the queue decision's);
+// read counts them, skipped those that cannot be put to the controller,
+// by why.
+func admissionCorpus(t *testing.T, entrypoint string) (cases []admissionCase, read int, skipped map[string]int) {
 	t.Helper()
 	skipped = map[string]int{}
 	files, _ := filepath.Glob("../../corpus/*/*.yaml")
@@ -63,11 +65,7 @@ func admissionCorpus(t *testing.T) (cases []admissionCase, read int, skipped map
 			continue // not a YuniKorn file (VOV)
 		}
 		for i, c := range f.Cases {
-			ep := c.Entrypoint
-			if ep == "" {
-				ep = f.Entrypoint
-			}
-			if ep != "yunikorn/admission/review" {
+			if firstOf(c.Entrypoint, f.Entrypoint) != entrypoint {
 				continue
 			}
 			read++
@@ -114,7 +112,7 @@ func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
 	}
-	cases, read, skipped := admissionCorpus(t)
+	cases, read, skipped := admissionCorpus(t, "yunikorn/admission/review")
 	compared := 0
 	var failures []string
 	for _, c := range cases {
