@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,7 +53,8 @@ func aclcBinary(t *testing.T) string {
 
 // oracleEngines are the engines of aclc eval the user.info corpus goes to
 // besides the reference: OPA's evaluator, aclc's Wasm host and OPA's Wasm
-// engine, each over the bundle aclc builds of the case's sources.
+// engine, each over the bundle aclc builds of the case's sources. aclc
+// webhook over HTTP (its default engine, wasm) is asked too.
 var oracleEngines = []string{"rego", "wasm", "opa-wasm"}
 
 // TestAdmissionCorpusOnEveryEngine puts every user.info corpus case the
@@ -88,7 +90,7 @@ func TestAdmissionCorpusOnEveryEngine(t *testing.T) {
 	}
 	sort.Strings(keys)
 	dir := t.TempDir()
-	compared := map[string]int{}
+	compared, kept := map[string]int{}, 0
 	var failures []string
 	for gi, key := range keys {
 		g := groups[key]
@@ -109,6 +111,22 @@ func TestAdmissionCorpusOnEveryEngine(t *testing.T) {
 		if len(g[0].c.namespaces) > 0 {
 			args = append(args, nsFile)
 		}
+		// aclc webhook over HTTP, its guard turned off: /mutate then lets
+		// through what YuniKorn's controller lets through.
+		hook := startWebhook(t, "/mutate", append([]string{"--guard-off", "all", "--reload-interval", "0", "--yunikorn-version", rel.Name()}, args...)...)
+		for _, d := range g {
+			ac := Read(d.c.review, hook.review(t, d.c.review))
+			compared["webhook"]++
+			if guardKeepsUserInfo(rel, d.yk, ac) {
+				kept++
+				continue
+			}
+			if Same(d.yk, ac) || knownDifference(rel, d.c.review, d.yk, ac) != "" {
+				continue
+			}
+			failures = append(failures, fmt.Sprintf("%s on aclc's webhook engine:\n  YuniKorn %s: %s\n  aclc:          %s\n  review: %s", d.c.name, rel.Name(), d.yk, ac, d.c.review))
+		}
+		_ = hook.cmd.Process.Kill()
 		for _, eng := range oracleEngines {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			cmd := exec.CommandContext(ctx, bin, append([]string{"eval", "--engine", eng, "--yunikorn-version", rel.Name(),
@@ -142,13 +160,25 @@ func TestAdmissionCorpusOnEveryEngine(t *testing.T) {
 		}
 		t.Error(f)
 	}
-	for _, eng := range oracleEngines {
+	for _, eng := range append(slices.Clone(oracleEngines), "webhook") {
 		if compared[eng] == 0 {
 			t.Errorf("nothing compared on %s", eng)
 		}
 		report(t, "admission-corpus/"+eng, read, compared[eng], countOn(failures, eng))
 	}
-	t.Logf("release %s: %d admission corpus cases read, %d configurations, compared per engine %v, not compared: %v", rel.Name(), read, len(groups), compared, skipped)
+	t.Logf("release %s: %d admission corpus cases read, %d configurations, compared per engine %v (on the webhook, %d pods keep user.info without ignore-application), not compared: %v", rel.Name(), read, len(groups), compared, kept, skipped)
+}
+
+// guardKeepsUserInfo: the webhook's /mutate answers with the guard, which
+// never writes the ignore-application operation of releases up to 1.9.0
+// (it would replace the user.info the patch adds), even with every part
+// off; the pod keeps user.info, and the rest of the answer is YuniKorn's.
+func guardKeepsUserInfo(rel release.Version, yk, ac Answer) bool {
+	if !rel.Has(release.IgnoreApplicationAnnotation) || !yk.IgnoreApp || ac.IgnoreApp {
+		return false
+	}
+	ac.IgnoreApp, ac.UserInfo = yk.IgnoreApp, yk.UserInfo
+	return Same(yk, ac)
 }
 
 func sortedNamespaces(nss map[string]namespaceEntry) []string {

@@ -54,15 +54,20 @@ type aclcWebhook struct {
 // for /validate-config.
 func startACLC(t *testing.T, rel release.Version, served string) *aclcWebhook {
 	t.Helper()
-	dir := t.TempDir()
-	bin := aclcBinary(t)
-	file := filepath.Join(dir, "yunikorn-configs.yaml")
+	file := filepath.Join(t.TempDir(), "yunikorn-configs.yaml")
 	if err := os.WriteFile(file, []byte(served), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ca := filepath.Join(dir, "ca.pem")
-	cmd := exec.Command(bin, "webhook", "--self-signed", "--ca-out", ca, "--addr", "127.0.0.1:0",
-		"--config-namespace", "yunikorn", "--reload-interval", "0", "--yunikorn-version", rel.Name(), file)
+	return startWebhook(t, "/validate-config", "--config-namespace", "yunikorn", "--reload-interval", "0", "--yunikorn-version", rel.Name(), file)
+}
+
+// startWebhook starts aclc webhook on loopback with a self-signed
+// certificate and the arguments given, and returns a client of its path.
+func startWebhook(t *testing.T, path string, args ...string) *aclcWebhook {
+	t.Helper()
+	bin := aclcBinary(t)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	cmd := exec.Command(bin, append([]string{"webhook", "--self-signed", "--ca-out", ca, "--addr", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +95,7 @@ func startACLC(t *testing.T, rel release.Version, served string) *aclcWebhook {
 		if !ok {
 			t.Fatalf("aclc webhook exited before listening: %s", stderr.String())
 		}
-		w.url = "https://" + a + "/validate-config"
+		w.url = "https://" + a + path
 	case <-time.After(2 * time.Minute):
 		t.Fatal("aclc webhook not listening after 2 minutes")
 	}
