@@ -1064,6 +1064,11 @@ func (l *ykLive) placement(t *testing.T, c liveCase, ref *translate.Sources, set
 			return fmt.Sprintf("aclc says the scheduler crashes placing %s (%s); it still runs after 30s", app.Application.ID, p.Panic)
 		}
 		l.stopYuniKorn()
+		// The pod stays in the API server, and a new scheduler would
+		// recover it and crash again, as in a cluster: it goes first.
+		if err := l.adm.CoreV1().Pods(created.GetNamespace()).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatalf("delete the pod that crashed the scheduler: %v", err)
+		}
 		if err := l.startYuniKorn(t); err != nil {
 			t.Fatalf("restart after the crash: %v", err)
 		}
