@@ -46,6 +46,27 @@ func policiesConfigMap() string {
 	return b.String()
 }
 
+// buildPolicies writes what aclc build --target kubernetes makes of
+// policiesConfigMap with these decisions, and returns its file and the
+// stream.
+func buildPolicies(t *testing.T, aclc, decisions string) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	source := filepath.Join(dir, "yunikorn-configs.yaml")
+	if err := os.WriteFile(source, []byte(policiesConfigMap()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	policies := filepath.Join(dir, "policies.yaml")
+	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", decisions, "--output-file", policies, source); code != 0 {
+		t.Fatalf("aclc build --target kubernetes: exit %d\n%s", code, out)
+	}
+	stream, err := os.ReadFile(policies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return policies, stream
+}
+
 // TestClusterPolicies applies what `aclc build --target kubernetes` writes
 // to a real API server, with no webhook registered, and drives the
 // scenarios the webhook run drives: the API server itself adds user.info,
@@ -55,19 +76,7 @@ func TestClusterPolicies(t *testing.T) {
 	aclc, s, adm, began := startCluster(t)
 	ctx := context.Background()
 
-	dir := t.TempDir()
-	source := filepath.Join(dir, "yunikorn-configs.yaml")
-	if err := os.WriteFile(source, []byte(policiesConfigMap()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	policies := filepath.Join(dir, "policies.yaml")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info,queue", "--output-file", policies, source); code != 0 {
-		t.Fatalf("aclc build --target kubernetes: exit %d\n%s", code, out)
-	}
-	stream, err := os.ReadFile(policies)
-	if err != nil {
-		t.Fatal(err)
-	}
+	policies, stream := buildPolicies(t, aclc, "user-info,queue")
 
 	// The chart's mode=policies carries the same stream: its manifests
 	// must be what the API server stores, checked before the real apply.

@@ -1179,19 +1179,7 @@ func (o liveOutcome) String() string {
 // without it; beside YuniKorn's webhook alone, with and without bypassAuth.
 func (l *ykLive) policies(t *testing.T, aclc string) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	source := filepath.Join(dir, "yunikorn-configs.yaml")
-	if err := os.WriteFile(source, []byte(policiesConfigMap()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	policies := filepath.Join(dir, "policies.yaml")
-	if code, out := run(t, "", aclc, "build", "--target", "kubernetes", "--decisions", "user-info", "--output-file", policies, source); code != 0 {
-		t.Fatalf("aclc build --target kubernetes: exit %d\n%s", code, out)
-	}
-	stream, err := os.ReadFile(policies)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, stream := buildPolicies(t, aclc, "user-info")
 	asAlice, asBob := l.s.client(t, alice), l.s.client(t, bob)
 	rsController := l.s.impersonating(t, "system:serviceaccount:kube-system:replicaset-controller", "system:serviceaccounts", "system:serviceaccounts:kube-system")
 	own := `{"user":"alice","groups":["devs","system:authenticated"]}`

@@ -59,18 +59,7 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("yunikorn-k8shim %q: %v", Release(), err)
 	}
-	n := 150
-	if v := os.Getenv("ACLC_ORACLE_SHIM_N"); v != "" {
-		if n, err = strconv.Atoi(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	seed := uint64(1)
-	if v := os.Getenv("ACLC_ORACLE_SEED"); v != "" {
-		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n, seed := drawn(t, 150)
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	compared, skipped, scheduled, rejected := 0, map[string]int{}, 0, 0
 	reviewed, reviewSkipped := 0, map[string]int{}
@@ -133,6 +122,25 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	}
 	t.Logf("release %s: %d drawn user.info reviews, %d compared, not compared: %v", rel.Name(), n, reviewed, reviewSkipped)
 	report(t, "admission-drawn", n, reviewed, len(reviewFailures))
+}
+
+// drawn is how many to draw (ACLC_ORACLE_SHIM_N, else n) and the seed
+// (ACLC_ORACLE_SEED replays a run, else 1).
+func drawn(t *testing.T, n int) (int, uint64) {
+	t.Helper()
+	var err error
+	if v := os.Getenv("ACLC_ORACLE_SHIM_N"); v != "" {
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed := uint64(1)
+	if v := os.Getenv("ACLC_ORACLE_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n, seed
 }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }

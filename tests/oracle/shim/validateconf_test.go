@@ -194,18 +194,7 @@ func TestValidateConfAgainstYuniKorn(t *testing.T) {
 	add("a Secret", configReview("i", "Secret", "yunikorn", "yunikorn-configs", map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]string{"name": "yunikorn-configs"}}))
 	add("a ConfigMap that does not decode", configReview("j", "ConfigMap", "yunikorn", "yunikorn-configs", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]string{"name": "yunikorn-configs"}, "data": 5}))
 
-	n := 100
-	if v := os.Getenv("ACLC_ORACLE_SHIM_N"); v != "" {
-		if n, err = strconv.Atoi(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	seed := uint64(1)
-	if v := os.Getenv("ACLC_ORACLE_SEED"); v != "" {
-		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n, seed := drawn(t, 100)
 	r := rand.New(rand.NewPCG(seed, 0xc0f))
 	for i := range n {
 		add(fmt.Sprintf("drawn %d (seed %d)", i, seed), configs(drawQueuesYAML(r)))
