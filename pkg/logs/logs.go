@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/logging"
+
+	"github.com/aclc-dev/aclc/internal/text"
 )
 
 // Formats and levels, as --log-format and --log-level take them.
@@ -130,19 +132,6 @@ func (s *opaLogger) WithFields(fields map[string]any) logging.Logger {
 func (s *opaLogger) GetLevel() logging.Level      { return logging.Level(s.level.Load()) }
 func (s *opaLogger) SetLevel(level logging.Level) { s.level.Store(uint32(level)) }
 
-// OneLine joins the lines of a message with single spaces: a message
-// quoted from YuniKorn may hold a line break ("configured queue creation
-// failed: \ninvalid quantity"), and every message aclc prints, logs or
-// answers is one line.
-func OneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	var parts []string
-	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, " ")
-}
+// OneLine joins the lines of a message with single spaces (text.OneLine):
+// every message aclc prints, logs or answers is one line.
+func OneLine(s string) string { return text.OneLine(s) }

@@ -15,13 +15,14 @@ package opsmetrics
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/aclc-dev/aclc/internal/text"
 )
 
 // DurationBuckets are the upper bounds, in seconds, of the latency
@@ -210,28 +211,12 @@ func (m *Metrics) SourceHealth() SourceHealth {
 func (m *Metrics) ReadyBody(what string) string {
 	msg := "ok"
 	if line := m.SourceHealth().ReadyLine(); line != "" {
-		msg += "; " + oneLine(line)
+		msg += "; " + text.OneLine(line)
 	}
 	if e := m.LastReloadError(); e != "" {
-		msg += "; serving the last good " + what + ": the last reload failed: " + oneLine(e)
+		msg += "; serving the last good " + what + ": the last reload failed: " + text.OneLine(e)
 	}
 	return msg + "\n"
-}
-
-// oneLine joins the lines of a message with single spaces: the body of
-// /readyz is one line, and an error quoted from YuniKorn may hold a line
-// break (pkg/logs.OneLine, which this package may not import).
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	var parts []string
-	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // LastReloadError is the error of the last reload when it failed, else "".
