@@ -16,6 +16,15 @@ type Builtin struct {
 	Name        string   // e.g. "aclc.user_groups"
 	Description string   // states the argument and result types, for declarations and docs
 	Args        []string // names, for docs
+	// Decl is the builtin's type, as OPA's capabilities file writes a
+	// builtin's "decl" (arguments and result, with names and
+	// descriptions): the adapters that type-check policies read it, and
+	// this package stays free of OPA.
+	Decl json.RawMessage
+	// Nondeterministic: the result may differ between two calls with the
+	// same arguments (a directory lookup), so it is never folded at
+	// compile time.
+	Nondeterministic bool
 	// Func is the implementation: JSON in, JSON out; a nil result is
 	// undefined, an error a malformed call.
 	Func func(args []json.RawMessage) (json.RawMessage, error)
@@ -86,9 +95,15 @@ func UserGroups(c *Cache) Builtin {
 		Name: UserGroupsName,
 		Description: "user_groups(user string) object: the user's groups as YuniKorn resolves them, " +
 			`{"groups": [string]}, with "error": string added when the lookup failed`,
-		Args:        []string{"user"},
-		Func:        func(args []json.RawMessage) (json.RawMessage, error) { return call(context.Background(), args) },
-		FuncContext: call,
+		Args: []string{"user"},
+		Decl: json.RawMessage(`{"type":"function",` +
+			`"args":[{"name":"user","description":"the user name","type":"string"}],` +
+			`"result":{"name":"result","description":"{\"groups\": [...]}, with \"error\" when the lookup failed","type":"object",` +
+			`"static":[{"key":"groups","value":{"type":"array","dynamic":{"type":"string"}}}],` +
+			`"dynamic":{"key":{"type":"string"},"value":{"type":"string"}}}}`),
+		Nondeterministic: true,
+		Func:             func(args []json.RawMessage) (json.RawMessage, error) { return call(context.Background(), args) },
+		FuncContext:      call,
 	}
 }
 

@@ -86,7 +86,7 @@ func compilePolicyPair(ctx context.Context, t testing.TB, s *translate.Sources) 
 	var pair policyPair
 	for i, b := range []*bundle.Bundle{&old, rb} {
 		c := compile.New().WithTarget(compile.TargetWasm).WithEntrypoints(s.Entrypoints()...).WithBundle(b).
-			WithRegoVersion(ast.RegoV1).WithCapabilities(opabuiltins.Capabilities())
+			WithRegoVersion(ast.RegoV1).WithCapabilities(opabuiltins.Capabilities(translate.HostBuiltins))
 		if err := c.Build(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -124,7 +124,7 @@ func TestStockOPARefusesHostBuiltinBundle(t *testing.T) {
 
 	dir := t.TempDir()
 	untar(t, bundlePath, dir)
-	caps, err := json.Marshal(opabuiltins.Capabilities())
+	caps, err := json.Marshal(opabuiltins.Capabilities(translate.HostBuiltins))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -23,56 +24,53 @@ import (
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/pkg/acl/admission"
-	"github.com/aclc-dev/aclc/policy/host"
 )
 
 // UserGroups is the name of the group-resolution builtin.
 const UserGroups = builtins.UserGroupsName
 
-// decls are the types of aclc's builtins, by name.
-var decls = map[string]*types.Function{
-	// aclc.user_groups(user) → {"groups": [...]}, with "error" when the lookup failed.
-	builtins.UserGroupsName: types.NewFunction(
-		types.Args(types.Named("user", types.S).Description("the user name")),
-		types.Named("result", types.NewObject(
-			[]*types.StaticProperty{types.NewStaticProperty("groups", types.NewArray(nil, types.S))},
-			types.NewDynamicProperty(types.S, types.S),
-		)).Description(`{"groups": [...]}, with "error" when the lookup failed`),
-	),
-	admission.DecodeErrorName: types.NewFunction(
-		types.Args(types.Named("kind", types.S).Description("the object's kind"), types.Named("object", types.A).Description("the object")),
-		types.Named("message", types.S).Description(`the decoder's message, or ""`),
-	),
-	admission.RegexMatchAnyName: types.NewFunction(
-		types.Args(types.Named("patterns", types.NewArray(nil, types.S)).Description("Go regular expressions"), types.Named("s", types.S).Description("the string to search")),
-		types.Named("result", types.B).Description("whether any pattern matches s, unanchored"),
-	),
-	admission.UserInfoErrorName: types.NewFunction(
-		types.Args(types.Named("value", types.S).Description("a pre-set user.info annotation")),
-		types.Named("message", types.S).Description(`why YuniKorn refuses it, or ""`),
-	),
-}
+// Set lists the builtins a runtime offers, over a group cache (nil for
+// their declarations alone). The caller that knows the policies passes it
+// in: this package knows no builtin by name but group resolution, whose
+// cache each evaluation brings.
+type Set func(c *builtins.Cache) []builtins.Builtin
 
-// Decls returns the declarations of aclc's builtins, sorted by name.
-func Decls() []*ast.Builtin {
+// Decls returns the declarations of the set's builtins, sorted by name,
+// their types read from each builtin's Decl.
+func Decls(set Set) ([]*ast.Builtin, error) {
+	bs := set(nil)
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Name < bs[j].Name })
 	var out []*ast.Builtin
-	for _, b := range host.Builtins(nil) {
-		out = append(out, &ast.Builtin{
-			Name:             b.Name,
-			Description:      b.Description,
-			Decl:             decls[b.Name],
-			Nondeterministic: b.Name == builtins.UserGroupsName,
-		})
+	for _, b := range bs {
+		t, err := types.Unmarshal(b.Decl)
+		if err != nil {
+			return nil, fmt.Errorf("declaration of %s: %w", b.Name, err)
+		}
+		f, ok := t.(*types.Function)
+		if !ok {
+			return nil, fmt.Errorf("declaration of %s: want a function type, got %v", b.Name, t)
+		}
+		out = append(out, &ast.Builtin{Name: b.Name, Description: b.Description, Decl: f, Nondeterministic: b.Nondeterministic})
 	}
-	return out
+	return out, nil
 }
 
-// Capabilities returns OPA's capabilities for this version plus aclc's
-// builtins, for compiling policies that call them.
-func Capabilities() *ast.Capabilities {
+// mustDecls is Decls for the sets of this program, whose declarations are
+// fixed at build time: a malformed one is a programming error, which its
+// tests catch.
+func mustDecls(set Set) []*ast.Builtin {
+	ds, err := Decls(set)
+	if err != nil {
+		panic(err)
+	}
+	return ds
+}
+
+// Capabilities returns OPA's capabilities for this version plus the
+// set's builtins, for compiling policies that call them.
+func Capabilities(set Set) *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
-	caps.Builtins = append(caps.Builtins, Decls()...)
+	caps.Builtins = append(caps.Builtins, mustDecls(set)...)
 	return caps
 }
 
@@ -104,15 +102,15 @@ func CacheFrom(ctx context.Context) *builtins.Cache {
 // Register has also run in the process, OPA's evaluator prefers the global
 // implementation, which finds c only through WithCache: an engine that
 // uses Functions also evaluates under WithCache(ctx, c).
-func Functions(c *builtins.Cache) []func(*rego.Rego) {
+func Functions(set Set, c *builtins.Cache) []func(*rego.Rego) {
 	var out []func(*rego.Rego)
-	for _, d := range Decls() {
+	for _, d := range mustDecls(set) {
 		name := d.Name
-		arity := len(decls[name].FuncArgs().Args)
+		arity := len(d.Decl.FuncArgs().Args)
 		out = append(out, rego.FunctionDyn(&rego.Function{
-			Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
+			Name: name, Description: d.Description, Decl: d.Decl, Nondeterministic: d.Nondeterministic,
 		}, func(bctx rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
-			return call(bctx.Context, c, name, terms[:min(arity, len(terms))])
+			return call(bctx.Context, set, c, name, terms[:min(arity, len(terms))])
 		}))
 	}
 	return out
@@ -120,42 +118,43 @@ func Functions(c *builtins.Cache) []func(*rego.Rego) {
 
 var registerOnce sync.Once
 
-// Register adds aclc's builtins to OPA's global registries, once, for the
+// Register adds the set's builtins to OPA's global registries, once per
+// process (the first set registered is the one OPA keeps), for the
 // runtimes that resolve builtins only there: OPA's Wasm SDK and OPA's
 // server. The implementations hold no cache of their own; each call uses
 // the cache of its evaluation's context (WithCache), and fails with
 // ErrNoCache without one.
-func Register() {
+func Register(set Set) {
 	registerOnce.Do(func() {
-		for _, d := range Decls() {
+		for _, d := range mustDecls(set) {
 			name := d.Name
-			arity := len(decls[name].FuncArgs().Args)
+			arity := len(d.Decl.FuncArgs().Args)
 			rego.RegisterBuiltinDyn(&rego.Function{
-				Name: name, Description: d.Description, Decl: decls[name], Nondeterministic: d.Nondeterministic,
+				Name: name, Description: d.Description, Decl: d.Decl, Nondeterministic: d.Nondeterministic,
 			}, func(bctx rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
 				c := CacheFrom(bctx.Context)
 				if c == nil && name == builtins.UserGroupsName {
 					return nil, fmt.Errorf("%s: %w", name, ErrNoCache)
 				}
 				// OPA passes the output variable after the operands.
-				return call(bctx.Context, c, name, terms[:min(arity, len(terms))])
+				return call(bctx.Context, set, c, name, terms[:min(arity, len(terms))])
 			})
 		}
 	})
 }
 
-// Call runs the named builtin on JSON arguments over c.
-func Call(c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
-	return CallContext(context.Background(), c, name, args)
+// Call runs the set's named builtin on JSON arguments over c.
+func Call(set Set, c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
+	return CallContext(context.Background(), set, c, name, args)
 }
 
 // CallContext is Call under the caller's context: a group lookup stops
 // waiting for the directory when ctx is done.
-func CallContext(ctx context.Context, c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
+func CallContext(ctx context.Context, set Set, c *builtins.Cache, name string, args []json.RawMessage) (json.RawMessage, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	for _, b := range host.Builtins(c) {
+	for _, b := range set(c) {
 		if b.Name == name {
 			return b.Call(ctx, args)
 		}
@@ -198,7 +197,7 @@ func rawArgument(ctx context.Context, v ast.Value) json.RawMessage {
 	return nil
 }
 
-func call(ctx context.Context, c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
+func call(ctx context.Context, set Set, c *builtins.Cache, name string, terms []*ast.Term) (*ast.Term, error) {
 	args := make([]json.RawMessage, len(terms))
 	for i, t := range terms {
 		if raw := rawArgument(ctx, t.Value); raw != nil {
@@ -211,7 +210,7 @@ func call(ctx context.Context, c *builtins.Cache, name string, terms []*ast.Term
 		}
 		args[i] = a
 	}
-	out, err := CallContext(ctx, c, name, args)
+	out, err := CallContext(ctx, set, c, name, args)
 	if err != nil || out == nil {
 		return nil, err
 	}

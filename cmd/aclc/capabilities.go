@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 const capabilitiesExamples = `  aclc capabilities > aclc-capabilities.json
@@ -20,7 +21,7 @@ func newCapabilitiesCommand() *cobra.Command {
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
-			if err := enc.Encode(opabuiltins.Capabilities()); err != nil {
+			if err := enc.Encode(opabuiltins.Capabilities(translate.HostBuiltins)); err != nil {
 				errorf(cmd.ErrOrStderr(), "%v", err)
 				return exitError
 			}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/translate"
-	"github.com/aclc-dev/aclc/policy/host"
 	"github.com/aclc-dev/aclc/wasm"
 )
 
@@ -38,7 +37,7 @@ func noneCache(c *builtins.Cache) *builtins.Cache {
 // modules' list, as plain Go functions on JSON.
 func WasmBuiltins(c *builtins.Cache) map[string]wasm.BuiltinFunc {
 	m := map[string]wasm.BuiltinFunc{}
-	for _, b := range host.Builtins(c) {
+	for _, b := range translate.HostBuiltins(c) {
 		// Call under the host's call context: a group lookup stops waiting
 		// for the directory when the evaluation's caller gives up.
 		m[b.Name] = b.Call

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/builtins/opabuiltins"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // OPAWasmEngine evaluates the same Wasm module with OPA's own Wasm engine.
@@ -53,7 +54,7 @@ func NewOPAWasm(ctx context.Context, b *bundle.Bundle, c *builtins.Cache) (*OPAW
 	if len(b.WasmModules) != 1 {
 		return nil, fmt.Errorf("want one wasm module in the bundle, have %d", len(b.WasmModules))
 	}
-	opabuiltins.Register()
+	opabuiltins.Register(translate.HostBuiltins)
 	e := &OPAWasmEngine{refs: map[string]ast.Ref{}, cache: noneCache(c), all: map[*wasmresolver.Resolver]struct{}{}}
 	var refs []ast.Ref
 	for _, ep := range b.Manifest.WasmResolvers {

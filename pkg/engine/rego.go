@@ -60,7 +60,7 @@ func (e *RegoEngine) query(ctx context.Context, ep string) (*rego.PreparedEvalQu
 		rego.Query(EntrypointQuery(ep)),
 		rego.ParsedBundle("aclc", e.b),
 		rego.SetRegoVersion(ast.RegoV1),
-	}, opabuiltins.Functions(e.cache)...)
+	}, opabuiltins.Functions(translate.HostBuiltins, e.cache)...)
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", ep, err)

@@ -10,6 +10,7 @@ package family
 import (
 	"errors"
 
+	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 )
 
@@ -108,6 +109,15 @@ type Compiled interface {
 	// Policies are the directories of policy/rego, among the family's,
 	// that a bundle of these sources carries.
 	Policies() []string
+}
+
+// Hosting is a Family whose host modules call builtins of its own, beside
+// group resolution (which every build offers): the runtimes register them
+// with the rest (translate.HostBuiltins).
+type Hosting interface {
+	Family
+	// HostBuiltins are those builtins, sorted by name.
+	HostBuiltins() []builtins.Builtin
 }
 
 // Resolving is a Compiled whose sources choose how the groups of a user

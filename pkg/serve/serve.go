@@ -238,7 +238,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	opabuiltins.Register()
+	opabuiltins.Register(translate.HostBuiltins)
 	s := &Server{cfg: cfg, logger: logs.OPA(handler, level)}
 	s.running, s.halt = newHalt()
 	watch := append([]string(nil), cfg.sources...)

@@ -239,7 +239,7 @@ func CheckModules(mods map[string]*ast.Module) error {
 	if err != nil {
 		return err
 	}
-	c := ast.NewCompiler().WithSchemas(ss).WithUseTypeCheckAnnotations(true).WithCapabilities(opabuiltins.Capabilities())
+	c := ast.NewCompiler().WithSchemas(ss).WithUseTypeCheckAnnotations(true).WithCapabilities(opabuiltins.Capabilities(HostBuiltins))
 	c.Compile(mods)
 	if c.Failed() {
 		return c.Errors

@@ -44,7 +44,7 @@ func WasmBundle(ctx context.Context, s *Sources) (*bundle.Bundle, error) {
 		WithBundle(rb).
 		WithRegoVersion(ast.RegoV1).
 		WithRevision(rb.Manifest.Revision)
-	c = c.WithCapabilities(opabuiltins.Capabilities())
+	c = c.WithCapabilities(opabuiltins.Capabilities(HostBuiltins))
 	if err := c.Build(ctx); err != nil {
 		return nil, fmt.Errorf("compile to wasm: %w", err)
 	}

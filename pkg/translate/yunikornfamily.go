@@ -50,6 +50,10 @@ func (yunikornFamily) HostModules() []family.HostModule {
 	}
 }
 
+// HostBuiltins implements family.Hosting: the admission decoding and
+// pattern matching its host modules call.
+func (yunikornFamily) HostBuiltins() []builtins.Builtin { return admission.Builtins() }
+
 func (f yunikornFamily) Compile(prev family.Compiled, in []family.Input) (family.Compiled, error) {
 	var files []*layout.File
 	for _, i := range in {

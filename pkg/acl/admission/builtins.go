@@ -33,6 +33,9 @@ func DecodeErrorBuiltin() builtins.Builtin {
 		Name:        DecodeErrorName,
 		Description: "k8s_decode_error(kind string, object any) string: Go's decoder message for the object as the kind's Kubernetes type, or \"\"",
 		Args:        []string{"kind", "object"},
+		Decl: json.RawMessage(`{"type":"function",` +
+			`"args":[{"name":"kind","description":"the object's kind","type":"string"},{"name":"object","description":"the object","type":"any"}],` +
+			`"result":{"name":"message","description":"the decoder's message, or \"\"","type":"string"}}`),
 		Func: func(args []json.RawMessage) (json.RawMessage, error) {
 			if len(args) != 2 {
 				return nil, fmt.Errorf("%s: want 2 arguments, got %d", DecodeErrorName, len(args))
@@ -53,6 +56,9 @@ func UserInfoErrorBuiltin() builtins.Builtin {
 		Name:        UserInfoErrorName,
 		Description: "user_info_error(value string) string: the decoder message YuniKorn denies a pre-set user.info value with, or \"\"",
 		Args:        []string{"value"},
+		Decl: json.RawMessage(`{"type":"function",` +
+			`"args":[{"name":"value","description":"a pre-set user.info annotation","type":"string"}],` +
+			`"result":{"name":"message","description":"why YuniKorn refuses it, or \"\"","type":"string"}}`),
 		Func: func(args []json.RawMessage) (json.RawMessage, error) {
 			if len(args) != 1 {
 				return nil, fmt.Errorf("%s: want 1 argument, got %d", UserInfoErrorName, len(args))
@@ -78,6 +84,10 @@ func RegexMatchAnyBuiltin() builtins.Builtin {
 		Name:        RegexMatchAnyName,
 		Description: "regex_match_any(patterns array[string], s string) boolean: Go's MatchString of any pattern on s",
 		Args:        []string{"patterns", "s"},
+		Decl: json.RawMessage(`{"type":"function",` +
+			`"args":[{"name":"patterns","description":"Go regular expressions","type":"array","dynamic":{"type":"string"}},` +
+			`{"name":"s","description":"the string to search","type":"string"}],` +
+			`"result":{"name":"result","description":"whether any pattern matches s, unanchored","type":"boolean"}}`),
 		Func: func(args []json.RawMessage) (json.RawMessage, error) {
 			if len(args) != 2 {
 				return nil, fmt.Errorf("%s: want 2 arguments, got %d", RegexMatchAnyName, len(args))
