@@ -1,24 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/aclc-dev/aclc/builtins"
-	"github.com/aclc-dev/aclc/pkg/acl/source"
-	"github.com/aclc-dev/aclc/pkg/acl/vov"
-	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
-	"github.com/aclc-dev/aclc/pkg/kube"
-	"github.com/aclc-dev/aclc/pkg/logs"
+	"github.com/aclc-dev/aclc/pkg/check"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -67,70 +56,6 @@ func newCheckCommand() *cobra.Command {
 	return cmd
 }
 
-// Severities of check's diagnostics.
-const (
-	severityError   = "error"
-	severityWarning = "warning"
-)
-
-// Codes of the errors the sources' own errors do not name: a source that
-// cannot be read or holds no located error, an LDAP secret YuniKorn
-// refuses, and a configuration the cluster does not give (--from-cluster).
-const (
-	codeInvalidSource     = "invalid-source"
-	codeLDAPInvalid       = "ldap-invalid"
-	codeClusterUnreadable = "cluster-unreadable"
-)
-
-// codeLDAPUnchecked warns that the LDAP secret a configuration selects is
-// not where check runs.
-const codeLDAPUnchecked = "ldap-unchecked"
-
-// checkDiagnostic is one finding of aclc check, located in its source.
-type checkDiagnostic struct {
-	File        string `json:"file"`
-	Line        int    `json:"line,omitempty"`
-	Column      int    `json:"column,omitempty"`
-	Code        string `json:"code"`
-	Severity    string `json:"severity"`
-	Message     string `json:"message"`
-	Consequence string `json:"consequence,omitempty"`
-	// loadError marks one of the errors of a source that failed to load,
-	// which share their consequence.
-	loadError bool
-}
-
-func (d checkDiagnostic) String() string {
-	loc := d.File
-	if d.Line > 0 {
-		loc += ":" + strconv.Itoa(d.Line)
-		if d.Column > 0 {
-			loc += ":" + strconv.Itoa(d.Column)
-		}
-	}
-	if d.Severity == severityError {
-		return loc + ": error: " + logs.OneLine(d.Message)
-	}
-	return fmt.Sprintf("%s: %s: %s: %s", loc, d.Severity, d.Code, logs.OneLine(d.Message))
-}
-
-// checkSummary counts what check found.
-type checkSummary struct {
-	Files    []string `json:"files"`
-	Errors   int      `json:"errors"`
-	Warnings int      `json:"warnings"`
-	Ignored  int      `json:"ignored"`
-	OK       bool     `json:"ok"`
-	// YuniKornVersion is the YuniKorn release a YuniKorn configuration
-	// was checked as; "" without one.
-	YuniKornVersion string `json:"yunikorn_version,omitempty"`
-}
-
-type checkResult struct {
-	Diagnostics []checkDiagnostic `json:"diagnostics"`
-	Summary     checkSummary      `json:"summary"`
-}
-
 func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := o.cluster.check(cmd.Flags(), "", ""); err != nil {
@@ -142,7 +67,7 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 	if !slices.Contains(formatNames(checkFormats), o.output) {
 		return usageErr(cmd, "unknown --output %q (want text, json or yaml)", o.output)
 	}
-	if o.failOn != severityError && o.failOn != severityWarning {
+	if o.failOn != check.SeverityError && o.failOn != check.SeverityWarning {
 		return usageErr(cmd, "--fail-on %q: want error or warning", o.failOn)
 	}
 	shown := make([]string, len(srcs))
@@ -162,186 +87,30 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
 	}
 	loc := newLocator()
-	diags := o.diagnose(s, err, names, loc)
-	res := checkResult{Diagnostics: []checkDiagnostic{}, Summary: checkSummary{Files: shown}}
-	if (err == nil && s.Layout() != nil) || translate.Consequence(err) != "" {
-		res.Summary.YuniKornVersion = yunikornRelease.Name()
-	}
-	for _, d := range diags {
-		if d.Severity == severityWarning && (slices.Contains(o.ignore, d.Code) || loc.ignored(d)) {
-			res.Summary.Ignored++
-			continue
-		}
-		if d.Severity == severityError {
-			res.Summary.Errors++
-		} else {
-			res.Summary.Warnings++
-		}
-		res.Diagnostics = append(res.Diagnostics, d)
-	}
-	res.Summary.OK = res.Summary.Errors == 0 && (o.failOn == severityError || res.Summary.Warnings == 0)
+	res := check.Report(s, err, shown, names, check.Options{Resolver: o.resolver, Ignore: o.ignore, FailOn: o.failOn, Release: yunikornRelease.Name()}, loc)
 	switch o.output {
 	case "text":
-		for i, d := range res.Diagnostics {
-			fmt.Fprintln(stdout, d)
-			// The errors of one failed load share their consequence: it
-			// is said once, after the last of them.
-			shared := d.loadError && i+1 < len(res.Diagnostics) && res.Diagnostics[i+1].loadError
-			if d.Severity == severityError && d.Consequence != "" && !shared {
-				fmt.Fprintln(stdout, d.Consequence)
-			}
-		}
-		if res.Summary.Errors == 0 {
-			ignored := ""
-			if res.Summary.Ignored > 0 {
-				ignored = fmt.Sprintf(", %d ignored", res.Summary.Ignored)
-			}
-			verdict := "ok"
-			if !res.Summary.OK {
-				verdict = "failed (--fail-on warning)"
-			}
-			fmt.Fprintf(stdout, "%s: %s (%s%s%s)\n", strings.Join(shown, ", "), verdict, asRelease(res.Summary), count(res.Summary.Warnings, "warning"), ignored)
-		} else if res.Summary.YuniKornVersion != "" {
-			fmt.Fprintf(stdout, "checked as YuniKorn %s (--yunikorn-version)\n", res.Summary.YuniKornVersion)
-		}
+		res.WriteText(stdout)
 	default:
 		if err := writeStructured(stdout, o.output, res); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
 	}
-	if !res.Summary.OK {
+	if failure := res.Failure(); failure != "" {
 		// The diagnostics are check's report, on stdout; that the check
 		// failed is its error, one line on stderr as every command's.
-		what := count(res.Summary.Errors, "error")
-		if res.Summary.Errors == 0 {
-			what = count(res.Summary.Warnings, "warning") + " (--fail-on warning)"
-		}
-		errorf(stderr, "%s in %s", what, strings.Join(shown, ", "))
+		errorf(stderr, "%s", failure)
 		return exitError
 	}
 	return exitOK
 }
 
-// asRelease names the YuniKorn release a configuration was checked as, for
-// the summary line.
-func asRelease(s checkSummary) string {
-	if s.YuniKornVersion == "" {
-		return ""
+// newLocator is a check.Locator that also knows the source read from
+// standard input, which cannot be read again.
+func newLocator() *check.Locator {
+	if stdinData == nil {
+		return check.NewLocator(nil)
 	}
-	return "YuniKorn " + s.YuniKornVersion + ", "
-}
-
-// diagnose collects every error and warning of the loaded sources (or
-// their load error), each located as precisely as its origin allows. An
-// error stops the checks that need what failed to load.
-func (o *checkOptions) diagnose(s *translate.Sources, err error, names string, loc *locator) []checkDiagnostic {
-	if errors.Is(err, kube.ErrCluster) {
-		// A read that failed, located at the cluster: its message may
-		// hold a host:port, which is no file:line.
-		return []checkDiagnostic{{File: names, Code: codeClusterUnreadable, Severity: severityError, Message: err.Error()}}
-	}
-	if err != nil {
-		return loc.errorDiagnostics(names, err, translate.Consequence(err))
-	}
-	var out []checkDiagnostic
-	if s.Queues() != nil {
-		if refusals := yunikorn.Refusals(s.Queues()); len(refusals) > 0 {
-			for _, r := range refusals {
-				out = append(out, checkDiagnostic{File: r.File, Line: r.Line, Column: r.Column, Code: r.Code, Severity: severityError, Message: r.Msg, Consequence: r.Consequence})
-			}
-			return out
-		}
-	}
-	var warnings []source.Diagnostic
-	warnings = append(warnings, s.Diagnostics()...)
-	if s.Queues() != nil {
-		warnings = append(warnings, yunikorn.Diagnose(s.Queues())...)
-		warnings = append(warnings, yunikorn.DiagnoseReleases(s.Queues().File, s.QueueConfig())...)
-	}
-	for _, d := range warnings {
-		out = append(out, loc.warning(d))
-	}
-	// YuniKorn's default admission settings are no author's mistake: warn
-	// about them only when the configuration sets some.
-	if s.SetsAdmissionKeys() {
-		for _, d := range s.Admission().Diagnose() {
-			if d.File == "" {
-				d.File = s.AdmissionFile()
-			}
-			out = append(out, loc.warning(d))
-		}
-	}
-	if s.VOV() != nil {
-		for _, d := range vov.Diagnose(s.VOV()) {
-			out = append(out, loc.warning(d))
-		}
-	}
-	if dir, ok, err := ldapDir(s, o.resolver); err != nil {
-		out = append(out, checkDiagnostic{File: names, Code: codeLDAPInvalid, Severity: severityError, Message: err.Error()})
-	} else if ok && o.resolver == "" && !exists(dir) {
-		// The secret is mounted in the scheduler's pod, not where check
-		// runs: YuniKorn's validator accepts the configuration, and so
-		// does check, saying how to check the secret too.
-		p := s.Queues().Partitions[0]
-		out = append(out, loc.warning(source.Diagnostic{File: s.Queues().File, Line: p.Line, Column: p.Column, Code: codeLDAPUnchecked,
-			Msg: fmt.Sprintf("partition %s: usergroupresolver type ldap: there is no LDAP secret at %s here, so it was not checked (YuniKorn reads it in the scheduler's pod); pass --resolver ldap=DIR, DIR holding the secret's keys one file each, to check it", p.Name, dir)}))
-	} else if ok {
-		ds, err := diagnoseLDAP(names, dir)
-		for _, d := range ds {
-			out = append(out, loc.warning(d))
-		}
-		if err != nil {
-			out = append(out, checkDiagnostic{File: names, Code: codeLDAPInvalid, Severity: severityError, Message: err.Error()})
-		}
-	}
-	return out
-}
-
-// ldapDir is the LDAP secret directory to check for src: the --resolver
-// ldap=DIR, or YuniKorn's fixed directory when the queue configuration
-// selects ldap (or --resolver is plain ldap); an error for an ldap
-// --resolver that does not parse.
-func ldapDir(s *translate.Sources, resolver string) (string, bool, error) {
-	if ls, ok, err := builtins.ParseLDAPSpec(resolver); ok {
-		return ls.Dir, err == nil, err // "ldap" alone is YuniKorn's directory
-	}
-	if resolver == "" && s.Queues() != nil && len(s.Queues().Partitions) > 0 &&
-		builtins.ResolverForConfigType(s.Queues().Resolver) == builtins.ResolverLDAP {
-		return builtins.LDAPSecretsDir, true, nil
-	}
-	return "", false, nil
-}
-
-// exists reports whether anything is at path.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// diagnoseLDAP reads the LDAP secret as YuniKorn does and returns what
-// YuniKorn would only log (files it skips, its validator's warnings) and
-// the resolver's quirks that change answers, as warnings; a secret
-// YuniKorn refuses (and dies on) is the error. No message shows the
-// password.
-func diagnoseLDAP(src, dir string) ([]source.Diagnostic, error) {
-	cfg, issues, err := builtins.LoadLDAPConfig(dir)
-	var out []source.Diagnostic
-	for _, i := range issues {
-		if i.Error {
-			continue // in err
-		}
-		file := dir
-		if i.Key != "" && !strings.Contains(i.Key, "/") {
-			file = filepath.Join(dir, i.Key)
-		}
-		out = append(out, source.Diagnostic{File: file, Code: builtins.QuirkLDAPConfig, Msg: i.String()})
-	}
-	if err != nil {
-		return out, fmt.Errorf("ldap: %w (YuniKorn stops with \"LDAP configuration not found or invalid\"; pass --resolver ldap=DIR to check another directory)", err)
-	}
-	for _, q := range cfg.Quirks() {
-		out = append(out, source.Diagnostic{File: src, Code: q.Code, Msg: q.Msg})
-	}
-	return out, nil
+	return check.NewLocator(map[string][]byte{stdinName: stdinData})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/check"
 )
 
 // codeCase is a source that breaks one rule, and where check must report
@@ -46,7 +47,7 @@ func vovSource(text string) map[string]string { return map[string]string{"s.yaml
 // place that breaks the rule: a table row per rule, named after it.
 func TestCheckCodeLocations(t *testing.T) {
 	listed := map[string]bool{}
-	for _, g := range checkCodes() {
+	for _, g := range check.Codes() {
 		for _, c := range g.Codes {
 			listed[c.Code] = true
 		}
@@ -82,7 +83,7 @@ func TestCheckCodeLocations(t *testing.T) {
 
 // runCodeCase writes the case's files to a new directory and runs check
 // -o json on them with the case's flags.
-func runCodeCase(t *testing.T, tt codeCase) (dir string, args []string, res checkResult) {
+func runCodeCase(t *testing.T, tt codeCase) (dir string, args []string, res check.Result) {
 	t.Helper()
 	dir = t.TempDir()
 	for _, name := range fileNames(tt.files) {
@@ -138,7 +139,7 @@ func TestCheckCodesArePinned(t *testing.T) {
 	for _, tt := range codeCases {
 		pinned[tt.code] = true
 	}
-	for _, g := range checkCodes() {
+	for _, g := range check.Codes() {
 		for _, c := range g.Codes {
 			if !pinned[c.Code] && unpinned[c.Code] == "" {
 				t.Errorf("code %s (%s) has no row in TestCheckCodeLocations", c.Code, c.Rule)
@@ -162,7 +163,7 @@ func TestCheckListsEachErrorOfALoad(t *testing.T) {
 		t.Errorf("want two errors, their consequence once and the release checked as:\n%s", stdout)
 	}
 	_, stdout, _ = runCLI(t, "", "check", "-o", "json", src)
-	var res checkResult
+	var res check.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestCheckWarningsHaveQuietCases(t *testing.T) {
 	for _, tt := range quietCases {
 		quiet[tt.code] = true
 	}
-	for _, g := range checkCodes() {
+	for _, g := range check.Codes() {
 		for _, c := range g.Codes {
 			if c.Severity != source.SeverityWarning {
 				if quiet[c.Code] {

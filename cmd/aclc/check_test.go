@@ -126,24 +126,6 @@ func TestCheckFailOnAndIgnore(t *testing.T) {
 	}
 }
 
-func TestIgnoreCodes(t *testing.T) {
-	tests := []struct {
-		line string
-		want []string
-	}{
-		{"submitacl: a  # aclc:ignore dropped-name", []string{"dropped-name"}},
-		{"# aclc:ignore comma-space, cannot-narrow", []string{"comma-space", "cannot-narrow"}},
-		{"# aclc: ignore dropped-name", nil},
-		{"submitacl: a", nil},
-	}
-	for _, tt := range tests {
-		got := ignoreCodes(tt.line)
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("%q: %q, want %q", tt.line, got, tt.want)
-		}
-	}
-}
-
 // A count says its noun in the singular for one, as people write it:
 // "1 warning", never "1 warnings".
 func TestCountPluralises(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/acl/source"
+	"github.com/aclc-dev/aclc/pkg/check"
 )
 
 // A code names one rule: no two rules share one, and each is lower-case
@@ -14,7 +15,7 @@ import (
 func TestCheckCodesAreDistinct(t *testing.T) {
 	word := regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 	seen := map[string]string{}
-	for _, g := range checkCodes() {
+	for _, g := range check.Codes() {
 		for _, c := range g.Codes {
 			if prev, dup := seen[c.Code]; dup {
 				t.Errorf("code %q is in %s and in %s", c.Code, prev, g.Where)
@@ -50,7 +51,7 @@ func TestCheckCodesDocumented(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s has no %q ... %q section", codesDoc, codesBegin, codesEnd)
 	}
-	want := codesTable(checkCodes())
+	want := check.CodesTable(check.Codes())
 	if got := doc[i+len(codesBegin) : j]; got != want {
 		if *update {
 			if err := os.WriteFile(codesDoc, []byte(doc[:i+len(codesBegin)]+want+doc[j:]), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc-dev/aclc/builtins"
 	"github.com/aclc-dev/aclc/internal/inputfile"
+	"github.com/aclc-dev/aclc/pkg/check"
 	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
@@ -90,7 +91,7 @@ func newDiffCommand() *cobra.Command {
 type diffSide struct {
 	label   string // OLD or NEW
 	sources *translate.Sources
-	refused []checkDiagnostic // errors only
+	refused []check.Diagnostic // errors only
 	eng     engine.Engine
 }
 
@@ -254,9 +255,8 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 	if err == nil && s.Queues() == nil {
 		return nil, fmt.Errorf("%s: %s has no YuniKorn queue configuration", label, names)
 	}
-	check := &checkOptions{resolver: o.resolver}
-	for _, d := range check.diagnose(s, err, names, newLocator()) {
-		if d.Severity == severityError {
+	for _, d := range check.Diagnose(s, err, names, o.resolver, newLocator()) {
+		if d.Severity == check.SeverityError {
 			side.refused = append(side.refused, d)
 		}
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/aclc-dev/aclc/pkg/diff"
 	"io"
 
+	"github.com/aclc-dev/aclc/internal/text"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -16,5 +16,5 @@ func writeOutput(path string, data []byte, stdout io.Writer) error {
 	return translate.WriteFileAtomic(path, data)
 }
 
-// count is n with its noun, singular for one (diff.Count).
-var count = diff.Count
+// count is n with its noun, singular for one (text.Count).
+var count = text.Count

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
+	"github.com/aclc-dev/aclc/pkg/check"
 	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -34,7 +35,7 @@ type htmlReport struct {
 	Engine     string
 	Partitions []htmlPartition
 	// Warnings are the findings of aclc check that belong to no queue.
-	Warnings []checkDiagnostic
+	Warnings []check.Diagnostic
 	Queues   int
 	// Diff is set on aclc diff's page: the tree is NEW's, with the
 	// changes marked at their queues.
@@ -86,7 +87,7 @@ type htmlQueue struct {
 	Added         bool
 	MaySubmit     []string
 	MayAdminister []string
-	Warnings      []checkDiagnostic
+	Warnings      []check.Diagnostic
 	Changes       []htmlChange
 	Children      []*htmlQueue
 }
@@ -121,9 +122,9 @@ type htmlPlacement struct {
 // they concern, the placement rules in order and where a pod of each
 // namespace that names no queue lands.
 func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, resolver string) (*htmlReport, error) {
-	var warnings []checkDiagnostic
-	for _, d := range (&checkOptions{resolver: resolver}).diagnose(s, nil, strings.Join(srcs, ", "), newLocator()) {
-		if d.Severity != severityError {
+	var warnings []check.Diagnostic
+	for _, d := range check.Diagnose(s, nil, strings.Join(srcs, ", "), resolver, newLocator()) {
+		if d.Severity != check.SeverityError {
 			warnings = append(warnings, d)
 		}
 	}

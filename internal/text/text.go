@@ -1,7 +1,10 @@
 // Package text holds the small text rules every aclc package shares.
 package text
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // OneLine joins the lines of a message with single spaces: a message
 // quoted from YuniKorn may hold a line break ("configured queue creation
@@ -18,4 +21,18 @@ func OneLine(s string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// Count is n with its noun, singular for one: "1 warning", "2 warnings",
+// "0 warnings". A noun whose plural is not its singular with an s gives
+// both: Count(n, "entry", "entries").
+func Count(n int, noun string, plural ...string) string {
+	if n != 1 {
+		if len(plural) > 0 {
+			noun = plural[0]
+		} else {
+			noun += "s"
+		}
+	}
+	return strconv.Itoa(n) + " " + noun
 }

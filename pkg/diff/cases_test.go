@@ -28,7 +28,7 @@ func diffText(t *testing.T, oldText, newText string) (*Result, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, text(res)
+	return res, rendered(res)
 }
 
 // TestDiffReportsWhatOnlyAPartOfTheConfigurationNames pins the moves an

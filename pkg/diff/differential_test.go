@@ -166,7 +166,7 @@ func TestDifferentialEveryDifferenceIsARow(t *testing.T) {
 				if do.Allow != dn.Allow {
 					differences++
 					if !accessCovered(res, d, do.Allow, dn.Allow) {
-						fail("%s of %s in %v on %s: %v -> %v, and no row says so\n%s", d.action, d.user, d.groups, d.queue, do.Allow, dn.Allow, text(res))
+						fail("%s of %s in %v on %s: %v -> %v, and no row says so\n%s", d.action, d.user, d.groups, d.queue, do.Allow, dn.Allow, rendered(res))
 					}
 				}
 			}
@@ -176,7 +176,7 @@ func TestDifferentialEveryDifferenceIsARow(t *testing.T) {
 			if po != pn {
 				differences++
 				if !placementCovered(res, collectNames(ot, nt), queueNames, readsNamespace(ot, nt), d, po, pn) {
-					fail("placement of %s in %v from %s naming %q: %v -> %v, and no row says so\n%s", d.user, d.groups, d.ns, d.queue, po, pn, text(res))
+					fail("placement of %s in %v from %s naming %q: %v -> %v, and no row says so\n%s", d.user, d.groups, d.ns, d.queue, po, pn, rendered(res))
 				}
 			}
 		}
@@ -190,7 +190,7 @@ func TestDifferentialEveryDifferenceIsARow(t *testing.T) {
 	t.Logf("%d pairs, %d differences found by brute force, each covered", tried, differences)
 }
 
-func text(r *Result) string {
+func rendered(r *Result) string {
 	var b strings.Builder
 	_ = r.Write(&b, "text")
 	if testing.Verbose() {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/aclc-dev/aclc/internal/text"
 )
 
 // write prints the result in the format asked for. Text with no change is
@@ -299,22 +301,8 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }
 
-// Count is n with its noun, singular for one: "1 warning", "2 warnings",
-// "0 warnings". A noun whose plural is not its singular with an s gives
-// both: Count(n, "entry", "entries").
-func Count(n int, noun string, plural ...string) string { return count(n, noun, plural...) }
-
-// count is n with its noun, singular for one.
-func count(n int, noun string, plural ...string) string {
-	if n != 1 {
-		if len(plural) > 0 {
-			noun = plural[0]
-		} else {
-			noun += "s"
-		}
-	}
-	return strconv.Itoa(n) + " " + noun
-}
+// count is n with its noun, singular for one (text.Count).
+var count = text.Count
 
 // Qualified is a queue path as aclc prints it: the partition's name before
 // it unless it is the default partition.

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"fmt"
@@ -14,23 +14,23 @@ import (
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// codeGroup is the codes of one kind of source, as docs/CHECK.md lists
+// CodeGroup is the codes of one kind of source, as docs/CHECK.md lists
 // them.
-type codeGroup struct {
+type CodeGroup struct {
 	Where string
 	Codes []source.CodeInfo
 }
 
-// checkCodes lists every code aclc check reports, by where it comes from.
+// Codes lists every code aclc check reports, by where it comes from.
 // docs/CHECK.md is generated from it (go test ./cmd/aclc -run
 // TestCheckCodesDocumented -update), and a test keeps codes distinct.
-func checkCodes() []codeGroup {
-	return []codeGroup{
+func Codes() []CodeGroup {
+	return []CodeGroup{
 		{"any source", append([]source.CodeInfo{
-			source.ErrorCode(codeInvalidSource, "a source that cannot be read, or an error that names no rule"),
+			source.ErrorCode(CodeInvalidSource, "a source that cannot be read, or an error that names no rule"),
 		}, append(source.Codes(), family.Codes()...)...)},
 		{"the cluster (--from-cluster)", []source.CodeInfo{
-			source.ErrorCode(codeClusterUnreadable, "the API server cannot be reached, or does not give YuniKorn's ConfigMaps and the Namespaces (no kubeconfig, a refusal, the timeout)"),
+			source.ErrorCode(CodeClusterUnreadable, "the API server cannot be reached, or does not give YuniKorn's ConfigMaps and the Namespaces (no kubeconfig, a refusal, the timeout)"),
 		}},
 		{"configuration layout", layout.Codes()},
 		{"YuniKorn configuration", []source.CodeInfo{
@@ -41,8 +41,8 @@ func checkCodes() []codeGroup {
 		{"YuniKorn queues", yunikorn.Codes()},
 		{"YuniKorn admission settings", admission.Codes()},
 		{"YuniKorn LDAP resolver", []source.CodeInfo{
-			source.ErrorCode(codeLDAPInvalid, "an LDAP secret YuniKorn refuses, or an ldap --resolver that does not parse"),
-			source.WarningCode(codeLDAPUnchecked, "the configuration selects ldap but its secret is not where check runs"),
+			source.ErrorCode(CodeLDAPInvalid, "an LDAP secret YuniKorn refuses, or an ldap --resolver that does not parse"),
+			source.WarningCode(CodeLDAPUnchecked, "the configuration selects ldap but its secret is not where check runs"),
 			source.WarningCode(builtins.QuirkLDAPConfig, "a secret file YuniKorn skips, or a value its validator warns about"),
 			source.WarningCode(builtins.QuirkLDAPFilterUnescaped, "the user name goes into the filter unescaped"),
 			source.WarningCode(builtins.QuirkLDAPCNParsing, "groups are cut out of memberOf at CN= and the first comma"),
@@ -53,8 +53,8 @@ func checkCodes() []codeGroup {
 	}
 }
 
-// codesTable renders the codes as the Markdown table of docs/CHECK.md.
-func codesTable(groups []codeGroup) string {
+// CodesTable renders the codes as the Markdown table of docs/CHECK.md.
+func CodesTable(groups []CodeGroup) string {
 	var b strings.Builder
 	b.WriteString("| code | severity | source | rule |\n| --- | --- | --- | --- |\n")
 	for _, g := range groups {
