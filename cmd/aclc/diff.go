@@ -18,6 +18,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
+	"github.com/aclc-dev/aclc/pkg/report"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -202,22 +203,22 @@ func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diff.Resu
 		oldNames = "the cluster"
 	}
 	newNames := strings.Join(newSrcs, ", ")
-	page := &htmlReport{Version: aclcVersion(), Engine: o.engine}
+	page := &report.HTMLReport{Version: aclcVersion(), Engine: o.engine}
 	for _, side := range []*diffSide{newSide, oldSide} {
 		if side.sources == nil {
 			continue
 		}
 		s := side.sources
 		known := translate.ReplicatedNamespaces(s.Kubernetes())
-		p, err := queueReportHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), placeNamespaces(o.namespaces, known), known, o.resolver)
+		p, err := report.QueuesHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), report.PlaceNamespaces(o.namespaces, known), known, o.resolver, aclcVersion(), newLocator())
 		if err != nil {
 			return err
 		}
 		page = p
 		break
 	}
-	diffHTML(page, res, oldNames, newNames)
-	return page.writeHTML(w)
+	report.DiffHTML(page, res, oldNames, newNames)
+	return page.WriteHTML(w)
 }
 
 // diffTrouble reports what stopped the diff; its exit status is diff's 2.

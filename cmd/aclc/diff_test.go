@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aclc-dev/aclc/pkg/diff"
+	"github.com/aclc-dev/aclc/pkg/report"
 )
 
 var updateDiffGolden = flag.Bool("update-diff", false, "rewrite the expected JSON of the diff cases under testdata/diff")
@@ -302,7 +303,7 @@ func TestDiffSkipsOnlyUnchangedQueues(t *testing.T) {
 			var results [2]*diff.Result
 			for i, every := range []bool{false, true} {
 				o := &diffOptions{engine: "native", everyQueue: every, cluster: &clusterFlags{}}
-				o.as.list = []principal{{User: "erin"}, {User: "frank", Groups: []string{"ops"}}}
+				o.as.list = []report.Principal{{User: "erin"}, {User: "frank", Groups: []string{"ops"}}}
 				ctx := context.Background()
 				oldSide, err := o.load(ctx, "OLD", []string{oldPath}, false)
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/aclc-dev/aclc/pkg/report"
 	"sigs.k8s.io/yaml"
 )
 
@@ -82,7 +83,7 @@ func TestReportAsIsVerbatim(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep queueReport
+	var rep report.QueueReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestReportAsIsVerbatim(t *testing.T) {
 	}
 	// A group given before any --as belongs to every --as.
 	_, stdout, _ = runCLI(t, "", "report", "-o", "json", "--engine", "native", "--as-group", "ops", "--as", "ann", "--as", "bob", "--as-group", "dev", seedConfig)
-	rep = queueReport{}
+	rep = report.QueueReport{}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestReportVOVJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep vovReport
+	var rep report.VOVReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestReportFormats(t *testing.T) {
 	args := []string{"report", "--engine", "native", "--as", "john", "--as-group", "dev", "../../examples/yunikorn/org.yaml"}
 	_, js, _ := runCLI(t, "", append(args, "-o", "json")...)
 	_, ym, _ := runCLI(t, "", append(args, "-o", "yaml")...)
-	var fromJSON, fromYAML queueReport
+	var fromJSON, fromYAML report.QueueReport
 	if err := json.Unmarshal([]byte(js), &fromJSON); err != nil {
 		t.Fatal(err)
 	}
@@ -179,23 +180,6 @@ func TestReportFormats(t *testing.T) {
 			if format == "wide" && !strings.Contains(stdout, "WHY (admin)") {
 				t.Errorf("-o wide lacks the admin reasons")
 			}
-		}
-	}
-}
-
-func TestWrapText(t *testing.T) {
-	tests := []struct {
-		in    string
-		width int
-		want  []string
-	}{
-		{"users sue (submitacl of root)", 40, []string{"users sue (submitacl of root)"}},
-		{"users sue (submitacl of root)", 12, []string{"users sue", "(submitacl", "of root)"}},
-		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
-	}
-	for _, tt := range tests {
-		if got := wrapText(tt.in, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("wrapText(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
 		}
 	}
 }

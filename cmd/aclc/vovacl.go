@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
+	"github.com/aclc-dev/aclc/pkg/report"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -319,7 +320,7 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 
 // describeSource summarises a loaded source for -v.
 func describeSource(s *vov.Spec) string {
-	out := fmt.Sprintf("project %s, owner %s, %s, %s", orNone(s.Project), s.Owner, count(len(s.Objects), "object"), count(len(s.Rules), "role rule"))
+	out := fmt.Sprintf("project %s, owner %s, %s, %s", report.OrNone(s.Project), s.Owner, count(len(s.Objects), "object"), count(len(s.Rules), "role rule"))
 	if s.SecurityFile != "" {
 		out += " (from " + s.SecurityFile + ")"
 	}
@@ -328,7 +329,11 @@ func describeSource(s *vov.Spec) string {
 
 // describeObject names the object found and where its ACL is, for -v.
 func describeObject(o *vov.Object) string {
-	out := fmt.Sprintf("%s %q (%sowner %s) at line %d: ", o.Type, o.Address(), otherKey(o), o.Owner, o.Line)
+	other := o.OtherAddress()
+	if other != "" {
+		other += ", "
+	}
+	out := fmt.Sprintf("%s %q (%sowner %s) at line %d: ", o.Type, o.Address(), other, o.Owner, o.Line)
 	if o.DefaultACL {
 		return out + "no acl:, so the default ACL (2 entries)"
 	}

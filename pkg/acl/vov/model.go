@@ -421,6 +421,19 @@ func (o *Object) Address() string {
 	return o.Name
 }
 
+// OtherAddress names the object's second address, when it has one: "name
+// N" for a job that has a name, "id I" for any other object that has an
+// id; "" otherwise.
+func (o *Object) OtherAddress() string {
+	switch {
+	case o.Type == TypeJob && o.Name != "":
+		return "name " + o.Name
+	case o.Type != TypeJob && o.ID != "":
+		return "id " + o.ID
+	}
+	return ""
+}
+
 // Level is a security level a rule can assign, ordered: a role at a
 // level also holds every lower level (docs/RATIONALE.md). A decision's role
 // is a Level, LevelUnknown when no rule matches.

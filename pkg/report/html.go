@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -27,8 +27,8 @@ var reportHTMLTemplate string
 
 var reportHTML = template.Must(template.New("report").Parse(reportHTMLTemplate))
 
-// htmlReport is what the page shows of a YuniKorn configuration.
-type htmlReport struct {
+// HTMLReport is what the page shows of a YuniKorn configuration.
+type HTMLReport struct {
 	Title      string
 	Sources    []string
 	Version    string
@@ -117,19 +117,19 @@ type htmlPlacement struct {
 	Message   string
 }
 
-// queueReportHTML builds the page: the tree with the grants of every
+// QueuesHTML builds the page: the tree with the grants of every
 // queue, check's warnings (with resolver, as check has them) at the queue
 // they concern, the placement rules in order and where a pod of each
 // namespace that names no queue lands.
-func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []principal, namespaces []string, known map[string]admission.Namespace, resolver string) (*htmlReport, error) {
+func QueuesHTML(ctx context.Context, eng engine.Engine, s *translate.Sources, srcs []string, as []Principal, namespaces []string, known map[string]admission.Namespace, resolver, version string, loc *check.Locator) (*HTMLReport, error) {
 	var warnings []check.Diagnostic
-	for _, d := range check.Diagnose(s, nil, strings.Join(srcs, ", "), resolver, newLocator()) {
+	for _, d := range check.Diagnose(s, nil, strings.Join(srcs, ", "), resolver, loc) {
 		if d.Severity != check.SeverityError {
 			warnings = append(warnings, d)
 		}
 	}
 	tree := s.Queues()
-	r := &htmlReport{Title: "YuniKorn queues: " + strings.Join(srcs, ", "), Sources: srcs, Version: aclcVersion(), Engine: eng.Name()}
+	r := &HTMLReport{Title: "YuniKorn queues: " + strings.Join(srcs, ", "), Sources: srcs, Version: version, Engine: eng.Name()}
 	byLine := map[*yunikorn.Partition][]*htmlQueue{}
 	attached := make([]bool, len(warnings))
 	for _, p := range tree.Partitions {
@@ -160,7 +160,7 @@ func queueReportHTML(ctx context.Context, eng engine.Engine, s *translate.Source
 			subjects := as
 			hp.Subject = "the users given with --as"
 			if len(subjects) == 0 {
-				subjects = []principal{{User: "nobody", Groups: []string{}}}
+				subjects = []Principal{{User: "nobody", Groups: []string{}}}
 				hp.Subject = "a user named in no ACL (nobody, no groups)"
 			}
 			rows, err := reportPlacement(ctx, eng, tree, subjects, namespaces, known, []string{""})
@@ -235,8 +235,8 @@ func describeRule(r yunikorn.PlacementRule) string {
 	return b.String()
 }
 
-// writeHTML renders the page into w.
-func (r *htmlReport) writeHTML(w io.Writer) error {
+// WriteHTML renders the page into w.
+func (r *HTMLReport) WriteHTML(w io.Writer) error {
 	for _, p := range r.Partitions {
 		sort.SliceStable(p.Placement, func(i, j int) bool { return p.Placement[i].Namespace < p.Placement[j].Namespace })
 	}
@@ -248,9 +248,9 @@ func (r *htmlReport) writeHTML(w io.Writer) error {
 	return err
 }
 
-// diffHTML marks the changes of r on NEW's tree, page: access changes at
+// DiffHTML marks the changes of r on NEW's tree, page: access changes at
 // their queue (or among the gone ones), placements in a table of their own.
-func diffHTML(page *htmlReport, r *diff.Result, oldNames, newNames string) {
+func DiffHTML(page *HTMLReport, r *diff.Result, oldNames, newNames string) {
 	d := &htmlDiff{Old: oldNames, New: newNames, Refusals: r.RefusalLines()}
 	page.Title = "aclc diff: " + oldNames + " → " + newNames
 	for _, c := range r.Access {

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"context"
@@ -18,7 +18,8 @@ type vovPrincipal struct {
 	osgroups   []string // nil: resolved as the source says
 }
 
-func parseVOVPrincipal(p principal) (vovPrincipal, error) {
+// ParseVOVPrincipal reads p as a VOV user: user[@host], its groups OS groups.
+func ParseVOVPrincipal(p Principal) (vovPrincipal, error) {
 	var v vovPrincipal
 	v.user, v.host, _ = strings.Cut(p.User, "@")
 	if v.user == "" {
@@ -38,8 +39,8 @@ func (p vovPrincipal) String() string {
 	return s
 }
 
-// vovReport is what report says about a VOV source.
-type vovReport struct {
+// VOVReport is what report says about a VOV source.
+type VOVReport struct {
 	Project   string        `json:"project"`
 	Owner     string        `json:"owner"`
 	Host      string        `json:"host"`
@@ -65,12 +66,12 @@ type vovDecision struct {
 	vov.Decision
 }
 
-// reportVOV lists every object's ACL as vovacl -show does and, for each
+// VOV lists every object's ACL as vovacl -show does and, for each
 // --as user, what the engine says they may do on each object.
-func reportVOV(ctx context.Context, eng engine.Engine, spec *vov.Spec, as []principal) (*vovReport, error) {
-	r := &vovReport{Project: spec.Project, Owner: spec.Owner, Host: spec.Host}
+func VOV(ctx context.Context, eng engine.Engine, spec *vov.Spec, as []Principal) (*VOVReport, error) {
+	r := &VOVReport{Project: spec.Project, Owner: spec.Owner, Host: spec.Host}
 	for _, o := range spec.Objects {
-		ob := vovObject{Type: string(o.Type), Address: o.Address(), Other: strings.TrimSuffix(otherKey(o), ", "), Owner: o.Owner, DefaultACL: o.DefaultACL, ACL: []string{}}
+		ob := vovObject{Type: string(o.Type), Address: o.Address(), Other: o.OtherAddress(), Owner: o.Owner, DefaultACL: o.DefaultACL, ACL: []string{}}
 		for i, e := range o.ACL {
 			ob.ACL = append(ob.ACL, vov.FormatEntry(i+1, e))
 		}
@@ -81,7 +82,7 @@ func reportVOV(ctx context.Context, eng engine.Engine, spec *vov.Spec, as []prin
 	}
 	var principals []vovPrincipal
 	for _, a := range as {
-		p, err := parseVOVPrincipal(a)
+		p, err := ParseVOVPrincipal(a)
 		if err != nil {
 			return nil, err
 		}
@@ -100,9 +101,9 @@ func reportVOV(ctx context.Context, eng engine.Engine, spec *vov.Spec, as []prin
 	return r, nil
 }
 
-func (r *vovReport) tables(wide bool) []*table {
+func (r *VOVReport) Tables(wide bool) []*Table {
 	// The ACLs as vovacl -show prints them, under each object.
-	head := &table{title: fmt.Sprintf("VOV project %s (owner %s, server host %s)", orNone(r.Project), r.Owner, orNone(r.Host))}
+	head := &Table{Title: fmt.Sprintf("VOV project %s (owner %s, server host %s)", OrNone(r.Project), r.Owner, OrNone(r.Host))}
 	for _, o := range r.Objects {
 		other, def := "", ""
 		if o.Other != "" {
@@ -111,17 +112,17 @@ func (r *vovReport) tables(wide bool) []*table {
 		if o.DefaultACL {
 			def = ", default ACL"
 		}
-		head.lines = append(head.lines, fmt.Sprintf("%s %q (%sowner %s%s)", o.Type, o.Address, other, o.Owner, def))
+		head.Lines = append(head.Lines, fmt.Sprintf("%s %q (%sowner %s%s)", o.Type, o.Address, other, o.Owner, def))
 		for _, e := range o.ACL {
-			head.lines = append(head.lines, "  "+e)
+			head.Lines = append(head.Lines, "  "+e)
 		}
 	}
-	out := []*table{head}
+	out := []*Table{head}
 	if len(r.Decisions) > 0 {
-		t := &table{title: "who may do what, decided by the " + r.Engine + " engine", header: []string{"USER", "ROLE", "OBJECT", "CAPABILITIES", "WHY (VIEW)"}, wrap: []bool{false, false, false, true, true}}
+		t := &Table{Title: "who may do what, decided by the " + r.Engine + " engine", Header: []string{"USER", "ROLE", "OBJECT", "CAPABILITIES", "WHY (VIEW)"}, Wrap: []bool{false, false, false, true, true}}
 		if wide {
-			t.header = append(t.header, "OS GROUPS")
-			t.wrap = append(t.wrap, true)
+			t.Header = append(t.Header, "OS GROUPS")
+			t.Wrap = append(t.Wrap, true)
 		}
 		for _, d := range r.Decisions {
 			caps := "nothing"
@@ -133,26 +134,15 @@ func (r *vovReport) tables(wide bool) []*table {
 			if wide {
 				cells = append(cells, groupsShown(d.OSGroups))
 			}
-			t.add(cells...)
+			t.Add(cells...)
 		}
 		out = append(out, t)
 	}
 	return out
 }
 
-// otherKey names the object's second address, when it has one: a job's
-// name, the id of any other object.
-func otherKey(o *vov.Object) string {
-	switch {
-	case o.Type == vov.TypeJob && o.Name != "":
-		return "name " + o.Name + ", "
-	case o.Type != vov.TypeJob && o.ID != "":
-		return "id " + o.ID + ", "
-	}
-	return ""
-}
-
-func orNone(s string) string {
+// OrNone is s, or "(none)" for nothing.
+func OrNone(s string) string {
 	if s == "" {
 		return "(none)"
 	}
