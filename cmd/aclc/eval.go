@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/feed"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -257,7 +258,9 @@ func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, 
 	return status
 }
 
-var errUsage = errors.New("usage")
+// errUsage is matched by an error the command line made: a usage error
+// (exit 2), the feed's among them.
+var errUsage = feed.ErrUsage
 
 // engineSource is what an engine is opened on: loaded sources, or a
 // bundle read from a file.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/configreview"
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/kube"
 	"github.com/aclc-dev/aclc/pkg/serve"
@@ -203,5 +204,5 @@ func timeoutSecondsFlag(fs *pflag.FlagSet, p *int) {
 // configNamespaceFlag adds --config-namespace, YuniKorn's namespace whose
 // ConfigMaps /validate-config reviews.
 func configNamespaceFlag(fs *pflag.FlagSet, p *string, def string) {
-	fs.StringVar(p, "config-namespace", def, "YuniKorn's namespace whose ConfigMaps /validate-config reviews (manifests: with --type config; webhook: default the namespace of the ConfigMaps in service, else "+defaultConfigNamespace+")")
+	fs.StringVar(p, "config-namespace", def, "YuniKorn's namespace whose ConfigMaps /validate-config reviews (manifests: with --type config; webhook: default the namespace of the ConfigMaps in service, else "+configreview.DefaultNamespace+")")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/feed"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -55,39 +56,15 @@ func openInput(path string) (io.ReadCloser, error) {
 	return os.Open(path)
 }
 
+// sourceFiles are the SOURCE arguments as package feed reads them; "-"
+// is standard input.
+func sourceFiles(paths []string, kind translate.Kind) feed.Files {
+	return feed.Files{Paths: paths, Kind: kind, Release: yunikornRelease, Stdin: readStdin, StdinName: stdinName}
+}
+
 // readSourceFiles loads the SOURCE arguments; "-" is standard input.
 func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, error) {
-	if !slices.Contains(paths, "-") {
-		return translate.LoadSourcesAs(paths, kind, yunikornRelease)
-	}
-	inputs := make([]translate.Input, 0, len(paths))
-	for _, p := range paths {
-		if p == "-" {
-			b, err := readStdin()
-			if err != nil {
-				return nil, err
-			}
-			inputs = append(inputs, translate.Input{Name: stdinName, Data: b})
-			continue
-		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			inputs = append(inputs, translate.Input{Name: p, Dir: p})
-			continue
-		}
-		b, err := translate.ReadSource(p)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, translate.Input{Name: p, Data: b})
-	}
-	s, err := (&translate.Sources{}).WithYuniKornRelease(yunikornRelease)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.AddInputs(inputs, kind); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return sourceFiles(paths, kind).Load()
 }
 
 // loadSources reads the sources and settles their group resolution; each

@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"net"
 	"net/url"
 	"os"
@@ -17,6 +16,10 @@ import (
 	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/configreview"
+	"github.com/aclc-dev/aclc/pkg/feed"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -184,7 +187,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	feed.guardOff = guardOff
+	feed.WithGuardOff(guardOff)
 	// Refuse early, before compiling anything, a source set the webhook
 	// has nothing to answer with.
 	s, err := feed.Load()
@@ -200,15 +203,15 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	warnLeftOut(logger, s, o.leftOut)
 	// /validate-config reviews against the configuration in service as
 	// last loaded, kept from one load of the sources to the next.
-	served := &servedCache{}
-	served.set(loadServed(feed, s, nil))
+	served := &configreview.Cache{}
+	served.Set(configreview.LoadServed(feed.ConfigMaps, s, nil))
 	// The denial at the deadline is written before the API server gives
 	// up; the write timeout is the API server's wait.
 	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
 		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
 		WithConfigDecisionTimeout(webhook.DecisionTimeout(o.configTimeoutSeconds)).
 		WithWriteTimeout(time.Duration(max(o.timeoutSeconds, o.configTimeoutSeconds)) * time.Second).
-		WithConfigReviewer(newConfigReviewer(served.get, o.configNamespace, s.YuniKornRelease()))
+		WithConfigReviewer(configreview.New(served.Get, o.configNamespace, s.YuniKornRelease()))
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -308,9 +311,9 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 // openWebhookEngine loads the sources again and opens an engine on them,
 // refusing a source set without YuniKorn configuration as at start; what
 // was loaded, or why nothing was, goes to served for /validate-config.
-func openWebhookEngine(ctx context.Context, name string, feed *sourceFeed, served *servedCache, loaded func(*translate.Sources)) (engine.Engine, error) {
+func openWebhookEngine(ctx context.Context, name string, feed *feed.Feed, served *configreview.Cache, loaded func(*translate.Sources)) (engine.Engine, error) {
 	s, err := feed.Load()
-	served.set(loadServed(feed, s, err))
+	served.Set(configreview.LoadServed(feed.ConfigMaps, s, err))
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +425,7 @@ func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.m.FailurePolicy, "failure-policy", "", "what the API server does when the webhook cannot answer: Fail or Ignore (YuniKorn's); default Fail, Ignore for --type queue; see the comments in the output")
 	timeoutSecondsFlag(fs, &o.m.TimeoutSeconds)
 	fs.StringVar(&o.typ, "type", "mutating", "type of webhook configuration: mutating (/mutate, as YuniKorn), validating (/validate: check only, nothing added), queue (/validate-queue: refuse pods YuniKorn would reject) or config (/validate-config: YuniKorn's ConfigMaps, refused as YuniKorn's validator refuses them, admitted with warnings saying what changes)")
-	configNamespaceFlag(fs, &o.m.ConfigNamespace, defaultConfigNamespace)
+	configNamespaceFlag(fs, &o.m.ConfigNamespace, configreview.DefaultNamespace)
 	fs.StringVar(&o.m.StaticURL, "static-url", "", "write the configuration for the API server to load from a file at start (Kubernetes 1.37+), calling this https URL (the path is appended) instead of the Service, named with .static.k8s.io")
 }
 

@@ -24,4 +24,3 @@ func TestIgnoreCodes(t *testing.T) {
 		}
 	}
 }
-

@@ -1,4 +1,4 @@
-package main
+package configreview
 
 import (
 	"context"
@@ -24,8 +24,8 @@ func BenchmarkConfigReviewVerdict(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			t := &testing.T{}
 			// Nothing in service loads: the verdict alone is timed.
-			served := servedConfig{configMaps: servedLayout(t, reviewedQueues), loadErr: errors.New("not loaded")}
-			r := newConfigReviewer(func() servedConfig { return served }, "yunikorn", release.Default())
+			served := Served{ConfigMaps: servedLayout(t, reviewedQueues), LoadErr: errors.New("not loaded")}
+			r := New(func() Served { return served }, "yunikorn", release.Default())
 			r.changes = nil
 			req := configMapRequest(t, "yunikorn", "yunikorn-configs", map[string]string{"queues.yaml": c.queues})
 			b.ResetTimer()

@@ -1,11 +1,14 @@
-package main
+// Package configreview reviews a change to YuniKorn's own ConfigMaps
+// (yunikorn-configs, yunikorn-defaults) as YuniKorn's admission controller
+// does, and says what the change does to the configuration in service:
+// the webhook's /validate-config.
+package configreview
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,20 +24,20 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/source"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/diff"
 	"github.com/aclc-dev/aclc/pkg/engine"
-	vovfamily "github.com/aclc-dev/aclc/pkg/family/vov"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-// defaultConfigNamespace is where YuniKorn's ConfigMaps are looked for when
+// DefaultNamespace is where YuniKorn's ConfigMaps are looked for when
 // the configuration in service does not say (a bare queues.yaml).
-const defaultConfigNamespace = "yunikorn"
+const DefaultNamespace = "yunikorn"
 
 // maxConfigWarnings caps the warnings of one review: kubectl prints each on
 // its own line, and a change to every queue would drown the terminal.
 const maxConfigWarnings = 20
 
-// configReviewer answers /validate-config. A change to yunikorn-configs or
+// Reviewer answers /validate-config. A change to yunikorn-configs or
 // yunikorn-defaults is judged on its own, as YuniKorn's admission
 // controller judges it: the ConfigMap in its slot beside the other one in
 // service, whether or not the configuration in service loads. It is
@@ -44,11 +47,11 @@ const maxConfigWarnings = 20
 // then refuses, what the change does to the configuration in service (who
 // gains or loses access where, which pods land elsewhere) when aclc can
 // work it out in time, and why not when it cannot.
-type configReviewer struct {
+type Reviewer struct {
 	// served is the configuration in service, as last loaded.
-	served func() servedConfig
+	served func() Served
 	// namespace is where YuniKorn's ConfigMaps are; "" takes the
-	// namespace of those in service, else defaultConfigNamespace.
+	// namespace of those in service, else DefaultNamespace.
 	namespace string
 	// release is the YuniKorn release the configuration is judged as.
 	release release.Version
@@ -62,27 +65,27 @@ type configReviewer struct {
 	slot chan struct{}
 }
 
-// servedConfig is the configuration in service: YuniKorn's ConfigMaps as
+// Served is the configuration in service: YuniKorn's ConfigMaps as
 // the cluster (or the mounted files) hold them, read whether or not they
 // load, and what they load to when they do.
-type servedConfig struct {
-	// configMaps are YuniKorn's ConfigMaps in service; readErr says why
+type Served struct {
+	// ConfigMaps are YuniKorn's ConfigMaps in service; ReadErr says why
 	// they could not be read.
-	configMaps []*layout.ConfigMap
-	readErr    error
-	// sources is the configuration they load to; loadErr says why they do
-	// not load (then sources is nil).
-	sources *translate.Sources
-	loadErr error
+	ConfigMaps []*layout.ConfigMap
+	ReadErr    error
+	// Sources is the configuration they load to; LoadErr says why they do
+	// not load (then Sources is nil).
+	Sources *translate.Sources
+	LoadErr error
 }
 
 // namespace is the namespace of the ConfigMaps in service, "" when none
 // says.
-func (s servedConfig) namespace() string {
-	if s.sources != nil && s.sources.Layout() != nil && s.sources.Layout().Namespace != "" {
-		return s.sources.Layout().Namespace
+func (s Served) namespace() string {
+	if s.Sources != nil && s.Sources.Layout() != nil && s.Sources.Layout().Namespace != "" {
+		return s.Sources.Layout().Namespace
 	}
-	for _, cm := range s.configMaps {
+	for _, cm := range s.ConfigMaps {
 		if cm.Namespace != "" {
 			return cm.Namespace
 		}
@@ -90,102 +93,66 @@ func (s servedConfig) namespace() string {
 	return ""
 }
 
-// servedCache keeps the configuration in service between reviews: loading
+// Cache keeps the configuration in service between reviews: loading
 // a configuration of thousands of queues takes seconds, so it is loaded
 // when the sources change (set), not for every review.
-type servedCache struct {
+type Cache struct {
 	mu sync.Mutex
-	s  servedConfig
+	s  Served
 }
 
-func (c *servedCache) set(s servedConfig) {
+// Set keeps s as the configuration in service.
+func (c *Cache) Set(s Served) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.s = s
 }
 
-func (c *servedCache) get() servedConfig {
+// Get returns the configuration in service.
+func (c *Cache) Get() Served {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.s
 }
 
-// newConfigReviewer reviews changes to the ConfigMaps of namespace against
-// the configuration served returns, the changes told as aclc diff tells
-// them, judged as YuniKorn release rel.
-func newConfigReviewer(served func() servedConfig, namespace string, rel release.Version) *configReviewer {
-	return &configReviewer{served: served, namespace: namespace, release: rel, changes: diffLines, slot: make(chan struct{}, 1)}
+// New reviews changes to the ConfigMaps of namespace against the
+// configuration served returns, the changes told as aclc diff tells them,
+// judged as YuniKorn release rel.
+func New(served func() Served, namespace string, rel release.Version) *Reviewer {
+	return &Reviewer{served: served, namespace: namespace, release: rel, changes: diffLines, slot: make(chan struct{}, 1)}
 }
 
-// loadServed reads the configuration in service from feed: the ConfigMaps
-// as they are stored, and, when given, what they load to (s, err as
-// feed.Load returned them).
-func loadServed(feed *sourceFeed, s *translate.Sources, err error) servedConfig {
-	out := servedConfig{sources: s, loadErr: err}
+// LoadServed reads the configuration in service: the ConfigMaps as they
+// are stored (configMaps reads them from the sources), and, when given,
+// what they load to (s, err as the sources' load returned them).
+func LoadServed(configMaps func() ([]*layout.ConfigMap, error), s *translate.Sources, err error) Served {
+	out := Served{Sources: s, LoadErr: err}
 	if s != nil && s.Layout() != nil {
-		out.configMaps = s.Layout().ConfigMaps
+		out.ConfigMaps = s.Layout().ConfigMaps
 		return out
 	}
-	out.configMaps, out.readErr = feed.yunikornConfigMaps()
+	out.ConfigMaps, out.ReadErr = configMaps()
 	return out
-}
-
-// yunikornConfigMaps reads YuniKorn's ConfigMaps from the sources as they
-// are now, without loading them: a configuration that does not load still
-// holds the ConfigMap a change is placed beside.
-func (f *sourceFeed) yunikornConfigMaps() ([]*layout.ConfigMap, error) {
-	var out []*layout.ConfigMap
-	if f.cluster != nil {
-		var file *layout.File
-		if f.watch != nil {
-			file = f.watch.File()
-		} else {
-			var err error
-			if file, err = f.once(context.Background()); err != nil {
-				return nil, err
-			}
-		}
-		return file.ConfigMaps, nil
-	}
-	vov := vovfamily.Family{}
-	for _, p := range f.files {
-		var file *layout.File
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if file, err = layout.ReadDir(p); err != nil {
-				return nil, err
-			}
-		} else {
-			data, err := translate.ReadSource(p)
-			if err != nil {
-				return nil, err
-			}
-			if f.kind == translate.KindVOV || (f.kind == translate.KindAuto && vov.Claims(translate.Input{Name: p, Data: data})) {
-				continue
-			}
-			if file, err = layout.Read(p, data); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, file.ConfigMaps...)
-	}
-	return out, nil
 }
 
 // diffLines is aclc diff's text between two configurations that load,
 // decided by the native engine, for the subjects their ACLs name and the
 // applications of their Namespaces: one line per change.
 func diffLines(ctx context.Context, old, new *translate.Sources) ([]string, error) {
-	o := &diffOptions{engine: engine.Native}
-	var sides [2]*diffSide
+	var sides [2]*diff.Side
 	for i, s := range []*translate.Sources{old, new} {
-		eng, s, err := engineOn(ctx, engine.Native, s, builtins.ResolverNone)
+		s, err := s.WithGroupResolution(builtins.ResolverNone, false)
+		if err != nil {
+			return nil, err
+		}
+		eng, err := engine.Open(ctx, engine.Native, engine.Target{Sources: s, Resolver: builtins.ResolverNone})
 		if err != nil {
 			return nil, err
 		}
 		defer eng.Close(ctx)
-		sides[i] = &diffSide{label: [2]string{"OLD", "NEW"}[i], sources: s, eng: eng}
+		sides[i] = &diff.Side{Label: [2]string{"OLD", "NEW"}[i], Engine: eng, Tree: s.Queues(), Namespaces: translate.ReplicatedNamespaces(s.Kubernetes())}
 	}
-	r, err := o.compare(ctx, sides[0], sides[1])
+	r, err := diff.Compare(ctx, diff.FamilyYuniKorn, sides[0], sides[1], diff.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +183,8 @@ const (
 	warnNoImpact   = "aclc: YuniKorn's validator accepts this ConfigMap; what it changes is not shown: "
 )
 
-func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+// ReviewConfig implements the webhook's ConfigReviewer.
+func (c *Reviewer) ReviewConfig(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	if req.Kind.Group != "" || req.Kind.Kind != "ConfigMap" {
 		return allowConfig()
 	}
@@ -232,7 +200,7 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		ns = served.namespace()
 	}
 	if ns == "" {
-		ns = defaultConfigNamespace
+		ns = DefaultNamespace
 	}
 	reqNS := req.Namespace
 	if reqNS == "" {
@@ -257,15 +225,15 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		}
 	}
 	var warnings []string
-	if served.readErr != nil {
+	if served.ReadErr != nil {
 		// The slot beside is unknown: a refusal would not be YuniKorn's.
-		warnings = append(warnings, "aclc: the other YuniKorn ConfigMap in service could not be read ("+errLine(served.readErr)+"): this one was judged alone")
+		warnings = append(warnings, "aclc: the other YuniKorn ConfigMap in service could not be read ("+errLine(served.ReadErr)+"): this one was judged alone")
 	}
 	var kube map[string]any
-	if served.sources != nil {
-		kube = served.sources.Kubernetes()
+	if served.Sources != nil {
+		kube = served.Sources.Kubernetes()
 	}
-	next, err := candidate(served.configMaps, &cm, c.release, kube)
+	next, err := candidate(served.ConfigMaps, &cm, c.release, kube)
 	if err != nil {
 		return c.judgeFailed(served, &cm, err, warnings)
 	}
@@ -275,10 +243,10 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 		}
 	}
 	switch {
-	case served.sources == nil:
-		warnings = append(warnings, warnNoImpact+"the configuration in service does not load ("+errLine(served.loadErr)+")")
+	case served.Sources == nil:
+		warnings = append(warnings, warnNoImpact+"the configuration in service does not load ("+errLine(served.LoadErr)+")")
 	case c.changes != nil:
-		warnings = append(warnings, c.changesInTime(ctx, served.sources, next)...)
+		warnings = append(warnings, c.changesInTime(ctx, served.Sources, next)...)
 	}
 	return allowConfig(capWarnings(warnings)...)
 }
@@ -286,7 +254,7 @@ func (c *configReviewer) ReviewConfig(ctx context.Context, req *admissionv1.Admi
 // judgeFailed answers for a candidate that did not load with err: refused
 // when YuniKorn's validator refuses it, admitted with a warning that says
 // what aclc found otherwise.
-func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, err error, warnings []string) *admissionv1.AdmissionResponse {
+func (c *Reviewer) judgeFailed(served Served, cm *corev1.ConfigMap, err error, warnings []string) *admissionv1.AdmissionResponse {
 	msg := locatedMessage(err)
 	switch translate.Consequence(err) {
 	case translate.ConsequenceValidator:
@@ -294,7 +262,7 @@ func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, 
 			// aclc's own bound on what it reads, not YuniKorn's verdict.
 			return allowConfig(capWarnings(append(warnings, warnNotChecked+msg))...)
 		}
-		if served.readErr != nil {
+		if served.ReadErr != nil {
 			return allowConfig(capWarnings(append(warnings, warnNotChecked+"YuniKorn's validator may refuse it: "+msg))...)
 		}
 		// YuniKorn's admission controller refuses it, with this text as
@@ -303,7 +271,7 @@ func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, 
 	case translate.ConsequenceSettings:
 		// The typed settings are the scheduler's, checked before the
 		// queues; YuniKorn's validator reads the queues alone.
-		if verr := c.validatorAlone(served, cm); verr != nil && !aclcBound(verr) && served.readErr == nil {
+		if verr := c.validatorAlone(served, cm); verr != nil && !aclcBound(verr) && served.ReadErr == nil {
 			return refuseConfig(admission.ConfigMapDenial(locatedMessage(verr), c.release) + deniedAt(verr))
 		}
 		fallthrough
@@ -318,8 +286,8 @@ func (c *configReviewer) judgeFailed(served servedConfig, cm *corev1.ConfigMap, 
 
 // validatorAlone runs YuniKorn's validator on the candidate whose load
 // failed with err at the typed settings: nil when it accepts the queues.
-func (c *configReviewer) validatorAlone(served servedConfig, cm *corev1.ConfigMap) error {
-	l, err := layout.Flatten(candidateFile(served.configMaps, cm).ConfigMaps)
+func (c *Reviewer) validatorAlone(served Served, cm *corev1.ConfigMap) error {
+	l, err := layout.Flatten(candidateFile(served.ConfigMaps, cm).ConfigMaps)
 	if err != nil {
 		return nil
 	}
@@ -389,7 +357,7 @@ func errLine(err error) string {
 // ctx's deadline: a change YuniKorn accepts is admitted whether or not its
 // comparison ends in time (a configuration of thousands of queues takes
 // seconds), and the warning then says so.
-func (c *configReviewer) changesInTime(ctx context.Context, old, next *translate.Sources) []string {
+func (c *Reviewer) changesInTime(ctx context.Context, old, next *translate.Sources) []string {
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)*3/4)

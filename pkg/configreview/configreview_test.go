@@ -1,4 +1,4 @@
-package main
+package configreview
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/layout"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/feed"
 	"github.com/aclc-dev/aclc/pkg/translate"
 
 	"github.com/aclc-dev/aclc/tests/gen"
@@ -48,7 +49,7 @@ const reviewedQueues = `partitions:
 func TestConfigReviewerAsYuniKornsValidator(t *testing.T) {
 	s, served := helmServed(t, release.Default())
 	ns := s.Layout().Namespace
-	r := newConfigReviewer(served, "", s.YuniKornRelease())
+	r := New(served, "", s.YuniKornRelease())
 	for _, tt := range []struct {
 		name    string
 		req     *admissionv1.AdmissionRequest
@@ -108,20 +109,20 @@ func TestCapWarnings(t *testing.T) {
 
 // helmServed is the configuration in service of the Helm chart's example
 // ConfigMaps, as the webhook keeps it.
-func helmServed(t *testing.T, rel release.Version) (*translate.Sources, func() servedConfig) {
+func helmServed(t *testing.T, rel release.Version) (*translate.Sources, func() Served) {
 	t.Helper()
 	s, err := translate.LoadSourcesAs([]string{"../../examples/yunikorn/helm/yunikorn-defaults.yaml", "../../examples/yunikorn/helm/yunikorn-configs.yaml"}, translate.KindAuto, rel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, func() servedConfig { return servedConfig{sources: s, configMaps: s.Layout().ConfigMaps} }
+	return s, func() Served { return Served{Sources: s, ConfigMaps: s.Layout().ConfigMaps} }
 }
 
 // A change YuniKorn accepts is admitted even when its comparison does not
 // end within the deadline, with a warning that says so.
 func TestConfigReviewerAdmitsWhenTheComparisonIsLate(t *testing.T) {
 	s, served := helmServed(t, release.Default())
-	r := newConfigReviewer(served, "", s.YuniKornRelease())
+	r := New(served, "", s.YuniKornRelease())
 	r.changes = func(ctx context.Context, _, _ *translate.Sources) ([]string, error) {
 		<-ctx.Done()
 		time.Sleep(time.Second) // a comparison that does not stop at once
@@ -159,7 +160,7 @@ func TestConfigReviewerDenialByRelease(t *testing.T) {
 				t.Fatal(err)
 			}
 			s, served := helmServed(t, rel)
-			r := &configReviewer{served: served, release: rel}
+			r := &Reviewer{served: served, release: rel}
 			resp := r.ReviewConfig(context.Background(), configMapRequest(t, s.Layout().Namespace, "yunikorn-configs", map[string]string{"queues.yaml": pct}))
 			if resp.Allowed || resp.Result == nil || resp.Result.Message != tt.message {
 				t.Errorf("allowed %v, result %+v; want refused with %q", resp.Allowed, resp.Result, tt.message)
@@ -195,39 +196,39 @@ func TestConfigReviewerJudgesTheChangeOnItsOwn(t *testing.T) {
 	good := servedLayout(t, reviewedQueues)
 	for _, tt := range []struct {
 		name    string
-		served  servedConfig
+		served  Served
 		data    map[string]string
 		allowed bool
 		message string
 		warning string
 	}{
 		{"a revert while the configuration in service does not load is admitted",
-			servedConfig{configMaps: broken, loadErr: errors.New("duplicate child name found with name 'A', level 1")},
+			Served{ConfigMaps: broken, LoadErr: errors.New("duplicate child name found with name 'A', level 1")},
 			map[string]string{"queues.yaml": reviewedQueues}, true, "",
 			"what it changes is not shown: the configuration in service does not load (duplicate child name found with name 'A', level 1)"},
 		{"a change YuniKorn refuses is refused while the configuration in service does not load",
-			servedConfig{configMaps: broken, loadErr: errors.New("duplicate child name found with name 'A', level 1")},
+			Served{ConfigMaps: broken, LoadErr: errors.New("duplicate child name found with name 'A', level 1")},
 			map[string]string{"queues.yaml": strings.Replace(duplicate, "name: a\n", "name: b\n", 1) + "          - name: B\n"}, false,
 			"duplicate child name found with name 'B', level 1 (at yunikorn-configs[queues.yaml]:9:19)", ""},
 		{"a change judged without the other ConfigMap is never refused",
-			servedConfig{readErr: errors.New("served.yaml: permission denied")},
+			Served{ReadErr: errors.New("served.yaml: permission denied")},
 			map[string]string{"queues.yaml": duplicate}, true, "",
 			"YuniKorn's validator may refuse it: duplicate child name found with name 'A', level 1"},
 		{"a configuration over aclc's bound is admitted unchecked",
-			servedConfig{configMaps: good},
+			Served{ConfigMaps: good},
 			map[string]string{"queues.yaml": gen.AliasedQueues(45, true)}, true, "",
 			"admitted unchecked: document contains excessive aliasing"},
 		{"a setting the scheduler cannot parse is admitted with what the scheduler does",
-			servedConfig{configMaps: good},
+			Served{ConfigMaps: good},
 			map[string]string{"queues.yaml": reviewedQueues, "service.schedulingInterval": "soon"}, true, "",
 			"the scheduler will not run it: unable to parse configmap entry service.schedulingInterval"},
 		{"a setting the scheduler cannot parse beside queues YuniKorn refuses is refused",
-			servedConfig{configMaps: good},
+			Served{ConfigMaps: good},
 			map[string]string{"queues.yaml": duplicate, "service.schedulingInterval": "soon"}, false,
 			"duplicate child name found with name 'A', level 1 (at yunikorn-configs[queues.yaml]:8:19)", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newConfigReviewer(func() servedConfig { return tt.served }, "yunikorn", release.Default())
+			r := New(func() Served { return tt.served }, "yunikorn", release.Default())
 			resp := r.ReviewConfig(context.Background(), configMapRequest(t, "yunikorn", "yunikorn-configs", tt.data))
 			if resp.Allowed != tt.allowed {
 				t.Fatalf("allowed %v, want %v (%+v, %q)", resp.Allowed, tt.allowed, resp.Result, resp.Warnings)
@@ -252,17 +253,20 @@ func TestServedConfigMapsOfFilesThatDoNotLoad(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n  queues.yaml: 'partitions: ['\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	feed := &sourceFeed{files: []string{"../../examples/vov/acls.yaml", "../../examples/yunikorn/helm/yunikorn-defaults.yaml", cfg}}
-	s, err := feed.Load()
+	f, err := feed.New(context.Background(), feed.Files{Paths: []string{"../../examples/vov/acls.yaml", "../../examples/yunikorn/helm/yunikorn-defaults.yaml", cfg}, Release: release.Default()}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.Load()
 	if err == nil {
 		t.Fatalf("the broken configuration loads: %v", s.Files())
 	}
-	served := loadServed(feed, s, err)
+	served := LoadServed(f.ConfigMaps, s, err)
 	var names []string
-	for _, cm := range served.configMaps {
+	for _, cm := range served.ConfigMaps {
 		names = append(names, cm.Name)
 	}
-	if served.readErr != nil || strings.Join(names, ",") != "yunikorn-defaults,yunikorn-configs" || served.namespace() != "yunikorn" {
-		t.Errorf("read %v (%v), namespace %q", names, served.readErr, served.namespace())
+	if served.ReadErr != nil || strings.Join(names, ",") != "yunikorn-defaults,yunikorn-configs" || served.namespace() != "yunikorn" {
+		t.Errorf("read %v (%v), namespace %q", names, served.ReadErr, served.namespace())
 	}
 }
