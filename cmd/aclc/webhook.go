@@ -1,20 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/template"
 	"time"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
@@ -23,7 +19,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
@@ -406,12 +401,9 @@ const defaultWebhookNamespace = "aclc-system"
 
 // manifestsOptions are webhook manifests' flags.
 type manifestsOptions struct {
-	m           manifest
+	m           webhook.Manifest
 	caFile, typ string
 }
-
-// configWebhookType is the --type that registers /validate-config.
-const configWebhookType = "config"
 
 func manifestsFlags(fs *pflag.FlagSet, o *manifestsOptions) {
 	fs.StringVar(&o.m.Service, "service-name", "aclc-webhook", "name of the Service in front of 'aclc webhook'")
@@ -440,230 +432,34 @@ func newWebhookManifestsCommand() *cobra.Command {
 
 func (o *manifestsOptions) run(cmd *cobra.Command, rest []string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	m := o.m
 	if len(rest) > 0 {
 		return usageErr(cmd, "unexpected arguments %q", rest)
 	}
-	for _, v := range []struct{ flag, value string }{{"--service-name", m.Service}, {"--namespace", m.Namespace}, {"--config-namespace", m.ConfigNamespace}} {
-		if errs := validation.IsDNS1123Label(v.value); len(errs) > 0 {
-			return usageErr(cmd, "%s %q: %s", v.flag, v.value, strings.Join(errs, "; "))
-		}
-	}
-	if m.StaticURL != "" {
-		u, err := url.Parse(m.StaticURL)
-		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-			return usageErr(cmd, "--static-url %q: want https://HOST[:PORT], the webhook's address as the API server reaches it", m.StaticURL)
-		}
-		m.StaticURL = strings.TrimSuffix(m.StaticURL, "/")
-	}
-	if m.Port < 1 || m.Port > 65535 {
-		return usageErr(cmd, "--port %d: want 1 to 65535", m.Port)
-	}
-	if m.FailurePolicy == "" {
-		m.FailurePolicy = "Fail"
-		if o.typ == "queue" || o.typ == configWebhookType {
-			m.FailurePolicy = "Ignore"
-		}
-	}
-	if m.FailurePolicy != "Ignore" && m.FailurePolicy != "Fail" {
-		return usageErr(cmd, "--failure-policy %q: want Fail or Ignore", m.FailurePolicy)
-	}
-	if m.TimeoutSeconds < 1 || m.TimeoutSeconds > 30 {
-		return usageErr(cmd, "--timeout-seconds %d: want 1 to 30 (the API server's limits)", m.TimeoutSeconds)
-	}
-	switch o.typ {
-	case "mutating":
-		m.Kind, m.Path, m.Prefix = "MutatingWebhookConfiguration", "/mutate", "mutate"
-	case "validating":
-		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate", "validate"
-	case "queue":
-		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-queue", "validate-queue"
-	case configWebhookType:
-		m.Kind, m.Path, m.Prefix = "ValidatingWebhookConfiguration", "/validate-config", "validate-config"
-	default:
-		return usageErr(cmd, "--type %q: want mutating, validating, queue or config", o.typ)
-	}
+	m := o.m
+	m.Type = o.typ
 	if o.caFile != "" {
 		pemBytes, err := os.ReadFile(o.caFile)
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
-		if err := checkCABundle(pemBytes); err != nil {
+		if err := webhook.CheckCABundle(pemBytes); err != nil {
 			errorf(stderr, "%s: %v", o.caFile, err)
 			return exitError
 		}
-		m.CABundle = base64.StdEncoding.EncodeToString(pemBytes)
+		m.CABundle = pemBytes
 	}
-	if err := manifestTemplate.Execute(stdout, m); err != nil {
+	var out bytes.Buffer
+	if err := m.Write(&out); err != nil {
+		if errors.Is(err, webhook.ErrManifest) {
+			return usageErr(cmd, "%s", strings.TrimPrefix(err.Error(), webhook.ErrManifest.Error()+": "))
+		}
 		errorf(stderr, "%v", err)
 		return exitError
 	}
+	_, _ = stdout.Write(out.Bytes())
 	return exitOK
 }
-
-// checkCABundle makes sure the file holds PEM certificates and nothing
-// else, so a private key never ends up in a cluster object.
-func checkCABundle(b []byte) error {
-	n := 0
-	for {
-		var block *pem.Block
-		block, b = pem.Decode(b)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			return fmt.Errorf("holds a %s block; caBundle takes certificates only", block.Type)
-		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return fmt.Errorf("certificate %d: %w", n+1, err)
-		}
-		n++
-	}
-	if n == 0 {
-		return errors.New("no PEM certificate")
-	}
-	return nil
-}
-
-type manifest struct {
-	Service, Namespace string
-	Port               int
-	CABundle           string
-	FailurePolicy      string
-	TimeoutSeconds     int
-	Kind, Path, Prefix string
-	ConfigNamespace    string
-	// StaticURL, when set, writes the configuration for the API server to
-	// load from a file at start, calling this URL (the path appended).
-	StaticURL string
-}
-
-var manifestTemplate = template.Must(template.New("manifest").Parse(`# {{.Kind}} for 'aclc webhook' behind Service {{.Namespace}}/{{.Service}}:
-{{- if eq .Prefix "validate-config"}}
-# YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults) in namespace
-# {{.ConfigNamespace}}: a change YuniKorn's own validator refuses is refused with
-# its message; one it accepts is admitted with warnings that kubectl prints:
-# who gains or loses access to which queue, which pods land elsewhere, and
-# what YuniKorn accepts but its scheduler will not run.
-{{- else if eq .Prefix "validate-queue"}}
-# YuniKorn's placement at admission (yunikorn/admission/queue): a pod, or a
-# workload whose pods, YuniKorn would reject is refused with the reason; one it
-# would place elsewhere than the queue it names is admitted with a warning.
-# It changes nothing, so it goes with either user.info webhook.
-{{- else}}
-# YuniKorn's admission rules for the yunikorn.apache.org/user.info annotation
-# (who may set it, its validity, no change on pod UPDATE{{if eq .Prefix "mutate"}}, and adding it on CREATE{{end}}).
-{{- end}}
-{{- if or (eq .Prefix "validate-queue") (eq .Prefix "validate-config")}}
-{{- else if eq .Prefix "mutate"}}
-# Registered as YuniKorn registers its own webhook (path /mutate, same rules).
-# Do not also register 'aclc webhook manifests --type validating': a validating
-# webhook sees the object after this one, so the user.info added here looks
-# pre-set and would be refused for every requester who may not set it.
-{{- else}}
-# Check only: /validate answers the same decision without the patch, so
-# user.info is never added. For clusters where only trusted front-ends and
-# controllers set it. Do not combine with a mutating webhook that adds
-# user.info (aclc's or YuniKorn's): the added value would look pre-set and be
-# refused for every requester who may not set it.
-{{- end}}
-#
-{{- if eq .Prefix "validate-config"}}
-# failurePolicy Ignore: while the webhook is down, ConfigMap changes are
-# admitted unchecked and without warnings, as YuniKorn's own validation webhook
-# admits them when its scheduler does not answer. Fail: no change to YuniKorn's
-# ConfigMaps is admitted while the webhook is down.
-{{- else}}
-# failurePolicy is the trade-off between availability and enforcement:
-#   Ignore (YuniKorn's default): while the webhook is down or slower than
-#     timeoutSeconds, objects are admitted without it: no user.info is added,
-#     so the scheduler sees their pods as user "nobody", and a pre-set
-#     user.info (or yunikorn.apache.org/username label) is not checked, so
-#     anyone who may create pods may claim to be anyone meanwhile.
-#   Fail: nothing these rules match is admitted while the webhook is down;
-#     user.info can never be skipped or forged. Run several replicas with a
-#     PodDisruptionBudget. The webhook's own namespace is then left out
-#     (namespaceSelector below) so that its pods can always be recreated; keep
-#     untrusted workloads out of that namespace, and consider leaving
-#     kube-system out as well.
-{{- end}}
-# This file: failurePolicy {{.FailurePolicy}}.
-apiVersion: admissionregistration.k8s.io/v1
-kind: {{.Kind}}
-{{- if .StaticURL}}
-# Static: for the API server to load at start from the staticManifestsDir of
-# its {{if eq .Kind "MutatingWebhookConfiguration"}}MutatingAdmissionWebhook{{else}}ValidatingAdmissionWebhook{{end}} plugin's WebhookAdmission configuration
-# (Kubernetes 1.37+, see 'aclc webhook manifests -h'); it calls the URL.
-{{- end}}
-metadata:
-  name: aclc-yunikorn-{{if eq .Prefix "validate-queue"}}queue{{else if eq .Prefix "validate-config"}}config{{else}}user-info{{end}}{{if .StaticURL}}.static.k8s.io{{end}}
-webhooks:
-  - name: {{.Prefix}}.{{.Service}}.{{.Namespace}}.svc
-    admissionReviewVersions: ["v1"]
-    sideEffects: None
-    failurePolicy: {{.FailurePolicy}}
-    # Start 'aclc webhook --timeout-seconds {{.TimeoutSeconds}}': it answers every
-    # review, denied if need be, a second before the API server gives up.
-    timeoutSeconds: {{.TimeoutSeconds}}
-    clientConfig:
-{{- if .StaticURL}}
-      url: {{.StaticURL}}{{.Path}}
-{{- else}}
-      service:
-        name: {{.Service}}
-        namespace: {{.Namespace}}
-        path: {{.Path}}
-        port: {{.Port}}
-{{- end}}
-{{- if .CABundle}}
-      caBundle: {{.CABundle}}
-{{- else if .StaticURL}}
-      # caBundle: base64 of the PEM CA that signed the webhook's certificate;
-      # give --ca-file: the API server reads this file as it is written.
-{{- else}}
-      # caBundle: base64 of the PEM CA that signed the webhook's certificate;
-      # give --ca-file, or let cert-manager's CA injector fill it in.
-{{- end}}
-{{- if eq .Prefix "validate-config"}}
-    namespaceSelector:
-      matchExpressions:
-        - key: kubernetes.io/metadata.name
-          operator: In
-          values: ["{{.ConfigNamespace}}"]
-    rules:
-      - operations: ["CREATE", "UPDATE"]
-        apiGroups: [""]
-        apiVersions: ["v1"]
-        resources: ["configmaps"]
-{{- else}}
-{{- if eq .FailurePolicy "Fail"}}
-    namespaceSelector:
-      matchExpressions:
-        - key: kubernetes.io/metadata.name
-          operator: NotIn
-          values: ["{{.Namespace}}"]
-{{- end}}
-    rules:
-      - operations: ["CREATE", "UPDATE"]
-        apiGroups: ["", "apps", "batch"]
-        apiVersions: ["v1"]
-        resources: ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "replicationcontrollers"]
-      # The guard: a pods/status UPDATE can change annotations and labels.
-      - operations: ["UPDATE"]
-        apiGroups: [""]
-        apiVersions: ["v1"]
-        resources: ["pods/status"]
-    # Only the status updates that change the identity reach the webhook:
-    # the kubelet's never do.
-    matchConditions:
-      - name: status-changes-identity
-        expression: >-
-          !has(request.subResource) || request.subResource != "status" ||
-          object.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") != oldObject.metadata.?annotations[?"yunikorn.apache.org/user.info"].orValue("") ||
-          object.metadata.?labels[?"yunikorn.apache.org/username"].orValue("") != oldObject.metadata.?labels[?"yunikorn.apache.org/username"].orValue("")
-{{- end}}
-`))
 
 // guardOffFlag defines --guard-off, the parts of the admission guard to
 // turn off (docs/GUARD.md).
