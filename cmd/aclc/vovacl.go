@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/acl/vov"
-	"github.com/aclc-dev/aclc/pkg/report"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -233,217 +231,31 @@ func (o *vovaclOptions) run(cmd *cobra.Command, pos []string) int {
 		edit = vov.Edit{Op: vov.EditOp(op), Agent: a, Capabilities: caps, Named: named}
 	}
 
-	logf := func(level int, format string, a ...any) {
-		if int(o.verbose) >= level {
-			fmt.Fprintf(stderr, "vovacl: "+format+"\n", a...)
-		}
-	}
-	if op != "show" {
-		// Edits of one file run one after another, each from the last one
-		// written: without the lock, two editors both read the old text
-		// and the second write drops the first edit.
-		unlock, err := vov.LockForEdit(o.spec)
-		if err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		defer unlock()
-	}
-	doc, err := vov.OpenDocument(o.spec)
-	if err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	logf(1, "read %s: %s", o.spec, describeSource(doc.Spec))
-	obj, err := doc.Object(object)
-	if err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	logf(1, "%s", describeObject(obj))
-	for _, l := range strings.Split(strings.TrimSuffix(vov.FormatACL(obj.ACL), "\n"), "\n") {
-		if l != "" && op != "show" {
-			logf(2, "  before: %s", l)
-		}
-	}
-	if o.as != "" {
-		need := vov.CapDelegate
-		if op == "show" {
-			need = vov.CapView
-		}
-		in := vov.Input{Object: object, Action: string(need), User: o.as, Host: o.host}
-		if set["osgroups"] {
-			in.OSGroups = splitList(o.osgroups)
-		}
-		d := doc.Spec.Decide(in)
-		if !d.Allow {
-			errorf(stderr, "%s may not %s the ACL of %s %q: %s needed (%s)",
-				o.as, map[bool]string{true: "see", false: "change"}[op == "show"], obj.Type, obj.Address(), need, d.Reason)
-			return exitError
-		}
-		logf(1, "--as %s (role %s): %s", o.as, d.Role, d.Reason)
-	}
-	if op == "show" {
-		fmt.Fprint(stdout, vov.FormatACL(obj.ACL))
-		return exitOK
-	}
-	before := doc.Bytes()
-	res, err := doc.Apply(object, edit)
-	if err != nil {
-		errorf(stderr, "%v; %s not changed", err, o.spec)
-		return exitError
-	}
+	cmdACL := vov.ACLCommand{Spec: o.spec, Object: object, Show: op == "show", Edit: edit}
 	if o.verbose > 0 {
-		for _, c := range aclChanges(doc.Spec, obj, res.Object, edit) {
-			logf(1, "%s", c)
-		}
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, w)
-	}
-	if !res.Changed {
-		errorf(stderr, "%s %q: the ACL already says that; %s not changed", obj.Type, obj.Address(), o.spec)
-	} else if err := doc.Write(); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	} else {
-		logf(1, "wrote %s (%d bytes, was %d): %s", doc.Path, len(res.Data), len(before), changedLines(before, res.Data))
-		if o.verbose > 1 {
-			for _, l := range lineDiff(before, res.Data) {
-				logf(2, "  %s", l)
+		cmdACL.Log = func(level int, line string) {
+			if int(o.verbose) >= level {
+				fmt.Fprintf(stderr, "vovacl: %s\n", line)
 			}
 		}
 	}
-	fmt.Fprint(stdout, vov.FormatACL(res.Object.ACL))
+	if o.as != "" {
+		cmdACL.As = &vov.Input{User: o.as, Host: o.host}
+		if set["osgroups"] {
+			cmdACL.As.OSGroups = splitList(o.osgroups)
+		}
+	}
+	cmdACL.Warn = func(w vov.Diagnostic) { fmt.Fprintln(stderr, w) }
+	res, err := cmdACL.Run()
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	if res.Unchanged != "" {
+		errorf(stderr, "%s", res.Unchanged)
+	}
+	fmt.Fprint(stdout, res.ACL)
 	return exitOK
-}
-
-// describeSource summarises a loaded source for -v.
-func describeSource(s *vov.Spec) string {
-	out := fmt.Sprintf("project %s, owner %s, %s, %s", report.OrNone(s.Project), s.Owner, count(len(s.Objects), "object"), count(len(s.Rules), "role rule"))
-	if s.SecurityFile != "" {
-		out += " (from " + s.SecurityFile + ")"
-	}
-	return out
-}
-
-// describeObject names the object found and where its ACL is, for -v.
-func describeObject(o *vov.Object) string {
-	other := o.OtherAddress()
-	if other != "" {
-		other += ", "
-	}
-	out := fmt.Sprintf("%s %q (%sowner %s) at line %d: ", o.Type, o.Address(), other, o.Owner, o.Line)
-	if o.DefaultACL {
-		return out + "no acl:, so the default ACL (2 entries)"
-	}
-	return out + count(len(o.ACL), "ACL entry", "ACL entries")
-}
-
-// aclChanges says, entry by entry, how an edit turned before's ACL into
-// after's.
-func aclChanges(s *vov.Spec, before, after *vov.Object, e vov.Edit) []string {
-	var out []string
-	if e.Op == vov.OpReset {
-		out = append(out, "-reset: the ACL becomes the default ACL, written out")
-	} else {
-		who := ""
-		switch {
-		case e.Agent.ObjectOwner():
-			who = " (the object's owner, " + before.Owner + ")"
-		case e.Agent.Kind == vov.AgentOwner:
-			who = " (the project owner, " + s.Owner + ")"
-		}
-		what := "capabilities " + capsText(e.Capabilities)
-		if e.Op == vov.OpDelete && len(e.Capabilities) == 0 {
-			what = "the whole entry"
-		}
-		out = append(out, fmt.Sprintf("-%s: agent %s%s, %s", e.Op, e.Agent, who, what))
-		if before.DefaultACL {
-			out = append(out, "the default ACL is written out first: OWNER and EVERYBODY")
-		}
-	}
-	find := func(acl []vov.Entry, a vov.Agent) int {
-		return slices.IndexFunc(acl, func(x vov.Entry) bool { return x.Agent == a })
-	}
-	for i, x := range before.ACL {
-		if find(after.ACL, x.Agent) < 0 {
-			out = append(out, fmt.Sprintf("%s removed (was %s)", vov.EntryLabel(i, x.Agent), capsText(x.Capabilities)))
-		}
-	}
-	for i, x := range after.ACL {
-		j := find(before.ACL, x.Agent)
-		switch {
-		case j < 0:
-			out = append(out, fmt.Sprintf("%s added: %s", vov.EntryLabel(i, x.Agent), capsText(x.Capabilities)))
-		case !slices.Equal(before.ACL[j].Capabilities, x.Capabilities):
-			out = append(out, fmt.Sprintf("%s changed: %s -> %s", vov.EntryLabel(i, x.Agent), capsText(before.ACL[j].Capabilities), capsText(x.Capabilities)))
-		}
-	}
-	if len(out) == 1 && !before.DefaultACL {
-		out = append(out, "no entry changes")
-	}
-	return out
-}
-
-func capsText(caps []vov.Capability) string {
-	if len(caps) == 0 {
-		return "(nothing)"
-	}
-	s := make([]string, len(caps))
-	for i, c := range caps {
-		s[i] = string(c)
-	}
-	return strings.Join(s, " ")
-}
-
-// lineRange finds the lines that differ between a and b: the same first
-// and last lines are left out. first is 1-based; aEnd and bEnd are the
-// last differing line of each, first-1 when it has none.
-func lineRange(a, b []byte) (al, bl []string, first, aEnd, bEnd int) {
-	al = strings.SplitAfter(string(a), "\n")
-	bl = strings.SplitAfter(string(b), "\n")
-	p := 0
-	for p < len(al) && p < len(bl) && al[p] == bl[p] {
-		p++
-	}
-	s := 0
-	for s < len(al)-p && s < len(bl)-p && al[len(al)-1-s] == bl[len(bl)-1-s] {
-		s++
-	}
-	return al, bl, p + 1, len(al) - s, len(bl) - s
-}
-
-// changedLines says which lines of the file an edit replaced.
-func changedLines(a, b []byte) string {
-	_, _, first, aEnd, bEnd := lineRange(a, b)
-	span := func(from, to int) string {
-		if to == from {
-			return "line " + strconv.Itoa(from)
-		}
-		return fmt.Sprintf("lines %d-%d", from, to)
-	}
-	switch {
-	case aEnd < first:
-		return span(first, bEnd) + " inserted"
-	case bEnd < first:
-		return span(first, aEnd) + " removed"
-	}
-	return span(first, aEnd) + " replaced by " + span(first, bEnd)
-}
-
-// lineDiff renders the changed lines, "-" for the old text and "+" for the
-// new, each with its line number.
-func lineDiff(a, b []byte) []string {
-	al, bl, first, aEnd, bEnd := lineRange(a, b)
-	var out []string
-	for n := first; n <= aEnd; n++ {
-		out = append(out, fmt.Sprintf("-%d: %s", n, strings.TrimRight(al[n-1], "\r\n")))
-	}
-	for n := first; n <= bEnd; n++ {
-		out = append(out, fmt.Sprintf("+%d: %s", n, strings.TrimRight(bl[n-1], "\r\n")))
-	}
-	return out
 }
 
 // splitList splits a comma-separated list, dropping empty items.
