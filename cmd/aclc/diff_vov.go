@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"github.com/aclc-dev/aclc/pkg/diff"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/aclc-dev/aclc/pkg/diff"
 
 	"github.com/spf13/cobra"
 
@@ -68,26 +67,7 @@ func (o *diffOptions) runVOV(cmd *cobra.Command, oldSrcs, newSrcs []string) (cod
 		specs[i] = s.VOV()
 	}
 	changes := vov.Compare(specs[0], specs[1])
-	if changes == nil {
-		changes = []vov.Change{}
-	}
-	var err error
-	switch o.output {
-	case "json":
-		err = writeJSON(stdout, map[string]any{"changes": changes})
-	case "markdown":
-		bw := bufio.NewWriter(stdout)
-		writeVOVMarkdown(bw, changes)
-		err = bw.Flush()
-	default:
-		bw := bufio.NewWriter(stdout)
-		for _, c := range changes {
-			sign, text := vovChangeLine(c)
-			fmt.Fprintf(bw, "%s %s\n", sign, text)
-		}
-		err = bw.Flush()
-	}
-	if err != nil {
+	if err := diff.WriteVOV(stdout, o.output, changes); err != nil {
 		errorf(stderr, "%v", err)
 		return exitUsage, true
 	}
@@ -95,57 +75,4 @@ func (o *diffOptions) runVOV(cmd *cobra.Command, oldSrcs, newSrcs []string) (cod
 		return exitError, true
 	}
 	return exitOK, true
-}
-
-// vovWho names the subject of a change, and the hosts it holds from.
-func vovWho(c vov.Change) string {
-	who := c.Subject
-	if c.OSGroup != "" {
-		who = "anyone in OS group " + c.OSGroup
-	}
-	if len(c.Hosts) > 0 {
-		who += " from " + strings.Join(c.Hosts, ", ")
-	}
-	return who
-}
-
-// vovChangeLine is a change as diff's text says it: + gained, - lost,
-// "subject: CAP on type "object" (now/was granted by ...)".
-func vovChangeLine(c vov.Change) (sign, text string) {
-	sign, when := "-", "was"
-	if c.Gained {
-		sign, when = "+", "now"
-	}
-	return sign, fmt.Sprintf("%s: %s on %s %q (%s %s)", vovWho(c), c.Capability, c.Type, c.Object, when, vovGrantedBy(c.Reason))
-}
-
-// vovGrantedBy is the part of a decision's reason that names the entries.
-func vovGrantedBy(reason string) string {
-	if i := strings.Index(reason, " granted by "); i >= 0 {
-		return reason[i+1:]
-	}
-	return reason
-}
-
-func writeVOVMarkdown(w io.Writer, changes []vov.Change) {
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "### aclc diff: no change")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Who holds which capability on each VOV object stays the same.")
-		return
-	}
-	fmt.Fprintf(w, "### aclc diff: %s\n\n", count(len(changes), "capability change"))
-	fmt.Fprintln(w, "| change | object | capability | subject | granted by |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
-	for i, c := range changes {
-		if i == diff.MarkdownRows {
-			fmt.Fprintf(w, "\n…and %s; `aclc diff` lists them all.\n", count(len(changes)-i, "more capability change"))
-			break
-		}
-		change := "lost"
-		if c.Gained {
-			change = "gained"
-		}
-		fmt.Fprintf(w, "| %s | %s `%s` | %s | %s | %s |\n", change, c.Type, diff.MDCell(c.Object), c.Capability, diff.MDCell(vovWho(c)), diff.MDCell(vovGrantedBy(c.Reason)))
-	}
 }
