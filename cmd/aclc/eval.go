@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,13 +9,13 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/aclc-dev/aclc/pkg/engine"
+	"github.com/aclc-dev/aclc/pkg/eval"
 	"github.com/aclc-dev/aclc/pkg/feed"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -107,20 +106,24 @@ func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stder
 		return exitError
 	}
 	defer in.Close()
-	verdicts := verdictCount{}
+	verdicts := eval.Verdicts{}
 	if o.jsonl {
-		code := evalLines(ctx, eng, o.entrypoint, in, stdout, stderr, &verdicts)
-		if code == exitOK {
-			code = o.failStatus(verdicts)
+		failed, err := eval.Lines(ctx, eng, o.entrypoint, in, stdout, &verdicts)
+		switch {
+		case err != nil:
+			errorf(stderr, "%v", err)
+			return exitError
+		case failed:
+			return exitError
 		}
-		return code
+		return o.failStatus(verdicts)
 	}
 	raw, err := io.ReadAll(in)
 	if err != nil {
 		errorf(stderr, "read input: %v", err)
 		return exitError
 	}
-	if err := checkInput(o.entrypoint, raw); err != nil {
+	if err := eval.CheckInput(o.entrypoint, raw); err != nil {
 		name := o.input
 		if name == "-" {
 			name = stdinName
@@ -136,9 +139,9 @@ func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stder
 		}
 		return exitError
 	}
-	verdicts.add(out)
+	verdicts.Add(out)
 	var pretty bytes.Buffer
-	if json.Indent(&pretty, canonicalJSON(out), "", "  ") != nil {
+	if json.Indent(&pretty, eval.Canonical(out), "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(out)
 	}
@@ -146,116 +149,14 @@ func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stder
 	return o.failStatus(verdicts)
 }
 
-// verdictCount tallies decisions for --fail and --fail-defined.
-type verdictCount struct{ allowed, denied int }
-
-// add counts a decision: it allows when its allow (or an admission
-// review's response.allowed) is true; an undefined decision, or one
-// without such a field that is null, denies.
-func (v *verdictCount) add(out []byte) {
-	if decisionAllows(out) {
-		v.allowed++
-	} else {
-		v.denied++
-	}
-}
-
-func decisionAllows(out []byte) bool {
-	var d struct {
-		Allow    *bool `json:"allow"`
-		Response *struct {
-			Allowed bool `json:"allowed"`
-		} `json:"response"`
-	}
-	trimmed := bytes.TrimSpace(out)
-	if len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == "{}" {
-		return false
-	}
-	if json.Unmarshal(trimmed, &d) != nil {
-		// Not an object: a defined value of another kind.
-		return true
-	}
+func (o *evalOptions) failStatus(v eval.Verdicts) int {
 	switch {
-	case d.Allow != nil:
-		return *d.Allow
-	case d.Response != nil:
-		return d.Response.Allowed
-	}
-	return true
-}
-
-func (o *evalOptions) failStatus(v verdictCount) int {
-	switch {
-	case o.fail && v.denied > 0:
+	case o.fail && v.Denied > 0:
 		return exitError
-	case o.failDefined && v.allowed > 0:
+	case o.failDefined && v.Allowed > 0:
 		return exitError
 	}
 	return exitOK
-}
-
-// canonicalJSON writes a decision with its object keys sorted, so every
-// engine prints the same bytes (OPA's Wasm keeps the policy's key order).
-// Strings are left unescaped beyond what JSON needs; numbers keep their
-// text. Anything that does not decode is returned as it came.
-func canonicalJSON(out []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return out
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return out
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// evalLines answers one decision per input line, in order; a bad line gets
-// {"error": ...} and the rest go on.
-func evalLines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, stdout, stderr io.Writer, verdicts *verdictCount) int {
-	status := exitOK
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var out json.RawMessage
-		var err error
-		var syn *inputSyntaxError
-		if err = checkInput(ep, raw); errors.As(err, &syn) {
-			// The column is the line's, leading space included.
-			lead := utf8.RuneCount(sc.Bytes()) - utf8.RuneCount(bytes.TrimLeft(sc.Bytes(), " \t\r\n"))
-			err = fmt.Errorf("line %d, column %d: %s", line, syn.Column+lead, syn.Msg)
-		} else if err != nil {
-			err = fmt.Errorf("line %d: %w", line, err)
-		} else if out, err = eng.Eval(ctx, ep, raw); err != nil {
-			err = fmt.Errorf("line %d: %w", line, err)
-		}
-		if err != nil {
-			status = exitError
-			b, _ := json.Marshal(map[string]string{"error": err.Error()})
-			out = b
-		} else {
-			verdicts.add(out)
-		}
-		w.Write(canonicalJSON(out))
-		w.WriteByte('\n')
-	}
-	if err := sc.Err(); err != nil {
-		errorf(stderr, "read input: %v", err)
-		return exitError
-	}
-	return status
 }
 
 // errUsage is matched by an error the command line made: a usage error

@@ -57,23 +57,6 @@ func TestEvalFail(t *testing.T) {
 	}
 }
 
-func TestDecisionAllows(t *testing.T) {
-	for out, want := range map[string]bool{
-		`{"allow":true,"reason":"x"}`:       true,
-		`{"allow":false,"reason":"x"}`:      false,
-		`{"response":{"allowed":true}}`:     true,
-		`{"response":{"allowed":false}}`:    false,
-		``:                                  false,
-		`null`:                              false,
-		`{}`:                                false,
-		`{"queue":"root.a","rule":"fixed"}`: true,
-	} {
-		if got := decisionAllows([]byte(out)); got != want {
-			t.Errorf("%q: %v, want %v", out, got, want)
-		}
-	}
-}
-
 // --as takes the user verbatim, as kubectl's --as: a service account's
 // name is one user, not user "system" in groups "serviceaccount:ns:sa".
 // Each --as-group belongs to the --as before it.

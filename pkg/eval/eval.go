@@ -1,7 +1,13 @@
-package main
+// Package eval asks an engine for decisions as aclc eval does: an input
+// checked against its decision's schema first, one JSON document or JSON
+// lines in, decisions written with their keys sorted so that every engine
+// prints the same bytes, and verdicts counted for --fail.
+package eval
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,18 +17,122 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/aclc-dev/aclc/pkg/engine"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/schemas"
 )
 
-// checkInput refuses an input that is not one JSON document, naming the
+// Verdicts tallies decisions (aclc eval --fail and --fail-defined).
+type Verdicts struct{ Allowed, Denied int }
+
+// Add counts a decision (Allows).
+func (v *Verdicts) Add(out []byte) {
+	if Allows(out) {
+		v.Allowed++
+	} else {
+		v.Denied++
+	}
+}
+
+// Allows reports whether a decision allows: its allow (or an admission
+// review's response.allowed) is true; an undefined decision, or one
+// without such a field that is null, denies; a defined value of another
+// kind allows.
+func Allows(out []byte) bool {
+	var d struct {
+		Allow    *bool `json:"allow"`
+		Response *struct {
+			Allowed bool `json:"allowed"`
+		} `json:"response"`
+	}
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == "{}" {
+		return false
+	}
+	if json.Unmarshal(trimmed, &d) != nil {
+		// Not an object: a defined value of another kind.
+		return true
+	}
+	switch {
+	case d.Allow != nil:
+		return *d.Allow
+	case d.Response != nil:
+		return d.Response.Allowed
+	}
+	return true
+}
+
+// Canonical writes a decision with its object keys sorted, so every
+// engine prints the same bytes (OPA's Wasm keeps the policy's key order).
+// Strings are left unescaped beyond what JSON needs; numbers keep their
+// text. Anything that does not decode is returned as it came.
+func Canonical(out []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return out
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// Lines answers one decision per input line, in order, each on its line
+// of out, compact and canonical; a bad line gets {"error": ...} and the
+// rest go on (failed then reports it). err is a failure to read in.
+func Lines(ctx context.Context, eng engine.Engine, ep string, in io.Reader, out io.Writer, verdicts *Verdicts) (failed bool, err error) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var dec json.RawMessage
+		var err error
+		var syn *SyntaxError
+		if err = CheckInput(ep, raw); errors.As(err, &syn) {
+			// The column is the line's, leading space included.
+			lead := utf8.RuneCount(sc.Bytes()) - utf8.RuneCount(bytes.TrimLeft(sc.Bytes(), " \t\r\n"))
+			err = fmt.Errorf("line %d, column %d: %s", line, syn.Column+lead, syn.Msg)
+		} else if err != nil {
+			err = fmt.Errorf("line %d: %w", line, err)
+		} else if dec, err = eng.Eval(ctx, ep, raw); err != nil {
+			err = fmt.Errorf("line %d: %w", line, err)
+		}
+		if err != nil {
+			failed = true
+			b, _ := json.Marshal(map[string]string{"error": err.Error()})
+			dec = b
+		} else {
+			verdicts.Add(dec)
+		}
+		w.Write(Canonical(dec))
+		w.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return failed, fmt.Errorf("read input: %w", err)
+	}
+	return failed, nil
+}
+
+// CheckInput refuses an input that is not one JSON document, naming the
 // line and column where it goes wrong, and an input of a decision with an
 // input schema with a key its schema does not name: a misspelled key
 // would otherwise be read as absent, and the decision would deny for a
 // reason that does not name it (unknown action ""). The admission
 // decisions read the API server's AdmissionReview, whose fields are
 // Kubernetes', and are not checked.
-func checkInput(ep string, raw []byte) error {
+func CheckInput(ep string, raw []byte) error {
 	v, err := decodeInput(raw)
 	if err != nil {
 		return err
@@ -43,14 +153,14 @@ func checkInput(ep string, raw []byte) error {
 	return unknownKey(schema, v, "")
 }
 
-// inputSyntaxError is where an input stops being one JSON document: line
+// SyntaxError is where an input stops being one JSON document: line
 // and column 1-based, columns counted in characters.
-type inputSyntaxError struct {
+type SyntaxError struct {
 	Line, Column int
 	Msg          string
 }
 
-func (e *inputSyntaxError) Error() string {
+func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
@@ -86,12 +196,12 @@ func decodeInput(raw []byte) (any, error) {
 
 // syntaxErrorAt locates msg at the character before byte offset off,
 // where encoding/json says it found the error.
-func syntaxErrorAt(raw []byte, off int64, msg string) *inputSyntaxError {
+func syntaxErrorAt(raw []byte, off int64, msg string) *SyntaxError {
 	off = min(max(off, 0), int64(len(raw)))
 	before := raw[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
-	return &inputSyntaxError{Line: line, Column: max(col, 1), Msg: msg}
+	return &SyntaxError{Line: line, Column: max(col, 1), Msg: msg}
 }
 
 // unknownKey returns an error naming the first key, in sorted order, of an
