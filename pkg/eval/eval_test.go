@@ -20,4 +20,3 @@ func TestAllowsReadsAllowOrResponseAllowed(t *testing.T) {
 		}
 	}
 }
-
