@@ -15,7 +15,6 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/configreview"
-	"github.com/aclc-dev/aclc/pkg/feed"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -177,36 +176,13 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	// A cluster watch logs its failures where the server logs.
 	o.cluster.opts.Log = logger
 	// Taken before the first load, so that a change during it is seen.
-	feed, err := o.cluster.feed(ctx, srcs, kind, true)
+	f, err := o.cluster.feed(ctx, srcs, kind, true)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	feed.WithGuardOff(guardOff)
-	// Refuse early, before compiling anything, a source set the webhook
-	// has nothing to answer with.
-	s, err := feed.Load()
-	if err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	if s.Admission() == nil {
-		errorf(stderr, "no YuniKorn configuration in %s: the webhook needs YuniKorn's ConfigMaps (yunikorn-configs, yunikorn-defaults), a plain map of their keys, or a queues.yaml (which runs the default admission settings)", feed.Describe())
-		return exitError
-	}
-
-	warnLeftOut(logger, s, o.leftOut)
-	// /validate-config reviews against the configuration in service as
-	// last loaded, kept from one load of the sources to the next.
-	served := &configreview.Cache{}
-	served.Set(configreview.LoadServed(feed.ConfigMaps, s, nil))
-	// The denial at the deadline is written before the API server gives
-	// up; the write timeout is the API server's wait.
-	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs).WithSourceHealth(feed.SourceHealth).
-		WithDecisionTimeout(webhook.DecisionTimeout(o.timeoutSeconds)).
-		WithConfigDecisionTimeout(webhook.DecisionTimeout(o.configTimeoutSeconds)).
-		WithWriteTimeout(time.Duration(max(o.timeoutSeconds, o.configTimeoutSeconds)) * time.Second).
-		WithConfigReviewer(configreview.New(served.Get, o.configNamespace, s.YuniKornRelease()))
+	f.WithGuardOff(guardOff)
+	cfg := webhook.NewConfig().WithAddr(o.addr).WithLogger(logger).WithDecisionLogs(o.decisionLogs)
 	if tlsFiles {
 		// Checked here too, so a bad pair fails before "listening".
 		if _, err := tls.LoadX509KeyPair(o.certFile, o.keyFile); err != nil {
@@ -228,100 +204,37 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		cfg = cfg.WithTLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}})
 	}
-
-	eng, s, err := engineOn(ctx, o.engine, s, "")
-	if err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	feed.Watch(s.Groups().Files()...)
-	defer eng.Close(context.Background())
-
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", o.addr)
-	if err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
-	// The metrics port is opened before anything is served: a port
-	// already taken fails the start, rather than leaving the webhook
-	// running without the metrics it was asked for.
-	var metricsLn net.Listener
-	if o.metricsAddr != "" {
-		if metricsLn, err = lc.Listen(ctx, "tcp", o.metricsAddr); err != nil {
-			ln.Close()
-			errorf(stderr, "--metrics-addr: %v", err)
-			return exitError
-		}
-	}
-	fmt.Fprintf(stdout, "aclc webhook: listening on https://%s (engine %s, settings %s, decision deadline %s)\n", ln.Addr(), eng.Name(), s.AdmissionFile(), webhook.DecisionTimeout(o.timeoutSeconds))
-	if metricsLn != nil {
-		fmt.Fprintf(stdout, "aclc webhook: metrics on http://%s/metrics\n", metricsLn.Addr())
-	}
-	if o.caOut != "" {
-		fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", o.caOut)
-	}
-	srv := webhook.New(eng, cfg)
-	if metricsLn != nil {
-		// A failing metrics port is logged; reviews go on being answered.
-		mctx, stopMetrics := context.WithCancel(ctx)
-		metricsDone := make(chan struct{})
-		defer func() { stopMetrics(); <-metricsDone }()
-		go func() {
-			defer close(metricsDone)
-			if err := srv.ServeMetrics(mctx, metricsLn); err != nil {
-				logger.Error("webhook: metrics listener stopped", "error", err)
+	sv := webhook.Service{
+		Feed: f, Config: cfg, Out: stdout,
+		TimeoutSeconds: o.timeoutSeconds, ConfigTimeoutSeconds: o.configTimeoutSeconds,
+		ConfigNamespace: o.configNamespace, MetricsAddr: o.metricsAddr, Interval: o.interval,
+		Open: func(ctx context.Context, s *translate.Sources) (engine.Engine, *translate.Sources, error) {
+			return engineOn(ctx, o.engine, s, "")
+		},
+		Loaded: func(s *translate.Sources) { warnLeftOut(logger, s, o.leftOut) },
+		Listening: func(ctx context.Context) error {
+			if o.caOut != "" {
+				fmt.Fprintf(stdout, "aclc webhook: CA certificate in %s\n", o.caOut)
 			}
-		}()
+			if !o.register.given() {
+				return nil
+			}
+			// The configurations come into force once an endpoint of the
+			// Service is ready, which this server's /readyz decides.
+			reg, err := o.register.registration(o.cluster, logger)
+			if err != nil {
+				return fmt.Errorf("--register: %w", err)
+			}
+			fmt.Fprintf(stdout, "aclc webhook: registering the webhook configurations of ConfigMap %s/%s once an endpoint of their Service is ready\n", o.register.namespace, o.register.configMap)
+			startRegistration(ctx, reg)
+			return nil
+		},
 	}
-	if o.interval > 0 {
-		// A change is loaded and compiled aside; the engine in service
-		// answers until the new one is ready, and stays when it fails.
-		go feed.Run(ctx, o.interval, func() error {
-			next, err := openWebhookEngine(ctx, o.engine, feed, served, func(s *translate.Sources) { warnLeftOut(logger, s, o.leftOut) })
-			srv.Reloaded(next, err)
-			return err
-		})
-	}
-	if o.register.given() {
-		// The configurations come into force once an endpoint of the
-		// Service is ready, which this server's /readyz decides.
-		reg, err := o.register.registration(o.cluster, logger)
-		if err != nil {
-			ln.Close()
-			errorf(stderr, "--register: %v", err)
-			return exitError
-		}
-		fmt.Fprintf(stdout, "aclc webhook: registering the webhook configurations of ConfigMap %s/%s once an endpoint of their Service is ready\n", o.register.namespace, o.register.configMap)
-		startRegistration(ctx, reg)
-	}
-	if err := srv.Serve(ctx, ln); err != nil {
+	if err := sv.Run(ctx); err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	fmt.Fprintln(stdout, "aclc webhook: stopped")
 	return exitOK
-}
-
-// openWebhookEngine loads the sources again and opens an engine on them,
-// refusing a source set without YuniKorn configuration as at start; what
-// was loaded, or why nothing was, goes to served for /validate-config.
-func openWebhookEngine(ctx context.Context, name string, feed *feed.Feed, served *configreview.Cache, loaded func(*translate.Sources)) (engine.Engine, error) {
-	s, err := feed.Load()
-	served.Set(configreview.LoadServed(feed.ConfigMaps, s, err))
-	if err != nil {
-		return nil, err
-	}
-	if s.Admission() == nil {
-		return nil, fmt.Errorf("no YuniKorn configuration in %s", feed.Describe())
-	}
-	loaded(s)
-	eng, s, err := engineOn(ctx, name, s, "")
-	if err == nil {
-		// The LDAP secret directory, when the configuration chooses it.
-		feed.Watch(s.Groups().Files()...)
-	}
-	return eng, err
 }
 
 // validHostPort reports whether addr is host:port, the host possibly
