@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/aclc-dev/aclc/wasm/jsonscan"
 )
 
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
@@ -19,30 +21,21 @@ import (
 // error, so the host validates the input first: a malformed request must
 // not silently evaluate as "no input".
 func validJSON(b []byte, maxDepth int) (ok, needsSanitize bool) {
-	s := jsonScanner{b: b, maxDepth: maxDepth}
-	return s.valid(), s.needsSanitize
+	r := jsonscan.Valid(b, maxDepth)
+	return r.Valid, r.NeedsSanitize
 }
 
 // checkInput validates an Eval input; see validJSON.
 func checkInput(b []byte) (needsSanitize bool, err error) {
-	s := jsonScanner{b: b, maxDepth: maxInputDepth}
+	r := jsonscan.Valid(b, maxInputDepth)
 	switch {
-	case s.valid():
-		return s.needsSanitize, nil
-	case s.tooDeep:
+	case r.Valid:
+		return r.NeedsSanitize, nil
+	case r.TooDeep:
 		return false, errInputTooDeep
 	default:
 		return false, errInvalidInput
 	}
-}
-
-func (s *jsonScanner) valid() bool {
-	s.ws()
-	if !s.value(0) {
-		return false
-	}
-	s.ws()
-	return s.i == len(s.b)
 }
 
 // sanitize rewrites valid JSON so that the guest decodes it as
@@ -55,10 +48,10 @@ func sanitize(b []byte) []byte {
 		c := b[i]
 		switch {
 		case c == '\\' && i+1 < len(b) && b[i+1] == 'u' && i+6 <= len(b):
-			u := hex4(b[i+2 : i+6])
+			u := jsonscan.Hex4(b[i+2 : i+6])
 			switch {
 			case u >= 0xd800 && u < 0xdc00 && lowSurrogateAt(b, i+6):
-				out = utf8.AppendRune(out, utf16.DecodeRune(u, hex4(b[i+8:i+12])))
+				out = utf8.AppendRune(out, utf16.DecodeRune(u, jsonscan.Hex4(b[i+8:i+12])))
 				i += 12
 			case u >= 0xd800 && u < 0xe000:
 				out = append(out, `\ufffd`...)
@@ -87,23 +80,6 @@ func sanitize(b []byte) []byte {
 	return out
 }
 
-// hex4 decodes four hex digits (already validated).
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		default:
-			r |= rune(c - 'A' + 10)
-		}
-	}
-	return r
-}
-
 // lowSurrogateAt reports whether b[i:] starts with a \u escape of a low
 // surrogate.
 func lowSurrogateAt(b []byte, i int) bool {
@@ -111,219 +87,12 @@ func lowSurrogateAt(b []byte, i int) bool {
 		return false
 	}
 	for _, c := range b[i+2 : i+6] {
-		if !isHex(c) {
+		if !jsonscan.IsHex(c) {
 			return false
 		}
 	}
-	u := hex4(b[i+2 : i+6])
+	u := jsonscan.Hex4(b[i+2 : i+6])
 	return u >= 0xdc00 && u < 0xe000
-}
-
-type jsonScanner struct {
-	b             []byte
-	i             int
-	maxDepth      int
-	needsSanitize bool
-	tooDeep       bool
-}
-
-func (s *jsonScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *jsonScanner) value(depth int) bool {
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; c {
-	case '{':
-		if depth >= s.maxDepth {
-			s.tooDeep = true
-			return false
-		}
-		s.i++
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return true
-		}
-		for {
-			if s.i >= len(s.b) || s.b[s.i] != '"' || !s.str() {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != ':' {
-				return false
-			}
-			s.i++
-			s.ws()
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-				s.ws()
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case '[':
-		if depth >= s.maxDepth {
-			s.tooDeep = true
-			return false
-		}
-		s.i++
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			return true
-		}
-		for {
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-				s.ws()
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case '"':
-		return s.str()
-	case 't':
-		return s.lit("true")
-	case 'f':
-		return s.lit("false")
-	case 'n':
-		return s.lit("null")
-	default:
-		if c == '-' || (c >= '0' && c <= '9') {
-			return s.num()
-		}
-		return false
-	}
-}
-
-func (s *jsonScanner) lit(word string) bool {
-	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
-		return false
-	}
-	s.i += len(word)
-	return true
-}
-
-// str scans a string starting at the opening quote.
-func (s *jsonScanner) str() bool {
-	s.i++ // opening quote
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return true
-		case c == '\\':
-			s.i++
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				if len(s.b)-s.i < 5 {
-					return false
-				}
-				for _, h := range s.b[s.i+1 : s.i+5] {
-					if !isHex(h) {
-						return false
-					}
-				}
-				if u := hex4(s.b[s.i+1 : s.i+5]); u >= 0xd800 && u < 0xe000 {
-					s.needsSanitize = true
-				}
-				s.i += 5
-			default:
-				return false
-			}
-		case c < 0x20:
-			return false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(s.b[s.i:])
-			if r == utf8.RuneError && size == 1 {
-				s.needsSanitize = true
-			}
-			s.i += size
-		default:
-			s.i++
-		}
-	}
-	return false
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func (s *jsonScanner) digits() bool {
-	start := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i > start
-}
-
-func (s *jsonScanner) num() bool {
-	if s.b[s.i] == '-' {
-		s.i++
-	}
-	if s.i >= len(s.b) {
-		return false
-	}
-	if s.b[s.i] == '0' {
-		s.i++
-	} else if !s.digits() {
-		return false
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if !s.digits() {
-			return false
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if !s.digits() {
-			return false
-		}
-	}
-	return true
 }
 
 // needsSanitizeText reports whether text that is otherwise well formed

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/aclc-dev/aclc/wasm/jsonscan"
 )
 
 // msgNotCanonical starts the denial of a review the API server cannot have
@@ -84,117 +85,20 @@ func exactFields(raw json.RawMessage, tree fieldTree, path string) error {
 	return nil
 }
 
+// maxKeyDepth is how deep noDuplicateKeys looks: as deep as
+// encoding/json's own limit, past which the text is no JSON it reads.
+const maxKeyDepth = 10000
+
 // noDuplicateKeys scans the JSON text once and reports an object that holds
 // a key twice, comparing keys as encoding/json decodes them (escapes
 // resolved, invalid UTF-8 read as U+FFFD). Text that is not one JSON value
-// is left to the decision. It allocates only for the keys it records, and
-// decodes only keys that hold an escape or a byte beyond ASCII: a review of
-// 300,000 groups is one pass over its bytes.
+// is left to the decision.
 func noDuplicateKeys(b []byte) error {
-	if !json.Valid(b) {
-		return nil // not JSON: the decision answers it
+	r := jsonscan.DuplicateKey(b, maxKeyDepth)
+	if !r.Duplicate || !json.Valid(b) {
+		return nil // none, or not JSON: the decision answers it
 	}
-	s := keyScanner{b: b}
-	s.value()
-	return s.dup
-}
-
-// keyScanner walks text already known to be valid JSON.
-type keyScanner struct {
-	b   []byte
-	i   int
-	dup error
-}
-
-func (s *keyScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// value scans one value; it stops early once a duplicate is found.
-func (s *keyScanner) value() {
-	s.ws()
-	if s.i >= len(s.b) || s.dup != nil {
-		return
-	}
-	switch s.b[s.i] {
-	case '{':
-		s.object()
-	case '[':
-		s.i++
-		for s.ws(); s.i < len(s.b) && s.b[s.i] != ']' && s.dup == nil; s.ws() {
-			s.value()
-			if s.ws(); s.i < len(s.b) && s.b[s.i] == ',' {
-				s.i++
-			}
-		}
-		s.i++
-	case '"':
-		s.str()
-	default: // a number, true, false or null
-		for s.i < len(s.b) && !strings.ContainsRune(",]} \t\n\r", rune(s.b[s.i])) {
-			s.i++
-		}
-	}
-}
-
-func (s *keyScanner) object() {
-	s.i++ // {
-	var keys map[string]struct{}
-	for s.ws(); s.i < len(s.b) && s.b[s.i] != '}' && s.dup == nil; s.ws() {
-		raw, plain := s.str()
-		k := string(raw)
-		if !plain {
-			var decoded string
-			_ = json.Unmarshal(raw, &decoded) // valid JSON: a string
-			k = decoded
-		} else {
-			k = k[1 : len(k)-1]
-		}
-		if _, dup := keys[k]; dup {
-			s.dup = errors.New(msgNotCanonical + "key " + quote(k) + " given twice in one object")
-			return
-		}
-		if keys == nil {
-			keys = map[string]struct{}{}
-		}
-		keys[k] = struct{}{}
-		s.ws()
-		s.i++ // :
-		s.value()
-		if s.ws(); s.i < len(s.b) && s.b[s.i] == ',' {
-			s.i++
-		}
-	}
-	s.i++ // }
-}
-
-// str scans a string and returns its text with the quotes, and whether
-// that text is the decoded string itself (no escape, valid UTF-8).
-func (s *keyScanner) str() (raw []byte, plain bool) {
-	start := s.i
-	s.i++ // "
-	plain = true
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			s.i++
-			raw = s.b[start:s.i]
-			return raw, plain && utf8.Valid(raw)
-		case c == '\\':
-			plain = false
-			s.i += 2
-		default:
-			s.i++
-		}
-	}
-	return s.b[start:], false
+	return errors.New(msgNotCanonical + "key " + quote(r.DuplicateKey) + " given twice in one object")
 }
 
 func quote(s string) string {
