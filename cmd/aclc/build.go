@@ -33,6 +33,7 @@ const buildExamples = `  aclc build --output-file queues.tar.gz examples/yunikor
 
 // buildOptions are build's flags.
 type buildOptions struct {
+	*commandLine
 	target, out, format, resolver, kind              string
 	static, portable, hostBuiltins                   bool
 	signingKey, signingAlg, signingKeyID, claimsFile string
@@ -64,11 +65,11 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper and kubernetes: the templates or policies to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
 	fs.StringVar(&o.name, "name", translate.KubernetesDefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
 	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): --output-file DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
-	kindFlag(fs, &o.kind)
+	kindFlag(fs, &o.kind, o.commandLine)
 }
 
-func newBuildCommand() *cobra.Command {
-	o := &buildOptions{}
+func newBuildCommand(cl *commandLine) *cobra.Command {
+	o := &buildOptions{commandLine: cl}
 	cmd := newCommand("build [-t rego|wasm|gatekeeper|kubernetes] [--output-file OUT|DIR/|-] [--decisions user-info,queue] [--name N] [--static-manifests DIR] [--resolver R] [--host-builtins] [--signing-key FILE [--signing-alg ALG] [--signing-key-id ID] [--claims-file F]] [--revision R] SOURCE...",
 		"compile sources into an OPA bundle", buildExamples, o.run)
 	buildFlags(cmd.Flags(), o)
@@ -145,7 +146,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		// Nothing asks a directory: the sources are read without opening
 		// the resolver they choose (an LDAP secret need not be at hand);
 		// a static resolver's table is compiled into the queue policies.
-		s, err := readSourceFiles(srcs, translate.Kind(o.kind))
+		s, err := o.readSourceFiles(srcs, translate.Kind(o.kind))
 		if err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
@@ -155,7 +156,7 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		return o.writeKubernetes(cmd, s.WithGuardOff(guardOff))
 	}
-	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
+	s, err := o.loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError

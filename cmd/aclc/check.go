@@ -34,22 +34,23 @@ Check separate configurations with one command each.
 
 // checkOptions are check's flags.
 type checkOptions struct {
+	*commandLine
 	kind, resolver, output, failOn string
 	ignore                         []string
 	cluster                        *clusterFlags
 }
 
 func checkFlags(fs *pflag.FlagSet, o *checkOptions) {
-	kindFlag(fs, &o.kind)
+	kindFlag(fs, &o.kind, o.commandLine)
 	resolverFlag(fs, &o.resolver)
 	outputFlag(fs, &o.output, checkFormats)
 	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on any diagnostic of this severity or worse: error or warning")
-	o.cluster = registerClusterFlags(fs)
+	o.cluster = registerClusterFlags(fs, o.commandLine)
 	fs.StringSliceVar(&o.ignore, "ignore", nil, "leave out the warnings with this code (repeatable, or comma-separated); a '# aclc:ignore CODE' comment on the line or the line above does the same for one place")
 }
 
-func newCheckCommand() *cobra.Command {
-	o := &checkOptions{}
+func newCheckCommand(cl *commandLine) *cobra.Command {
+	o := &checkOptions{commandLine: cl}
 	cmd := newCommand("check [-o text|json|yaml] [--fail-on error|warning] [--ignore CODE]... SOURCE...", "validate sources and warn about YuniKorn's and VOV's traps", checkExamples, o.run)
 	checkFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -84,10 +85,10 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 		s, names, err = o.cluster.loadOnce(srcs, translate.Kind(o.kind))
 		shown = []string{names}
 	} else {
-		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
+		s, err = o.readSourceFiles(srcs, translate.Kind(o.kind))
 	}
-	loc := newLocator()
-	res := check.Report(s, err, shown, names, check.Options{Resolver: o.resolver, Ignore: o.ignore, FailOn: o.failOn, Release: yunikornRelease.Name()}, loc)
+	loc := o.newLocator()
+	res := check.Report(s, err, shown, names, check.Options{Resolver: o.resolver, Ignore: o.ignore, FailOn: o.failOn, Release: o.release.Name()}, loc)
 	switch o.output {
 	case "text":
 		res.WriteText(stdout)
@@ -108,9 +109,9 @@ func (o *checkOptions) run(cmd *cobra.Command, srcs []string) int {
 
 // newLocator is a check.Locator that also knows the source read from
 // standard input, which cannot be read again.
-func newLocator() *check.Locator {
-	if stdinData == nil {
+func (cl *commandLine) newLocator() *check.Locator {
+	if cl.stdinData == nil {
 		return check.NewLocator(nil)
 	}
-	return check.NewLocator(map[string][]byte{stdinName: stdinData})
+	return check.NewLocator(map[string][]byte{stdinName: cl.stdinData})
 }

@@ -18,6 +18,7 @@ import (
 // clusterFlags are the flags that read YuniKorn's configuration from the
 // API server instead of files (serve, webhook, eval, check).
 type clusterFlags struct {
+	cl *commandLine
 	enabled bool
 	opts    kube.Options
 	// given names the cluster flags set on the command line.
@@ -33,8 +34,8 @@ type clusterFlags struct {
 var clusterFlagNames = []string{"kubeconfig", "context", "namespace", "cluster-timeout"}
 
 // registerClusterFlags adds --from-cluster and its flags to fs.
-func registerClusterFlags(fs *pflag.FlagSet) *clusterFlags {
-	c := &clusterFlags{}
+func registerClusterFlags(fs *pflag.FlagSet, cl *commandLine) *clusterFlags {
+	c := &clusterFlags{cl: cl}
 	fs.BoolVar(&c.enabled, "from-cluster", false, "read YuniKorn's ConfigMaps (yunikorn-defaults, yunikorn-configs) and the Namespaces from the API server instead of files; servers follow their changes")
 	fs.StringVar(&c.opts.Kubeconfig, "kubeconfig", "", "kubeconfig file for --from-cluster (default: $KUBECONFIG, ~/.kube/config, then the pod's ServiceAccount)")
 	fs.StringVar(&c.opts.Context, "context", "", "kubeconfig context for --from-cluster (default: the current one)")
@@ -76,10 +77,10 @@ func (c *clusterFlags) check(fs *pflag.FlagSet, bundlePath, engineName string) e
 // which keep watching; ctx bounds the watch.
 func (c *clusterFlags) feed(ctx context.Context, srcs []string, kind translate.Kind, follow bool) (*feed.Feed, error) {
 	var cluster *kube.Options
-	if c != nil && c.enabled {
+	if c.enabled {
 		cluster = &c.opts
 	}
-	return feed.New(ctx, sourceFiles(srcs, kind), cluster, follow)
+	return feed.New(ctx, c.cl.sourceFiles(srcs, kind), cluster, follow)
 }
 
 // engineOn opens an in-process engine on loaded sources, with their group
@@ -108,7 +109,7 @@ func openFeedEngine(ctx context.Context, f *feed.Feed, name, resolver string) (e
 // once. An empty name follows the bundle (wasm without one).
 func (c *clusterFlags) openEngine(ctx context.Context, name, url string, srcs []string, bundlePath string, kind translate.Kind, resolver string) (engine.Engine, error) {
 	if !c.enabled {
-		from, err := openFrom(srcs, bundlePath, kind, resolver, name)
+		from, err := c.cl.openFrom(srcs, bundlePath, kind, resolver, name)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +147,7 @@ func (c *clusterFlags) loadOnce(srcs []string, kind translate.Kind) (*translate.
 // followed until ctx is done.
 func (c *clusterFlags) serveSources(ctx context.Context, cfg serve.Config, srcs []string, kind translate.Kind) (serve.Config, error) {
 	if !c.enabled {
-		return cfg.WithSources(srcs...).WithKind(kind).WithYuniKornRelease(yunikornRelease), nil
+		return cfg.WithSources(srcs...).WithKind(kind).WithYuniKornRelease(c.cl.release), nil
 	}
 	f, err := c.feed(ctx, srcs, kind, true)
 	if err != nil {

@@ -57,6 +57,7 @@ var diffFormats = []format{
 
 // diffOptions are diff's flags.
 type diffOptions struct {
+	*commandLine
 	engine, resolver, kind, output string
 	as                             principals
 	namespaces                     []string
@@ -72,12 +73,12 @@ func diffFlags(fs *pflag.FlagSet, o *diffOptions) {
 	resolverFlag(fs, &o.resolver)
 	asFlags(fs, &o.as)
 	appNamespaceFlag(fs, &o.namespaces)
-	kindFlag(fs, &o.kind)
-	o.cluster = registerClusterFlags(fs)
+	kindFlag(fs, &o.kind, o.commandLine)
+	o.cluster = registerClusterFlags(fs, o.commandLine)
 }
 
-func newDiffCommand() *cobra.Command {
-	o := &diffOptions{}
+func newDiffCommand(cl *commandLine) *cobra.Command {
+	o := &diffOptions{commandLine: cl}
 	cmd := newCommand("diff [-o text|json|markdown|html] [--as USER [--as-group GROUP]...]... (OLD NEW | OLD... -- NEW... | --from-cluster NEW...)",
 		"show who gains or loses submit or admin on which queue, and where applications land, when a YuniKorn configuration changes", diffExamples, o.run)
 	diffFlags(cmd.Flags(), o)
@@ -210,7 +211,7 @@ func (o *diffOptions) writeHTML(ctx context.Context, w io.Writer, res *diff.Resu
 		}
 		s := side.sources
 		known := translate.ReplicatedNamespaces(s.Kubernetes())
-		p, err := report.QueuesHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), report.PlaceNamespaces(o.namespaces, known), known, o.resolver, aclcVersion(), newLocator())
+		p, err := report.QueuesHTML(ctx, side.eng, s, newSrcs, o.as.resolved(), report.PlaceNamespaces(o.namespaces, known), known, o.resolver, aclcVersion(), o.newLocator())
 		if err != nil {
 			return err
 		}
@@ -248,7 +249,7 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 	if fromCluster {
 		s, names, err = o.cluster.loadOnce(nil, translate.Kind(o.kind))
 	} else {
-		s, err = readSourceFiles(srcs, translate.Kind(o.kind))
+		s, err = o.readSourceFiles(srcs, translate.Kind(o.kind))
 	}
 	if err != nil && unreadable(err) {
 		return nil, fmt.Errorf("%s: %w", label, err)
@@ -256,7 +257,7 @@ func (o *diffOptions) load(ctx context.Context, label string, srcs []string, fro
 	if err == nil && s.Queues() == nil {
 		return nil, fmt.Errorf("%s: %s has no YuniKorn queue configuration", label, names)
 	}
-	for _, d := range check.Diagnose(s, err, names, o.resolver, newLocator()) {
+	for _, d := range check.Diagnose(s, err, names, o.resolver, o.newLocator()) {
 		if d.Severity == check.SeverityError {
 			side.refused = append(side.refused, d)
 		}

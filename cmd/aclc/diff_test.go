@@ -302,7 +302,8 @@ func TestDiffSkipsOnlyUnchangedQueues(t *testing.T) {
 			}
 			var results [2]*diff.Result
 			for i, every := range []bool{false, true} {
-				o := &diffOptions{engine: "native", everyQueue: every, cluster: &clusterFlags{}}
+				cl := newCommandLine(strings.NewReader(""))
+				o := &diffOptions{commandLine: cl, engine: "native", everyQueue: every, cluster: &clusterFlags{cl: cl}}
 				o.as.list = []report.Principal{{User: "erin"}, {User: "frank", Groups: []string{"ops"}}}
 				ctx := context.Background()
 				oldSide, err := o.load(ctx, "OLD", []string{oldPath}, false)

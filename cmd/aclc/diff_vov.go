@@ -16,7 +16,7 @@ import (
 
 // isVOVSide reports whether every source of a side is a VOV ACL source or
 // a vovacl script, read by content as the VOV family claims them.
-func isVOVSide(srcs []string) bool {
+func (cl *commandLine) isVOVSide(srcs []string) bool {
 	if len(srcs) == 0 {
 		return false
 	}
@@ -24,7 +24,7 @@ func isVOVSide(srcs []string) bool {
 		var data []byte
 		var err error
 		if p == "-" {
-			data, err = readStdin()
+			data, err = cl.readStdin()
 		} else if st, serr := os.Stat(p); serr != nil || st.IsDir() {
 			return false
 		} else {
@@ -42,7 +42,7 @@ func isVOVSide(srcs []string) bool {
 // ok is false when the sides are not both VOV, and diff goes on as for
 // YuniKorn.
 func (o *diffOptions) runVOV(cmd *cobra.Command, oldSrcs, newSrcs []string) (code int, ok bool) {
-	if o.cluster.enabled || !isVOVSide(oldSrcs) || !isVOVSide(newSrcs) {
+	if o.cluster.enabled || !o.isVOVSide(oldSrcs) || !o.isVOVSide(newSrcs) {
 		return 0, false
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -56,7 +56,7 @@ func (o *diffOptions) runVOV(cmd *cobra.Command, oldSrcs, newSrcs []string) (cod
 	}
 	var specs [2]*vov.Spec
 	for i, side := range [][]string{oldSrcs, newSrcs} {
-		s, err := readSourceFiles(side, translate.KindVOV)
+		s, err := o.readSourceFiles(side, translate.KindVOV)
 		if err == nil && s.VOV() == nil {
 			err = fmt.Errorf("%s: no VOV ACL source, only vovacl scripts", strings.Join(side, ", "))
 		}

@@ -38,6 +38,7 @@ an aclc decision is always defined, a denial included ({"allow": false}).
 
 // evalOptions are eval's flags.
 type evalOptions struct {
+	*commandLine
 	engine, url, entrypoint, resolver, input, bundle, kind string
 	jsonl, fail, failDefined                               bool
 	cluster                                                *clusterFlags
@@ -53,12 +54,12 @@ func evalFlags(fs *pflag.FlagSet, o *evalOptions) {
 	bundleFlag(fs, &o.bundle)
 	fs.BoolVar(&o.fail, "fail", false, "exit 1 when a decision denies or is undefined")
 	fs.BoolVar(&o.failDefined, "fail-defined", false, "exit 1 when a decision allows")
-	kindFlag(fs, &o.kind)
-	o.cluster = registerClusterFlags(fs)
+	kindFlag(fs, &o.kind, o.commandLine)
+	o.cluster = registerClusterFlags(fs, o.commandLine)
 }
 
-func newEvalCommand() *cobra.Command {
-	o := &evalOptions{}
+func newEvalCommand(cl *commandLine) *cobra.Command {
+	o := &evalOptions{commandLine: cl}
 	cmd := newCommand("eval [--engine native|rego|wasm|opa-wasm|http] [--url URL] -e E [--resolver R] [-i FILE|-] [--jsonl] [--fail | --fail-defined] (SOURCE... | -b FILE)",
 		"evaluate a decision on one of the engines", evalExamples, o.run)
 	evalFlags(cmd.Flags(), o)
@@ -100,7 +101,7 @@ func (o *evalOptions) run(cmd *cobra.Command, srcs []string) int {
 }
 
 func (o *evalOptions) eval(ctx context.Context, eng engine.Engine, stdout, stderr io.Writer) int {
-	in, err := openInput(o.input)
+	in, err := o.openInput(o.input)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
@@ -182,7 +183,7 @@ func (f engineSource) defaultEngine() string {
 
 // openFrom loads the SOURCE files or the --bundle file an engine is
 // opened on; the http engine needs neither.
-func openFrom(srcs []string, bundlePath string, kind translate.Kind, resolver, engineName string) (engineSource, error) {
+func (cl *commandLine) openFrom(srcs []string, bundlePath string, kind translate.Kind, resolver, engineName string) (engineSource, error) {
 	switch {
 	case engineName == engine.HTTP:
 		if len(srcs) > 0 || bundlePath != "" {
@@ -193,14 +194,14 @@ func openFrom(srcs []string, bundlePath string, kind translate.Kind, resolver, e
 		if engineName == engine.Native {
 			return engineSource{}, fmt.Errorf("%w: the native engine reads SOURCE files, not a bundle", errUsage)
 		}
-		b, err := readBundleFile(bundlePath)
+		b, err := cl.readBundleFile(bundlePath)
 		name := bundlePath
 		if bundlePath == "-" {
 			name = stdinName
 		}
 		return engineSource{bundle: b, bundleName: name}, err
 	}
-	s, err := loadSources(srcs, kind, resolver, false)
+	s, err := cl.loadSources(srcs, kind, resolver, false)
 	return engineSource{sources: s}, err
 }
 

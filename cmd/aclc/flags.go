@@ -56,8 +56,8 @@ func appNamespaceFlag(fs *pflag.FlagSet, p *[]string) {
 
 // yunikornVersionFlag adds --yunikorn-version; its default is printed by
 // pflag from the value, so the text does not say it again.
-func yunikornVersionFlag(fs *pflag.FlagSet) {
-	fs.Var(releaseValue{}, "yunikorn-version", "the YuniKorn release the cluster runs, whose parsing, validation and decisions apply: "+
+func yunikornVersionFlag(fs *pflag.FlagSet, cl *commandLine) {
+	fs.Var(releaseValue{cl}, "yunikorn-version", "the YuniKorn release the cluster runs, whose parsing, validation and decisions apply: "+
 		strings.Join(release.Known(), ", ")+"; snapshot is the newest YuniKorn code aclc reproduces, newer than any release")
 }
 

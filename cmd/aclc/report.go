@@ -75,6 +75,7 @@ func (f asGroupFlag) Set(v string) error {
 
 // reportOptions are report's flags.
 type reportOptions struct {
+	*commandLine
 	engine, resolver, kind, output string
 	as                             principals
 	place                          bool
@@ -106,11 +107,11 @@ func reportFlags(fs *pflag.FlagSet, o *reportOptions) {
 	deprecatedFlag(fs, appendValue{&o.namespaces}, "namespace", "n", "use --app-namespace (it keeps its meaning here, the application's namespace; elsewhere -n is YuniKorn's namespace)")
 	fs.StringArrayVar(&o.queues, "queue", nil, "with --place: the queue the application names (default: none, then every configured leaf); repeatable")
 	outputFlag(fs, &o.output, reportFormats)
-	kindFlag(fs, &o.kind)
+	kindFlag(fs, &o.kind, o.commandLine)
 }
 
-func newReportCommand() *cobra.Command {
-	o := &reportOptions{}
+func newReportCommand(cl *commandLine) *cobra.Command {
+	o := &reportOptions{commandLine: cl}
 	cmd := newCommand("report [--engine E] [--as USER [--as-group GROUP]...]... [-o table|wide|json|yaml|html] SOURCE...",
 		"print who may submit to and administer each queue, or do what on each VOV object, and why", reportExamples, o.run)
 	reportFlags(cmd.Flags(), o)
@@ -137,7 +138,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.place && len(as) == 0 {
 		return usageErr(cmd, "--place needs at least one --as user")
 	}
-	s, err := loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
+	s, err := o.loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
@@ -185,7 +186,7 @@ func (o *reportOptions) run(cmd *cobra.Command, srcs []string) int {
 			}
 		}
 		if o.output == "html" {
-			page, err := report.QueuesHTML(ctx, eng, s, srcs, as, report.PlaceNamespaces(o.namespaces, known), known, o.resolver, aclcVersion(), newLocator())
+			page, err := report.QueuesHTML(ctx, eng, s, srcs, as, report.PlaceNamespaces(o.namespaces, known), known, o.resolver, aclcVersion(), o.newLocator())
 			if err == nil {
 				err = page.WriteHTML(stdout)
 			}

@@ -61,6 +61,7 @@ func init() { cobra.AddTemplateFunc("terminalWidth", terminalWidth) }
 // newRootCommand assembles the command tree. Each command builds its own
 // flags in one function, so that a flag family is added with one call.
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	cl := newCommandLine(stdin)
 	root := &cobra.Command{
 		Use:           "aclc <command> [flags] [SOURCE...]",
 		Short:         "compile YuniKorn and VOV access rules into OPA bundles",
@@ -83,15 +84,15 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		".InheritedFlags.FlagUsages", "(.InheritedFlags.FlagUsagesWrapped terminalWidth)",
 	).Replace(root.UsageTemplate()))
 	root.AddCommand(
-		newBuildCommand(),
-		newEvalCommand(),
-		newCheckCommand(),
-		newReportCommand(),
-		newDiffCommand(),
+		newBuildCommand(cl),
+		newEvalCommand(cl),
+		newCheckCommand(cl),
+		newReportCommand(cl),
+		newDiffCommand(cl),
 		newCapabilitiesCommand(),
-		newServeCommand(),
-		newWebhookCommand(),
-		newVovaclCommand(),
+		newServeCommand(cl),
+		newWebhookCommand(cl),
+		newVovaclCommand(cl),
 		newVersionCommand(),
 	)
 	// The completion command writes where the root writes when it is
@@ -124,7 +125,6 @@ type usageFault struct {
 func (u usageFault) Error() string { return u.err.Error() }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	resetCommandLine()
 	root := newRootCommand(stdout, stderr)
 	root.SetIn(stdin)
 	root.SetArgs(longFlagsWithOneDash(root, args))

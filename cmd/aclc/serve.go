@@ -70,6 +70,7 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 // serveOptions are serve's flags.
 type serveOptions struct {
+	*commandLine
 	addr, resolver, bundle, kind string
 	keyFile, keyID, alg, scope   string
 	log                          logOptions
@@ -90,18 +91,18 @@ func serveFlags(fs *pflag.FlagSet, o *serveOptions) {
 	signingAlgFlag(fs, &o.alg)
 	fs.StringVar(&o.scope, "scope", "", "scope the signature must carry")
 	logFlags(fs, &o.log)
-	kindFlag(fs, &o.kind)
+	kindFlag(fs, &o.kind, o.commandLine)
 	decisionLogsFlag(fs, &o.decisionLogs)
 	reloadIntervalFlag(fs, &o.interval)
 	fs.DurationVar(&o.decisionTimeout, "decision-timeout", serve.DefaultDecisionTimeout, "stop each request's evaluation after this long and answer 504; 0 sets no limit")
 	tlsFlags(fs, &o.tlsCert, &o.tlsKey)
 	fs.StringVar(&o.authorization, "authorization", "off", "off: refuse every write to OPA's API; basic: let OPA's authorization decide every request with --authorization-policy (as opa run --authorization=basic)")
 	fs.StringVar(&o.authzPolicy, "authorization-policy", "", "Rego file of package system.authz whose allow decides each request under --authorization basic; the bearer token is input.identity")
-	o.cluster = registerClusterFlags(fs)
+	o.cluster = registerClusterFlags(fs, o.commandLine)
 }
 
-func newServeCommand() *cobra.Command {
-	o := &serveOptions{}
+func newServeCommand(cl *commandLine) *cobra.Command {
+	o := &serveOptions{commandLine: cl}
 	cmd := newCommand(serveSynopsis, "serve decisions over OPA's REST API, reloading when the sources change", serveExamples, o.run)
 	serveFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -150,7 +151,7 @@ func (o *serveOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.bundle != "" {
 		paths = []string{o.bundle}
 	}
-	paths, cleanup, err := spoolStdin(paths)
+	paths, cleanup, err := o.spoolStdin(paths)
 	if err != nil {
 		errorf(stderr, "serve: %v", err)
 		return exitError

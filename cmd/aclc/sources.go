@@ -20,34 +20,34 @@ import (
 // stdinName is how messages name a SOURCE, input or bundle read from "-".
 const stdinName = "<stdin>"
 
-// Standard input is read at most once per command line, however many
-// places name "-".
-var (
+// commandLine is what one command line shares among its flags and
+// commands: standard input, read at most once however many places name
+// "-", and the YuniKorn release (--yunikorn-version) its sources are read
+// as. Each run of the CLI has its own; nothing of it outlives the run.
+type commandLine struct {
+	stdin     io.Reader
 	stdinData []byte
 	stdinErr  error
 	stdinRead bool
-)
-
-func resetStdin() { stdinData, stdinErr, stdinRead = nil, nil, false }
-
-// resetCommandLine forgets what the previous command line set.
-func resetCommandLine() {
-	resetStdin()
-	yunikornRelease = release.Default()
+	release   release.Version
 }
 
-func readStdin() ([]byte, error) {
-	if !stdinRead {
-		stdinRead = true
-		stdinData, stdinErr = translate.ReadSourceFrom(stdinName, stdin)
+func newCommandLine(stdin io.Reader) *commandLine {
+	return &commandLine{stdin: stdin, release: release.Default()}
+}
+
+func (cl *commandLine) readStdin() ([]byte, error) {
+	if !cl.stdinRead {
+		cl.stdinRead = true
+		cl.stdinData, cl.stdinErr = translate.ReadSourceFrom(stdinName, cl.stdin)
 	}
-	return stdinData, stdinErr
+	return cl.stdinData, cl.stdinErr
 }
 
 // openInput opens a file to read, or standard input for "-".
-func openInput(path string) (io.ReadCloser, error) {
+func (cl *commandLine) openInput(path string) (io.ReadCloser, error) {
 	if path == "-" {
-		b, err := readStdin()
+		b, err := cl.readStdin()
 		if err != nil {
 			return nil, err
 		}
@@ -58,19 +58,19 @@ func openInput(path string) (io.ReadCloser, error) {
 
 // sourceFiles are the SOURCE arguments as package feed reads them; "-"
 // is standard input.
-func sourceFiles(paths []string, kind translate.Kind) feed.Files {
-	return feed.Files{Paths: paths, Kind: kind, Release: yunikornRelease, Stdin: readStdin, StdinName: stdinName}
+func (cl *commandLine) sourceFiles(paths []string, kind translate.Kind) feed.Files {
+	return feed.Files{Paths: paths, Kind: kind, Release: cl.release, Stdin: cl.readStdin, StdinName: stdinName}
 }
 
 // readSourceFiles loads the SOURCE arguments; "-" is standard input.
-func readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, error) {
-	return sourceFiles(paths, kind).Load()
+func (cl *commandLine) readSourceFiles(paths []string, kind translate.Kind) (*translate.Sources, error) {
+	return cl.sourceFiles(paths, kind).Load()
 }
 
 // loadSources reads the sources and settles their group resolution; each
 // engine opened on them gets its own cache over that resolution.
-func loadSources(paths []string, kind translate.Kind, resolver string, static bool) (*translate.Sources, error) {
-	s, err := readSourceFiles(paths, kind)
+func (cl *commandLine) loadSources(paths []string, kind translate.Kind, resolver string, static bool) (*translate.Sources, error) {
+	s, err := cl.readSourceFiles(paths, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +78,11 @@ func loadSources(paths []string, kind translate.Kind, resolver string, static bo
 }
 
 // readBundleFile reads a bundle file, or standard input for "-".
-func readBundleFile(path string) (*bundle.Bundle, error) {
+func (cl *commandLine) readBundleFile(path string) (*bundle.Bundle, error) {
 	if path != "-" {
 		return translate.ReadBundle(path)
 	}
-	raw, err := readStdin()
+	raw, err := cl.readStdin()
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +92,11 @@ func readBundleFile(path string) (*bundle.Bundle, error) {
 // spoolStdin copies standard input to a file in a new temporary directory
 // for the servers, which read their sources by name; the caller removes
 // the directory.
-func spoolStdin(paths []string) ([]string, func(), error) {
+func (cl *commandLine) spoolStdin(paths []string) ([]string, func(), error) {
 	if !slices.Contains(paths, "-") {
 		return paths, func() {}, nil
 	}
-	b, err := readStdin()
+	b, err := cl.readStdin()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,27 +132,23 @@ func sourceKinds() []string {
 // kindFlag adds the flags of a command that reads sources: --kind, and
 // --yunikorn-version, which every such command reads its YuniKorn
 // configuration as.
-func kindFlag(fs *pflag.FlagSet, kind *string) {
+func kindFlag(fs *pflag.FlagSet, kind *string, cl *commandLine) {
 	fs.Var(kindValue{kind}, "kind", "force the source kind instead of detecting it: "+translate.KindList())
-	yunikornVersionFlag(fs)
+	yunikornVersionFlag(fs, cl)
 }
 
-// yunikornRelease is the --yunikorn-version of the command line being
-// run; run resets it.
-var yunikornRelease release.Version
+// releaseValue is --yunikorn-version: it refuses an unknown release as the
+// command line is read, a usage error naming the known ones.
+type releaseValue struct{ cl *commandLine }
 
-// releaseValue refuses an unknown release as the command line is read: a
-// usage error naming the known ones.
-type releaseValue struct{}
+func (r releaseValue) String() string { return r.cl.release.Name() }
 
-func (releaseValue) String() string { return yunikornRelease.Name() }
-
-func (releaseValue) Set(v string) error {
-	r, err := release.Lookup(v)
+func (r releaseValue) Set(v string) error {
+	rel, err := release.Lookup(v)
 	if err != nil {
 		return err
 	}
-	yunikornRelease = r
+	r.cl.release = rel
 	return nil
 }
 

@@ -76,7 +76,7 @@ func TestFeedFollowsTheFilesALoadRead(t *testing.T) {
 		}
 	}
 	write("ldap-a.example.org")
-	var c *clusterFlags
+	c := &clusterFlags{cl: newCommandLine(strings.NewReader(""))}
 	f, err := c.feed(context.Background(), []string{src}, translate.KindAuto, true)
 	if err != nil {
 		t.Fatal(err)

@@ -132,6 +132,7 @@ func (v *verbosity) Set(s string) error {
 
 // vovaclOptions are vovacl's flags.
 type vovaclOptions struct {
+	*commandLine
 	spec, agent, as, host, osgroups string
 	actions                         []string
 	ops                             map[string]*bool
@@ -163,8 +164,8 @@ func vovaclFlags(fs *pflag.FlagSet, o *vovaclOptions) {
 	fs.VarPF((*verbosity)(&o.verbose), "verbose", "v", "increase verbosity: what was read, what changes and what was written, on stderr; repeat for the ACL before and the changed lines").NoOptDefVal = "+1"
 }
 
-func newVovaclCommand() *cobra.Command {
-	o := &vovaclOptions{}
+func newVovaclCommand(cl *commandLine) *cobra.Command {
+	o := &vovaclOptions{commandLine: cl}
 	cmd := newCommand(vovaclSynopsis, "show or edit a VOV object's ACL in a source file, as VOV's vovacl does", vovaclExamples, o.run)
 	vovaclFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -284,7 +285,7 @@ func (o *vovaclOptions) runExport(cmd *cobra.Command, scripts []string, set map[
 	case set["agent"] || len(o.actions) > 0 || set["as"] || set["host"] || set["osgroups"]:
 		return usageErr(cmd, "--export takes no -agent, -actions, --as, --host or --osgroups")
 	}
-	s, err := readSourceFiles(append([]string{o.spec}, scripts...), translate.KindVOV)
+	s, err := o.readSourceFiles(append([]string{o.spec}, scripts...), translate.KindVOV)
 	if err != nil {
 		errorf(cmd.ErrOrStderr(), "%v", err)
 		return exitError

@@ -67,6 +67,7 @@ var webhookContext = func() (context.Context, context.CancelFunc) {
 
 // webhookOptions are webhook's flags.
 type webhookOptions struct {
+	*commandLine
 	addr, certFile, keyFile, sans, caOut, engine, kind string
 	metricsAddr, configNamespace                       string
 	selfSigned, decisionLogs                           bool
@@ -94,15 +95,15 @@ func webhookFlags(fs *pflag.FlagSet, o *webhookOptions) {
 	guardOffFlag(fs, &o.guardOff)
 	poolSizeFlag(fs)
 	configNamespaceFlag(fs, &o.configNamespace, "")
-	kindFlag(fs, &o.kind)
+	kindFlag(fs, &o.kind, o.commandLine)
 	logFlags(fs, &o.log)
-	o.cluster = registerClusterFlags(fs)
+	o.cluster = registerClusterFlags(fs, o.commandLine)
 	registerFlags(fs, &o.register)
 	fs.StringSliceVar(&o.leftOut, "left-out-namespaces", nil, "namespaces the webhook configurations leave out because YuniKorn bypasses them (the chart's webhook.bypassedNamespaces): a warning is logged, at start and on every reload, for each that YuniKorn's settings would process")
 }
 
-func newWebhookCommand() *cobra.Command {
-	o := &webhookOptions{}
+func newWebhookCommand(cl *commandLine) *cobra.Command {
+	o := &webhookOptions{commandLine: cl}
 	cmd := newCommand(webhookSynopsis, "serve the admission decision to the Kubernetes API server over HTTPS", webhookExamples, o.run)
 	webhookFlags(cmd.Flags(), o)
 	registerCompletions(cmd)
@@ -157,7 +158,7 @@ func (o *webhookOptions) run(cmd *cobra.Command, srcs []string) int {
 	}
 	// The webhook re-reads its sources by name: standard input is kept in
 	// a temporary file for the life of the server.
-	srcs, cleanup, err := spoolStdin(srcs)
+	srcs, cleanup, err := o.spoolStdin(srcs)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
