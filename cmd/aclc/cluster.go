@@ -18,7 +18,7 @@ import (
 // clusterFlags are the flags that read YuniKorn's configuration from the
 // API server instead of files (serve, webhook, eval, check).
 type clusterFlags struct {
-	cl *commandLine
+	cl      *commandLine
 	enabled bool
 	opts    kube.Options
 	// given names the cluster flags set on the command line.
