@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/aclc-dev/aclc/pkg/acl/admission"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/bundle"
+	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/target"
+	"github.com/aclc-dev/aclc/pkg/target/bundle"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -46,10 +45,41 @@ type buildOptions struct {
 // buildClock gives a signed bundle its revision; tests replace it.
 var buildClock = time.Now
 
-var buildTargets = []string{"rego", "wasm", "gatekeeper", "kubernetes"}
+// buildTargets are the targets of aclc build, each described by its own
+// package; a new target is its package and one line here.
+var buildTargets = []target.Target{
+	bundle.Rego(),
+	bundle.Wasm(),
+	gatekeeperTarget,
+	kubernetesTarget,
+}
+
+// buildTargetNames are the --target values, for completion.
+func buildTargetNames() []string { return target.Names(buildTargets) }
+
+// The targets the CLI still writes itself.
+var (
+	gatekeeperTarget = target.Target{
+		Name: "gatekeeper", Describe: "a ConstraintTemplate and its Constraint for the admission settings, YAML", DefaultOutput: "gatekeeper.yaml", ReadsResolver: true,
+		Refuses: map[string]string{
+			"host-builtins":    "--host-builtins: Gatekeeper runs no aclc builtin",
+			"signing-key":      "--signing-key signs OPA bundles; a Gatekeeper template is not one",
+			"name":             "--name names the objects of --target kubernetes",
+			"static-manifests": "--static-manifests lays out the objects of --target kubernetes",
+		},
+	}
+	kubernetesTarget = target.Target{
+		Name: "kubernetes", Describe: "Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML", DefaultOutput: "kubernetes.yaml",
+		Refuses: map[string]string{
+			"host-builtins": "--host-builtins: the API server runs no aclc builtin",
+			"signing-key":   "--signing-key signs OPA bundles; Kubernetes admission policies are not one",
+			"resolver":      "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup",
+		},
+	}
+)
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
-	fs.StringVarP(&o.target, "target", "t", "rego", "bundle kind: rego (plain Rego + data, for any OPA), wasm (Rego compiled to WebAssembly) gatekeeper (a ConstraintTemplate and its Constraint for the admission settings, YAML) or kubernetes (Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML)")
+	fs.StringVarP(&o.target, "target", "t", "rego", target.Help(buildTargets))
 	outputFileFlag(fs, &o.out, "default bundle.tar.gz, gatekeeper.yaml for --target gatekeeper, kubernetes.yaml for --target kubernetes; for --target gatekeeper and kubernetes, a directory (existing, or named with a trailing /) gets one object per file, <kind>-<name>.yaml")
 	fs.StringVarP(&o.format, "output", "o", "", "output format, as --target: rego, wasm, gatekeeper or kubernetes; a value that is none of them is read as --output-file (deprecated: say --output-file)")
 	resolverFlag(fs, &o.resolver)
@@ -84,7 +114,7 @@ func (o *buildOptions) readOutput(cmd *cobra.Command) int {
 	if o.format == "" {
 		return exitOK
 	}
-	if slices.Contains(buildTargets, o.format) {
+	if slices.Contains(buildTargetNames(), o.format) {
 		if cmd.Flags().Changed("target") && o.target != o.format {
 			return usageErr(cmd, "-o %s and --target %s: give one", o.format, o.target)
 		}
@@ -115,8 +145,9 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 			return usageErr(cmd, "--revision: %v: aclc serve --verification-key refuses a signed bundle it cannot tell newer from older", err)
 		}
 	}
-	if !slices.Contains(buildTargets, o.target) {
-		return usageErr(cmd, "unknown --target %q (want rego, wasm, gatekeeper or kubernetes)", o.target)
+	t, ok := target.Lookup(buildTargets, o.target)
+	if !ok {
+		return usageErr(cmd, "unknown --target %q (want %s)", o.target, target.List(buildTargets))
 	}
 	guardOff, err := admission.ParseGuardOff(o.guardOff)
 	if err != nil {
@@ -125,53 +156,33 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 	if o.hostBuiltins && (o.portable || o.static) {
 		return usageErr(cmd, "--host-builtins builds the bundle that calls aclc's builtins, --portable and --static-groups the one that calls none: give one")
 	}
-	if o.hostBuiltins && o.target == "gatekeeper" {
-		return usageErr(cmd, "--host-builtins: Gatekeeper runs no aclc builtin")
-	}
-	if cmd.Flags().Changed("name") && o.target != "kubernetes" {
-		return usageErr(cmd, "--name names the objects of --target kubernetes")
-	}
-	if o.staticDir != "" && o.target != "kubernetes" {
-		return usageErr(cmd, "--static-manifests lays out the objects of --target kubernetes")
-	}
-	if o.target == "kubernetes" {
-		switch {
-		case o.hostBuiltins:
-			return usageErr(cmd, "--host-builtins: the API server runs no aclc builtin")
-		case o.signingKey != "":
-			return usageErr(cmd, "--signing-key signs OPA bundles; Kubernetes admission policies are not one")
-		case o.resolver != "":
-			return usageErr(cmd, "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup")
+	// The flags the target does not take, in the order the help lists them.
+	for _, f := range []string{"host-builtins", "name", "static-manifests", "signing-key", "resolver", "decisions"} {
+		if why, refused := t.Refuses[f]; refused && cmd.Flags().Changed(f) {
+			return usageErr(cmd, "%s", why)
 		}
+	}
+	if o.out == "" {
+		o.out = t.DefaultOutput
+	}
+	var s *translate.Sources
+	if t.ReadsResolver {
+		s, err = o.loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
+	} else {
 		// Nothing asks a directory: the sources are read without opening
 		// the resolver they choose (an LDAP secret need not be at hand);
 		// a static resolver's table is compiled into the queue policies.
-		s, err := o.readSourceFiles(srcs, translate.Kind(o.kind))
-		if err != nil {
-			errorf(stderr, "%v", err)
-			return exitError
-		}
-		if o.out == "" {
-			o.out = "kubernetes.yaml"
-		}
-		return o.writeKubernetes(cmd, s.WithGuardOff(guardOff))
+		s, err = o.readSourceFiles(srcs, translate.Kind(o.kind))
 	}
-	s, err := o.loadSources(srcs, translate.Kind(o.kind), o.resolver, false)
 	if err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
 	s = s.WithGuardOff(guardOff)
-	if o.out == "" {
-		o.out = "bundle.tar.gz"
-		if o.target == "gatekeeper" {
-			o.out = "gatekeeper.yaml"
-		}
+	if o.target == "kubernetes" {
+		return o.writeKubernetes(cmd, s)
 	}
 	if o.target == "gatekeeper" {
-		if o.signingKey != "" {
-			return usageErr(cmd, "--signing-key signs OPA bundles; a Gatekeeper template is not one")
-		}
 		// Gatekeeper has no aclc builtins: the portable decoding module,
 		// and the groups compiled in where the resolver allows; an os or
 		// ldap resolver leaves the queue template out, with a note.
@@ -181,149 +192,42 @@ func (o *buildOptions) run(cmd *cobra.Command, srcs []string) int {
 		}
 		return o.writeGatekeeper(cmd, gk)
 	}
-	if o.decisions != nil {
-		return usageErr(cmd, "--decisions chooses the objects of --target gatekeeper and kubernetes; a bundle holds every decision of its sources")
+	var signing *translate.Signing
+	if o.signingKey != "" {
+		signing = &translate.Signing{KeyFile: o.signingKey, Algorithm: o.signingAlg, KeyID: o.signingKeyID, ClaimsFile: o.claimsFile}
 	}
-	// The default is the bundle stock OPA and OPA's Wasm SDKs run; a
-	// configuration only aclc's builtins decide is refused here, in one
-	// line that names the flag, rather than written and refused at load.
-	if !o.hostBuiltins {
-		if s, err = s.WithPortable(); err != nil {
-			errorf(stderr, "build: %v: stock OPA cannot run it; --host-builtins builds it for aclc serve, aclc eval and Go programs that register aclc's builtins", err)
-			return exitError
-		}
-	}
-	var b *bundle.Bundle
-	if o.target == "wasm" {
-		b, err = translate.WasmBundle(context.Background(), s)
-	} else {
-		b, err = translate.RegoBundle(s)
-	}
-	var builtins []string
-	if err == nil {
-		builtins, err = annotateBundle(b, s, o.target, srcs)
-	}
-	if err == nil {
-		setRevision(b, o.revision, o.signingKey != "")
-	}
-	if err == nil && o.signingKey != "" {
-		err = translate.SignBundle(b, translate.Signing{KeyFile: o.signingKey, Algorithm: o.signingAlg, KeyID: o.signingKeyID, ClaimsFile: o.claimsFile})
-	}
-	var data []byte
-	if err == nil {
-		data, err = translate.BundleBytes(b)
-	}
+	res, err := t.Build(context.Background(), s, target.Options{
+		HostBuiltins: o.hostBuiltins, Signing: signing, Revision: o.revision, Clock: buildClock,
+		Sources: shownSources(srcs), Version: aclcVersion(),
+	})
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	if err := writeOutput(o.out, data, stdout); err != nil {
+	if err := writeOutput(o.out, res.Data, stdout); err != nil {
 		errorf(stderr, "%v", err)
 		return exitError
-	}
-	builtin := "no custom builtins"
-	if len(builtins) > 0 {
-		builtin = "needs " + strings.Join(builtins, ", ")
-	}
-	signed := ""
-	if o.signingKey != "" {
-		signed = ", signed with key id " + o.signingKeyID + ", revision " + b.Manifest.Revision
 	}
 	// With --output-file - the bundle is standard output: the summary goes to stderr.
 	summary := stdout
 	if o.out == "-" {
 		summary = stderr
 	}
-	fmt.Fprintf(summary, "wrote %s (%s bundle, %d bytes, entrypoints: %v, groups: %s, %s%s)\n", o.out, o.target, len(data), s.Entrypoints(), s.Groups(), builtin, signed)
-	if len(builtins) > 0 && !o.hostBuiltins {
-		// Not reached while the portable form holds; should a module
-		// ever call a builtin anyway, stock OPA would refuse the bundle
-		// at load: say so now, not when it is deployed.
-		errorf(stderr, "build: warning: %s calls %s: stock OPA refuses it (undefined function)", o.out, strings.Join(builtins, ", "))
+	fmt.Fprintf(summary, "wrote %s (%s)\n", o.out, res.Summary)
+	for _, w := range res.Warnings {
+		errorf(stderr, "build: warning: %s %s", o.out, w)
 	}
 	return exitOK
 }
 
-// setRevision gives the manifest the revision asked for; a signed bundle
-// asked for none gets its build time, so that a server checking signatures
-// can also refuse an older bundle signed with the same key.
-func setRevision(b *bundle.Bundle, revision string, signed bool) {
-	switch {
-	case revision != "":
-		b.Manifest.Revision = revision
-	case signed:
-		b.Manifest.Revision = translate.BuildRevision(buildClock())
-	}
-}
-
-// annotateBundle writes into the manifest's metadata what the bundle is:
-// the aclc that built it, the aclc builtins its modules call, its
-// decisions and its sources. It returns the builtins.
-func annotateBundle(b *bundle.Bundle, s *translate.Sources, target string, srcs []string) ([]string, error) {
-	builtins, err := calledBuiltins(b)
-	if err != nil {
-		return nil, err
-	}
-	sources := make([]string, len(srcs))
+// shownSources names the SOURCE arguments as messages do: "-" is <stdin>.
+func shownSources(srcs []string) []string {
+	out := make([]string, len(srcs))
 	for i, p := range srcs {
-		sources[i] = p
+		out[i] = p
 		if p == "-" {
-			sources[i] = stdinName
+			out[i] = stdinName
 		}
-	}
-	if b.Manifest.Metadata == nil {
-		b.Manifest.Metadata = map[string]any{}
-	}
-	b.Manifest.Metadata["aclc"] = map[string]any{
-		"version":   aclcVersion(),
-		"target":    target,
-		"builtins":  toAny(builtins),
-		"decisions": toAny(s.Entrypoints()),
-		"sources":   toAny(sources),
-	}
-	return builtins, nil
-}
-
-// toAny makes a list a bundle manifest round-trips through JSON unchanged.
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
 	}
 	return out
-}
-
-// calledBuiltins lists, sorted, the aclc builtins the bundle's Rego calls:
-// what a runtime must provide, read from the modules themselves.
-func calledBuiltins(b *bundle.Bundle) ([]string, error) {
-	seen := map[string]bool{}
-	note := func(op ast.Ref) {
-		if name := op.String(); strings.HasPrefix(name, "aclc.") {
-			seen[name] = true
-		}
-	}
-	for _, mf := range b.Modules {
-		m := mf.Parsed
-		if m == nil {
-			var err error
-			if m, err = ast.ParseModuleWithOpts(mf.Path, string(mf.Raw), ast.ParserOptions{RegoVersion: ast.RegoV1}); err != nil {
-				return nil, fmt.Errorf("%s: %w", mf.Path, err)
-			}
-		}
-		ast.WalkExprs(m, func(e *ast.Expr) bool {
-			if e.IsCall() {
-				note(e.Operator())
-			}
-			return false
-		})
-		ast.WalkTerms(m, func(t *ast.Term) bool {
-			if c, ok := t.Value.(ast.Call); ok && len(c) > 0 {
-				if r, ok := c[0].Value.(ast.Ref); ok {
-					note(r)
-				}
-			}
-			return false
-		})
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
 }

@@ -27,7 +27,7 @@ func registerCompletions(cmd *cobra.Command) {
 	case "webhook", "report":
 		reg("engine", fixedCompletion(engine.InProcess()...))
 	}
-	reg("target", fixedCompletion(buildTargets...))
+	reg("target", fixedCompletion(buildTargetNames()...))
 	reg("kind", fixedCompletion(sourceKinds()...))
 	reg("yunikorn-version", fixedCompletion(release.Known()...))
 	reg("resolver", fixedCompletion("none", "os", "test", "file=", "ldap="))
@@ -42,7 +42,7 @@ func registerCompletions(cmd *cobra.Command) {
 	case "report":
 		reg("output", fixedCompletion(formatNames(reportFormats)...))
 	case "build":
-		reg("output", fixedCompletion(buildTargets...))
+		reg("output", fixedCompletion(buildTargetNames()...))
 		// A file name, or - for standard output.
 		reg("output-file", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"-"}, cobra.ShellCompDirectiveDefault
