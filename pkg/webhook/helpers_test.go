@@ -66,6 +66,13 @@ func (f *fakeEngine) calls() int {
 	return len(f.inputs)
 }
 
+// seen returns a copy of the inputs the engine was given so far.
+func (f *fakeEngine) seen() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]byte(nil), f.inputs...)
+}
+
 // fakePatch is the base64 of [{"op":"add","path":"/metadata/annotations","value":{"a":"b"}}].
 const fakePatch = "W3sib3AiOiJhZGQiLCJwYXRoIjoiL21ldGFkYXRhL2Fubm90YXRpb25zIiwidmFsdWUiOnsiYSI6ImIifX1d"
 

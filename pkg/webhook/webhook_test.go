@@ -179,7 +179,7 @@ func TestReviewHTTPRules(t *testing.T) {
 			if got := eng.calls() > 0; got != tt.wantEngine && !tt.engineMayRun {
 				t.Errorf("engine asked: %v, want %v", got, tt.wantEngine)
 			}
-			for _, in := range eng.inputs {
+			for _, in := range eng.seen() {
 				if !json.Valid(in) {
 					t.Errorf("the engine was given something other than JSON: %q", in)
 				}
