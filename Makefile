@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e yunikorn-bins yunikorn-e2e oracle oracle-sample
+.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e yunikorn-bins yunikorn-e2e oracle oracle-sample cel-oracle-sample
 
 all: build
 
@@ -391,7 +391,9 @@ yunikorn-e2e: build $(ETCD) $(KUBE_APISERVER) $(YUNIKORN_BINS)
 # configurations and every ACLC_ORACLE_ENGINES_EVERY-th drawn one); the
 # Kubernetes queue policies admit the pods of the placements YuniKorn
 # decided (tests/cel, from the file ACLC_ORACLE_CASES); the k8shim's admission
-# controller decides the user.info corpus beside aclc (docs/ORACLE.md).
+# controller decides the user.info corpus beside aclc, and the Kubernetes
+# user.info policies are held to its answers (tests/cel, from the file
+# ACLC_ORACLE_SHIM_CASES) (docs/ORACLE.md).
 # ACLC_ORACLE_SEED replays a drawn run; ACLC_ORACLE_N sets its length.
 ORACLE_RELEASES = 1.5.0 1.5.1 1.6.0 1.6.1 1.8.0 1.9.0
 # The k8shim (admission controller) is served at these only.
@@ -399,7 +401,7 @@ ORACLE_SHIM_RELEASES = 1.8.0 1.9.0
 # The releases whose pods' placements the queue policies are held to.
 ORACLE_CEL_RELEASES = $(ORACLE_RELEASES)
 oracle:
-	@mkdir -p bin && rm -f bin/oracle-report.tsv bin/oracle-cases-*.jsonl
+	@mkdir -p bin && rm -f bin/oracle-report.tsv bin/oracle-cases-*.jsonl bin/oracle-shim-cases-*.jsonl
 	set -e; cd tests/oracle && $(GO) vet ./... && for v in $(ORACLE_RELEASES); do \
 	  tags=; modfile=; case $$v in 1.5.*|1.6.*) tags=-tags=yunikorn_pre18;; esac; \
 	  [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn $$v"; \
@@ -410,8 +412,22 @@ oracle:
 	    $(GO) test -count=1 -run '^TestQueueAgreesWithYuniKornOnOracleRun$$' .; done
 	set -e; cd tests/oracle/shim && $(GO) vet ./... && for v in $(ORACLE_SHIM_RELEASES); do \
 	  modfile=; [ $$v = 1.9.0 ] || modfile=-modfile=mod/v$$v.mod; echo "== YuniKorn k8shim $$v"; \
+	  ACLC_ORACLE_SHIM_CASES=$(CURDIR)/bin/oracle-shim-cases-$$v.jsonl \
 	  ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv $(GO) test $$modfile -count=1 ./...; done
+	set -e; cd tests/cel && for v in $(ORACLE_SHIM_RELEASES); do echo "== user.info policies, YuniKorn k8shim $$v"; \
+	  ACLC_ORACLE_SHIM_CASES=$(CURDIR)/bin/oracle-shim-cases-$$v.jsonl ACLC_ORACLE_REPORT=$(CURDIR)/bin/oracle-report.tsv \
+	    $(GO) test -count=1 -timeout 60m -run '^TestUserInfoAgreesWithYuniKornOnOracleRun$$' .; done
 	@cat bin/oracle-report.tsv
+
+# The user.info reviews of tests/cel's TestUserInfoAgreesWithYuniKorn: the
+# shim oracle at 1.9.0 writes every review it decides with the admission
+# controller's answer, and a bounded sample of them is kept
+# (tests/cel/cmd/oraclesample: the first of each kind of answer).
+cel-oracle-sample:
+	@mkdir -p bin && rm -f bin/oracle-shim-cases-sample.jsonl
+	cd tests/oracle/shim && ACLC_ORACLE_SHIM_CASES=$(CURDIR)/bin/oracle-shim-cases-sample.jsonl \
+	  $(GO) test -count=1 -run '^(TestAdmissionCorpusAgainstYuniKorn|TestDrawnPodsAgainstYuniKorn)$$' .
+	cd tests/cel && $(GO) run ./cmd/oraclesample < $(CURDIR)/bin/oracle-shim-cases-sample.jsonl > testdata/oracle-userinfo-cases.jsonl
 
 # The bounded sample CI runs: the default release, 200 drawn configurations
 # (every ACLC_ORACLE_ENGINES_EVERY-th, by default the 20th, on the engines too).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/tests/oracle/shrink"
 )
 
 // Shrink makes a disagreement minimal: it drops placement rules, queues,
@@ -33,25 +34,26 @@ func Shrink(rel release.Version, c yunikorn.SchedulerConfig, req *Request, d Dif
 		}
 		return false
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, cand := range configCandidates(c) {
-			if still(cand, req) {
-				c, changed = cand, true
-				break
-			}
-		}
-		if changed || req == nil {
-			continue
-		}
-		for _, cand := range requestCandidates(*req) {
-			if still(c, &cand) {
-				req, changed = &cand, true
-				break
-			}
-		}
+	// Configuration steps first; the request's only once the
+	// configuration has none left.
+	type input struct {
+		c   yunikorn.SchedulerConfig
+		req *Request
 	}
-	return c, req
+	smaller := func(x input) []input {
+		var out []input
+		for _, c := range configCandidates(x.c) {
+			out = append(out, input{c, x.req})
+		}
+		if x.req != nil {
+			for _, r := range requestCandidates(*x.req) {
+				out = append(out, input{x.c, &r})
+			}
+		}
+		return out
+	}
+	small := shrink.Greedy(input{c, req}, smaller, func(x input) bool { return still(x.c, x.req) })
+	return small.c, small.req
 }
 
 func clone(c yunikorn.SchedulerConfig) yunikorn.SchedulerConfig {

@@ -25,6 +25,12 @@ type Answer struct {
 	// yunikorn.apache.org/ignore-application.
 	IgnoreApp bool
 	Err       string
+	// Ops is the whole patch, every operation (the annotation operations
+	// are the ones applied); At is the user.info annotation at each place
+	// it is set after them (userInfoPlaces). Neither is compared: UserInfo
+	// says the same.
+	Ops []map[string]any  `json:"-"`
+	At  map[string]string `json:"-"`
 }
 
 func (a Answer) String() string {
@@ -75,7 +81,8 @@ func Read(review, answer []byte) Answer {
 			a.Err = "patch not a JSON array"
 			return a
 		}
-		kept := ops[:0]
+		a.Ops = append([]map[string]any(nil), ops...)
+		kept := []map[string]any{}
 		for _, op := range ops {
 			if path, _ := op["path"].(string); strings.HasSuffix(path, "/annotations") || strings.Contains(path, "/annotations/") {
 				kept = append(kept, op)
@@ -96,11 +103,49 @@ func Read(review, answer []byte) Answer {
 			return a
 		}
 	}
+	a.At = userInfoAt(obj)
 	a.UserInfo = userInfo(obj)
 	return a
 }
 
 const userInfoKey = "yunikorn.apache.org/user.info"
+
+// userInfoPlaces are the places of the user.info annotation: the pod's,
+// the pod template's and the CronJob's pod template's.
+var userInfoPlaces = [][]string{
+	{"metadata", "annotations", userInfoKey},
+	{"spec", "template", "metadata", "annotations", userInfoKey},
+	{"spec", "jobTemplate", "spec", "template", "metadata", "annotations", userInfoKey},
+}
+
+// userInfoAt is the user.info annotation of the object at each place
+// where it is set, by the place's dotted path ("spec.template.metadata").
+func userInfoAt(obj []byte) map[string]string {
+	out := map[string]string{}
+	for _, p := range userInfoPlaces {
+		if v, ok := stringAt(obj, p); ok {
+			out[strings.Join(p[:len(p)-2], ".")] = v
+		}
+	}
+	return out
+}
+
+// stringAt is the string at path in the JSON object obj.
+func stringAt(obj []byte, path []string) (string, bool) {
+	var cur any
+	if json.Unmarshal(obj, &cur) != nil {
+		return "", false
+	}
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		cur = mm[p]
+	}
+	s, ok := cur.(string)
+	return s, ok
+}
 
 // userInfo is the user.info annotation of the object at the pod's, the
 // pod template's or the CronJob template's place, "path=value" for each
@@ -123,11 +168,7 @@ func userInfo(obj []byte) string {
 		return s, ok
 	}
 	out := ""
-	for _, p := range [][]string{
-		{"metadata", "annotations", userInfoKey},
-		{"spec", "template", "metadata", "annotations", userInfoKey},
-		{"spec", "jobTemplate", "spec", "template", "metadata", "annotations", userInfoKey},
-	} {
+	for _, p := range userInfoPlaces {
 		if v, ok := get(p...); ok {
 			out += fmt.Sprintf("%v=%s;", p[:len(p)-1], v)
 		}

@@ -53,7 +53,11 @@ func TestQueueCorpusAgainstYuniKorn(t *testing.T) {
 // pods (queue and application id in each of their forms, the username
 // label, user.info, the scheduler name, owners, bound pods, workloads) and
 // puts each through YuniKorn end to end and to aclc. ACLC_ORACLE_SHIM_N
-// sets how many (default 150), ACLC_ORACLE_SEED replays a run.
+// sets how many (default 150), ACLC_ORACLE_SEED replays a run. The first
+// five disagreements of each kind are shrunk (shrinkDraw) and printed as
+// corpus cases. With
+// ACLC_ORACLE_SHIM_CASES, each user.info review decided is written there
+// with the controller's answer.
 func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	rel, err := release.Lookup(Release())
 	if err != nil {
@@ -64,18 +68,26 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 	compared, skipped, scheduled, rejected := 0, map[string]int{}, 0, 0
 	reviewed, reviewSkipped := 0, map[string]int{}
 	var failures, reviewFailures []string
+	cw := openCases(t)
 	for i := range n {
-		in := drawQueueInput(r, i)
+		d := drawPod(r, i)
+		in := d.render()
 		// The user.info review of the same drawn settings, namespaces and
 		// object: the controller's answer and aclc's, verdict, message and
 		// the user.info the patch leaves.
 		if yr, ar, why := decide(rel, in.source, in.namespaces, in.review); why != "" {
 			reviewSkipped[why]++
-		} else if reviewed++; !Same(yr, ar) {
-			if k := knownDifference(rel, in.review, yr, ar); k != "" {
-				reviewSkipped["documented: "+k]++
-			} else {
-				reviewFailures = append(reviewFailures, fmt.Sprintf("draw %d (seed %d): the user.info review differs\n  YuniKorn %s: %s\n  aclc:          %s\n  source:\n%s\n  namespaces: %v\n  review: %s", i, seed, rel.Name(), yr, ar, in.source, in.namespaces, in.review))
+		} else {
+			reviewed++
+			cw.write(t, fmt.Sprintf("draw %d (seed %d)", i, seed), in.source, in.namespaces, in.review, yr)
+			if !Same(yr, ar) {
+				if k := knownDifference(rel, in.review, yr, ar); k != "" {
+					reviewSkipped["documented: "+k]++
+				} else if len(reviewFailures) < 5 {
+					reviewFailures = append(reviewFailures, shrunkReview(rel, d, seed, yr, ar))
+				} else {
+					reviewFailures = append(reviewFailures, "")
+				}
 			}
 		}
 		yk, ac, why := decideQueue(rel, in)
@@ -95,7 +107,11 @@ func TestDrawnPodsAgainstYuniKorn(t *testing.T) {
 				skipped["documented: "+k]++
 				continue
 			}
-			failures = append(failures, fmt.Sprintf("draw %d (seed %d): %s differs\n  YuniKorn %s: %s\n  aclc:          %s\n  source:\n%s\n  namespaces: %v\n  review: %s", i, seed, what, rel.Name(), yk, ac, in.source, in.namespaces, in.review))
+			if len(failures) < 5 {
+				failures = append(failures, shrunkQueue(rel, d, seed, what, yk, ac))
+			} else {
+				failures = append(failures, "")
+			}
 		}
 	}
 	for i, f := range failures {
@@ -145,183 +161,70 @@ func drawn(t *testing.T, n int) (int, uint64) {
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
 
-// drawQueueInput draws one configuration, its namespaces and one review.
-func drawQueueInput(r *rand.Rand, i int) queueInput {
-	// The queue configuration: placement rules over a small tree.
-	rules := pick(r,
-		"- name: provided\n",
-		"- name: provided\n  create: true\n",
-		"- name: provided\n- name: tag\n  value: namespace\n  create: true\n  parent:\n    name: tag\n    value: namespace.parentqueue\n",
-		"- name: tag\n  value: namespace\n  create: true\n",
-		"- name: user\n  create: true\n  parent:\n    name: fixed\n    value: root.users\n",
-		"- name: provided\n- name: user\n  create: false\n",
-		"- name: fixed\n  value: root.sandbox\n",
-		"- name: provided\n  create: true\n  parent:\n    name: tag\n    value: namespace\n",
-	)
-	acl := func() string {
-		return pick(r, `"*"`, `" "`, `"alice"`, `"alice,bob dev"`, `" admins"`, `"nobody"`, `"system:serviceaccount:kube-system:job-controller"`, `" system:serviceaccounts"`)
+// reviewWhat is the first part of the user.info review's answer on which
+// yk and ac differ, or "".
+func reviewWhat(yk, ac Answer) string {
+	switch {
+	case yk.Err != ac.Err:
+		return "patch"
+	case yk.UID != ac.UID:
+		return "uid"
+	case yk.Allowed != ac.Allowed:
+		return "verdict"
+	case yk.Message != ac.Message:
+		return "message"
+	case yk.UserInfo != ac.UserInfo:
+		return "user.info"
+	case yk.IgnoreApp != ac.IgnoreApp:
+		return "ignore-application"
 	}
-	queues := fmt.Sprintf(`partitions:
-  - name: default
-    placementrules:
-%s    queues:
-      - name: root
-        submitacl: %s
-        queues:
-          - {name: sandbox, submitacl: %s}
-          - {name: teams, parent: true, submitacl: %s}
-          - {name: users, parent: true, submitacl: %s}
-          - {name: default, submitacl: %s}
-          - {name: private, submitacl: %s}
-`, indent(rules, "      "), pick(r, `" "`, `" "`, `"admin"`), acl(), acl(), acl(), acl(), acl())
-	settings := map[string]string{}
-	if r.IntN(3) == 0 {
-		settings["admissionController.filtering.generateUniqueAppId"] = "true"
-	}
-	if r.IntN(6) == 0 {
-		settings["service.disableGangScheduling"] = "true"
-	}
-	if r.IntN(4) == 0 {
-		settings["admissionController.filtering.processNamespaces"] = pick(r, "^team-", "default", "^team-a$,^default$")
-	}
-	if r.IntN(5) == 0 {
-		settings["admissionController.filtering.bypassNamespaces"] = pick(r, "^kube-system$,^team-b$", "^team-")
-	}
-	if r.IntN(4) == 0 {
-		settings["admissionController.filtering.noLabelNamespaces"] = pick(r, "^team-b$", "^default$")
-	}
-	if r.IntN(5) == 0 {
-		settings["admissionController.accessControl.bypassAuth"] = "true"
-	}
-	if r.IntN(4) == 0 {
-		settings["admissionController.accessControl.trustControllers"] = pick(r, "true", "false")
-	}
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yunikorn-configs, namespace: yunikorn}\ndata:\n")
-	for _, k := range sortedKeys(settings) {
-		fmt.Fprintf(&b, "  %s: %q\n", k, settings[k])
-	}
-	b.WriteString("  queues.yaml: |\n" + indent(queues, "    "))
+	return ""
+}
 
-	// Namespaces and their annotations.
-	nsAnn := func() map[string]string {
-		a := map[string]string{}
-		if r.IntN(2) == 0 {
-			a["yunikorn.apache.org/parentqueue"] = pick(r, "root.teams", "root.users", "root.sandbox", "root.missing", "root.teams.x")
-		}
-		if r.IntN(5) == 0 {
-			a["yunikorn.apache.org/namespace.quota"] = pick(r, `{"cpu": "1", "memory": "1G"}`, `{"cpu":"2"}`, `not json`, `{}`)
-		}
-		if r.IntN(6) == 0 {
-			a["yunikorn.apache.org/namespace.max.cpu"] = pick(r, "1", "500m")
-		}
-		if r.IntN(6) == 0 {
-			a["yunikorn.apache.org/namespace.guaranteed"] = pick(r, `{"memory": "1G"}`, `{"cpu":"1"}`)
-		}
-		if r.IntN(5) == 0 {
-			a["yunikorn.apache.org/namespace.maxApps"] = pick(r, "3", "-1", "x", "0")
-		}
-		if r.IntN(8) == 0 {
-			a["yunikorn.apache.org/namespace.enableYuniKorn"] = pick(r, "true", "false")
-		}
-		if r.IntN(8) == 0 {
-			a["yunikorn.apache.org/namespace.generateAppId"] = pick(r, "true", "false")
-		}
-		return a
-	}
-	nss := map[string]namespaceEntry{"default": {Annotations: nsAnn()}, "team-a": {Annotations: nsAnn()}, "team-b": {Annotations: nsAnn()}}
-	ns := pick(r, "default", "team-a", "team-b", "team-a", "team-c")
-
-	// The pod.
-	labels, ann := map[string]any{}, map[string]any{}
-	queue := func() string {
-		return pick(r, "root.sandbox", "root.private", "root.teams", "root.teams.x", "root.default", "sandbox", "root.a b", "root.missing", "")
-	}
-	switch r.IntN(6) {
-	case 0:
-		labels["yunikorn.apache.org/queue"] = queue()
-	case 1:
-		ann["yunikorn.apache.org/queue"] = queue()
-	case 2:
-		labels["queue"] = queue()
-	case 3:
-		labels["queue"], ann["yunikorn.apache.org/queue"] = queue(), queue()
-	case 4:
-		labels["yunikorn.apache.org/queue"], labels["queue"] = queue(), queue()
-	}
-	id := func() string { return pick(r, "app-1", "spark-7", "job-uniqueautogen", "x") }
-	switch r.IntN(6) {
-	case 0:
-		labels["yunikorn.apache.org/app-id"] = id()
-	case 1:
-		ann["yunikorn.apache.org/app-id"] = id()
-	case 2:
-		labels["applicationId"] = id()
-	case 3:
-		labels["spark-app-selector"] = id()
-	case 4:
-		labels["applicationId"], labels["yunikorn.apache.org/app-id"] = id(), id()
-	}
-	if r.IntN(4) == 0 {
-		labels["yunikorn.apache.org/username"] = pick(r, "alice", "bob", "carol")
-	}
-	if r.IntN(5) == 0 {
-		ann["yunikorn.apache.org/user.info"] = pick(r, `{"user":"alice","groups":["admins"]}`, `{"user":"bob"}`, `{"user":""}`, `not json`, ``)
-	}
-	if r.IntN(10) == 0 {
-		labels["app"] = "yunikorn"
-	}
-	if r.IntN(6) == 0 {
-		ann["yunikorn.apache.org/task-groups"] = `[{"name":"g","minMember":1,"minResource":{"cpu":"1"}}]`
-	}
-	if r.IntN(6) == 0 {
-		ann["yunikorn.apache.org/schedulingPolicyParameters"] = "placeholderTimeoutInSeconds=30"
-	}
-	spec := map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox"}}}
-	if r.IntN(3) == 0 {
-		spec["schedulerName"] = pick(r, "yunikorn", "default-scheduler")
-	}
-	if r.IntN(8) == 0 {
-		spec["nodeName"] = "node-1"
-	}
-	if r.IntN(6) == 0 {
-		spec["imagePullSecrets"] = []any{map[string]any{"name": "s1"}, map[string]any{"name": "s2"}}
-	}
-	meta := map[string]any{"name": "p", "labels": labels, "annotations": ann}
-	if r.IntN(5) == 0 {
-		meta["ownerReferences"] = []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u-rs", "controller": true}}
-	}
-	kind := pick(r, "Pod", "Pod", "Pod", "Pod", "Deployment", "Job", "CronJob", "StatefulSet")
-	var obj map[string]any
-	switch kind {
-	case "Pod":
-		obj = map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-	case "CronJob":
-		obj = map[string]any{"apiVersion": "batch/v1", "kind": "CronJob", "metadata": map[string]any{"name": "w"},
-			"spec": map[string]any{"schedule": "* * * * *", "jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": meta, "spec": spec}}}}}
-	default:
-		obj = map[string]any{"apiVersion": "apps/v1", "kind": kind, "metadata": map[string]any{"name": "w"},
-			"spec": map[string]any{"template": map[string]any{"metadata": meta, "spec": spec}}}
-	}
-	group, version := "", "v1"
-	switch kind {
-	case "Job", "CronJob":
-		group = "batch"
-	case "Deployment", "StatefulSet":
-		group = "apps"
-	}
-	user := pick(r, "alice", "bob", "carol", "system:serviceaccount:kube-system:job-controller", "admin")
-	groups := pick(r, []any{}, []any{"dev"}, []any{"admins"}, []any{"system:authenticated"})
-	review, _ := json.Marshal(map[string]any{
-		"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-		"request": map[string]any{
-			"uid": fmt.Sprintf("d%d", i), "kind": map[string]string{"group": group, "version": version, "kind": kind},
-			"namespace": ns, "operation": "CREATE",
-			"userInfo": map[string]any{"username": user, "groups": groups},
-			"object":   obj,
-		},
+// shrunkReview shrinks a draw on which the user.info review differs
+// (the same part of the answer, not a documented difference) and prints
+// the smallest as a corpus case of yunikorn/admission/review.
+func shrunkReview(rel release.Version, d podDraw, seed uint64, yk, ac Answer) string {
+	what := reviewWhat(yk, ac)
+	small := shrinkDraw(d, func(in queueInput) bool {
+		y, a, why := decide(rel, in.source, in.namespaces, in.review)
+		return why == "" && reviewWhat(y, a) == what && knownDifference(rel, in.review, y, a) == ""
 	})
-	return queueInput{source: []byte(b.String()), namespaces: nss, review: review}
+	in := small.render()
+	y, a, _ := decide(rel, in.source, in.namespaces, in.review)
+	resp := map[string]any{"uid": y.UID, "allowed": y.Allowed}
+	if !y.Allowed {
+		resp["status"] = map[string]any{"metadata": map[string]any{}, "message": y.Message}
+	}
+	note := fmt.Sprintf("shrunk draw %d of seed %d: the user.info review's %s differs", d.i, seed, what)
+	return fmt.Sprintf("draw %d (seed %d): the user.info review's %s differs; shrunk to the corpus case:\n%s", d.i, seed, what,
+		reproducer(note, "yunikorn/admission/review", rel.Name(), in, map[string]any{"response": resp}, y, a))
+}
+
+// shrunkQueue shrinks a draw on which the queue decision differs (the
+// same part, not a documented difference) and prints the smallest as a
+// corpus case of yunikorn/admission/queue.
+func shrunkQueue(rel release.Version, d podDraw, seed uint64, what string, yk, ac QueueAnswer) string {
+	small := shrinkDraw(d, func(in queueInput) bool {
+		y, a, why := decideQueue(rel, in)
+		ok, w := SameQueue(y, a)
+		return why == "" && !ok && w == what && knownQueue(rel, y, a) == ""
+	})
+	in := small.render()
+	y, a, _ := decideQueue(rel, in)
+	var uid struct {
+		Request struct {
+			UID string `json:"uid"`
+		} `json:"request"`
+	}
+	_ = json.Unmarshal(in.review, &uid)
+	// YuniKorn's verdict; a rejection's message is the core's, which the
+	// corpus's want quotes after the application's id and before the
+	// rules' reasons.
+	resp := map[string]any{"uid": uid.Request.UID, "allowed": y.Allowed}
+	note := fmt.Sprintf("shrunk draw %d of seed %d: the queue decision's %s differs", d.i, seed, what)
+	return fmt.Sprintf("draw %d (seed %d): the queue decision's %s differs; shrunk to the corpus case:\n%s", d.i, seed, what,
+		reproducer(note, "yunikorn/admission/queue", rel.Name(), in, map[string]any{"response": resp}, y, a))
 }
 
 func indent(s, prefix string) string {

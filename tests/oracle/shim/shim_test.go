@@ -106,7 +106,8 @@ func admissionCorpus(t *testing.T, entrypoint string) (cases []admissionCase, re
 
 // TestAdmissionCorpusAgainstYuniKorn puts every corpus case of the
 // user.info webhook (yunikorn/admission/review) to the admission
-// controller of this release and to aclc.
+// controller of this release and to aclc. With ACLC_ORACLE_SHIM_CASES,
+// each case decided is written there with the controller's answer.
 func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 	rel, err := release.Lookup(Release())
 	if err != nil {
@@ -115,6 +116,7 @@ func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 	cases, read, skipped := admissionCorpus(t, "yunikorn/admission/review")
 	compared := 0
 	var failures []string
+	cw := openCases(t)
 	for _, c := range cases {
 		yk, ac, why := decide(rel, c.source, c.namespaces, c.review)
 		if why != "" {
@@ -122,6 +124,7 @@ func TestAdmissionCorpusAgainstYuniKorn(t *testing.T) {
 			continue
 		}
 		compared++
+		cw.write(t, c.name, c.source, c.namespaces, c.review, yk)
 		if !Same(yk, ac) {
 			if k := knownDifference(rel, c.review, yk, ac); k != "" {
 				skipped["documented: "+k]++
