@@ -44,7 +44,7 @@ admissionController.filtering.bypassNamespaces: ""
 // JSON Patch types. A refusal here is a policy kubectl apply would refuse.
 func TestPoliciesCompileAtCreation(t *testing.T) {
 	sources := compileSources
-	// Close to the longest expression aclc writes (KubernetesMaxExpression
+	// Close to the longest expression aclc writes (kubernetes.MaxExpression
 	// code points), which CEL's parser must still take.
 	long := make([]string, 1400)
 	for i := range long {

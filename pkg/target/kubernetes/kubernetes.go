@@ -1,4 +1,4 @@
-package translate
+package kubernetes
 
 import (
 	"bytes"
@@ -15,32 +15,33 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // The objects --target kubernetes writes: Kubernetes' own admission
 // policies (CEL, admissionregistration.k8s.io/v1), which the API server
 // evaluates in-process, with no webhook.
 const (
-	// KubernetesUserInfoPolicy names the MutatingAdmissionPolicy that adds
+	// UserInfoPolicy names the MutatingAdmissionPolicy that adds
 	// yunikorn.apache.org/user.info, the ValidatingAdmissionPolicy that
 	// refuses setting or changing it, and their bindings.
-	KubernetesUserInfoPolicy = "yunikorn-user-info"
+	UserInfoPolicy = "yunikorn-user-info"
 
-	// KubernetesMaxObjectBytes bounds one generated object: etcd refuses a
+	// MaxObjectBytes bounds one generated object: etcd refuses a
 	// value larger than 1.5 MiB, so the API server cannot store it.
-	KubernetesMaxObjectBytes = 1536 * 1024
+	MaxObjectBytes = 1536 * 1024
 
-	// KubernetesMaxClientApplyBytes bounds the object's JSON that kubectl
+	// MaxClientApplyBytes bounds the object's JSON that kubectl
 	// apply (without --server-side) records in its
 	// kubectl.kubernetes.io/last-applied-configuration annotation: the API
 	// server refuses an object whose annotations total more than 256 KiB
 	// (keys and values), and the objects written here have no other.
-	KubernetesMaxClientApplyBytes = 256*1024 - len(kubectlLastApplied)
+	MaxClientApplyBytes = 256*1024 - len(kubectlLastApplied)
 
-	// KubernetesMaxExpression bounds one CEL expression, in code points:
+	// MaxExpression bounds one CEL expression, in code points:
 	// CEL's parser refuses a longer one, so the API server refuses the
 	// policy when it is created.
-	KubernetesMaxExpression = 100000
+	MaxExpression = 100000
 )
 
 // The validation messages YuniKorn's admission controller denies with.
@@ -48,9 +49,9 @@ const (
 	kubernetesChangeMessage = "user info annotation change is not allowed"
 )
 
-// KubernetesObject is one object of a --target kubernetes build: a typed
+// Object is one object of a --target kubernetes build: a typed
 // admissionregistration.k8s.io/v1 object.
-type KubernetesObject struct {
+type Object struct {
 	Kind, Name string
 	// Comment is written above the object, a "# " before each line.
 	Comment string
@@ -59,10 +60,10 @@ type KubernetesObject struct {
 
 // FileName is the object's file in a directory build: <kind>-<name>.yaml,
 // lower case.
-func (o KubernetesObject) FileName() string { return manifestFileName(o.Kind, o.Name) }
+func (o Object) FileName() string { return manifestFileName(o.Kind, o.Name) }
 
 // YAML is the object as one YAML document, its comment first.
-func (o KubernetesObject) YAML() ([]byte, error) {
+func (o Object) YAML() ([]byte, error) {
 	var buf bytes.Buffer
 	writeComment(&buf, o.Comment)
 	doc, err := yaml.Marshal(o.Object)
@@ -73,8 +74,8 @@ func (o KubernetesObject) YAML() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// KubernetesSummary names the objects, kind/name, in order.
-func KubernetesSummary(objs []KubernetesObject) string {
+// Summary names the objects, kind/name, in order.
+func Summary(objs []Object) string {
 	names := make([]string, len(objs))
 	for i, o := range objs {
 		names[i] = o.Kind + "/" + o.Name
@@ -82,40 +83,40 @@ func KubernetesSummary(objs []KubernetesObject) string {
 	return strings.Join(names, ", ")
 }
 
-// KubernetesDefaultName is the build name of a --target kubernetes build
+// DefaultName is the build name of a --target kubernetes build
 // that is given none: its objects are yunikorn-user-info, yunikorn-queue
 // and yunikorn-queue-warnings.
-const KubernetesDefaultName = "yunikorn"
+const DefaultName = "yunikorn"
 
-// KubernetesMaxName bounds a build name: the longest object name, the name
+// MaxName bounds a build name: the longest object name, the name
 // and "-queue-warnings", is a DNS label (63 characters), as every name of
 // these kinds is.
-const KubernetesMaxName = 63 - len("-queue-warnings")
+const MaxName = 63 - len("-queue-warnings")
 
-// KubernetesOptions are the choices of a --target kubernetes build.
-type KubernetesOptions struct {
+// Options are the choices of a --target kubernetes build.
+type Options struct {
 	// Name is the build's name, the first part of every object's name
 	// (<name>-user-info, <name>-queue, <name>-queue-warnings), so that
 	// the objects of builds of other names never replace them; ""
-	// is KubernetesDefaultName.
+	// is DefaultName.
 	Name string
 	// Decisions are the policies to write, user-info and/or queue (the
-	// values of GatekeeperDecisions); nil writes those the sources hold
-	// (KubernetesHeld).
+	// values of translate.GatekeeperDecisions); nil writes those the sources hold
+	// (Held).
 	Decisions []string
 	// queueIfAny leaves the queue policies out, without an error, when the
 	// sources hold no queue configuration they can decide.
 	queueIfAny bool
 }
 
-// CheckKubernetesName says what is wrong with a build name, "" when
+// CheckName says what is wrong with a build name, "" when
 // nothing is.
-func CheckKubernetesName(name string) string {
+func CheckName(name string) string {
 	if name == "" {
 		return "empty"
 	}
-	if len(name) > KubernetesMaxName {
-		return fmt.Sprintf("longer than %d characters (the object names add up to 15 more, within the 63 of a DNS label)", KubernetesMaxName)
+	if len(name) > MaxName {
+		return fmt.Sprintf("longer than %d characters (the object names add up to 15 more, within the 63 of a DNS label)", MaxName)
 	}
 	for i, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' && i > 0 && i < len(name)-1
@@ -126,64 +127,64 @@ func CheckKubernetesName(name string) string {
 	return ""
 }
 
-// KubernetesHeld returns the policies the sources configure: user-info
+// Held returns the policies the sources configure: user-info
 // when they set an admissionController.* key, queue when they hold a queue
-// configuration a policy can decide (KubernetesLimits says why not). A
+// configuration a policy can decide (Limits says why not). A
 // build of admission settings alone and one of a queue configuration alone
 // then write disjoint objects, and neither replaces the other's with
 // YuniKorn's defaults.
-func KubernetesHeld(s *Sources) []string {
+func Held(s *translate.Sources) []string {
 	var held []string
 	if s.SetsAdmissionKeys() {
-		held = append(held, GatekeeperUserInfo)
+		held = append(held, translate.GatekeeperUserInfo)
 	}
 	if kubernetesQueueSkip(s) == "" {
-		held = append(held, GatekeeperQueue)
+		held = append(held, translate.GatekeeperQueue)
 	}
 	return held
 }
 
-// KubernetesLimits says, one note each, what the policies of s cannot
+// Limits says, one note each, what the policies of s cannot
 // know: the API server evaluates them with only the request, the object
 // and its namespace at hand. The user.info rules need no more; the queue
 // policies miss the queues that exist or drain, and are not written when
 // groups are resolved when a pod arrives (os, ldap).
-func KubernetesLimits(s *Sources) []string { return KubernetesLimitsOf(s, KubernetesOptions{}) }
+func Limits(s *translate.Sources) []string { return LimitsOf(s, Options{}) }
 
-// KubernetesLimitsOf is KubernetesLimits for the build opts chooses.
-func KubernetesLimitsOf(s *Sources, opts KubernetesOptions) []string {
-	if s.queues == nil || (opts.Decisions != nil && !slices.Contains(opts.Decisions, GatekeeperQueue)) {
+// LimitsOf is Limits for the build opts chooses.
+func LimitsOf(s *translate.Sources, opts Options) []string {
+	if s.Queues() == nil || (opts.Decisions != nil && !slices.Contains(opts.Decisions, translate.GatekeeperQueue)) {
 		return nil
 	}
-	if s.layout != nil {
-		if _, ok := s.layout.QueueConfig(); !ok {
+	if s.Layout() != nil {
+		if _, ok := s.Layout().QueueConfig(); !ok {
 			return nil // YuniKorn's built-in default: no queue of the sources'
 		}
 	}
 	if why := kubernetesQueueSkip(s); why != "" {
-		return []string{"no queue admission policy for " + strings.Join(s.files, ", ") + ": " + why + " (aclc webhook decides it)"}
+		return []string{"no queue admission policy for " + strings.Join(s.Files(), ", ") + ": " + why + " (aclc webhook decides it)"}
 	}
-	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + opts.objectName(KubernetesQueuePolicy) + " decides as if only the configured queues existed"}
+	return []string{"a CEL policy cannot see which queues exist or drain, nor the queues YuniKorn creates on demand: " + opts.objectName(QueuePolicy) + " decides as if only the configured queues existed"}
 }
 
 // kubectlLastApplied is the annotation a client-side kubectl apply keeps
 // the applied object in.
 const kubectlLastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// KubernetesClientApplyBytes is the length of the value a client-side
+// ClientApplyBytes is the length of the value a client-side
 // kubectl apply records in kubectl.kubernetes.io/last-applied-configuration
 // for o as written: kubectl reads the YAML into an unstructured object,
 // sets its annotations to the empty map and encodes it with
 // encoding/json's Encoder (keys sorted, HTML characters escaped, a final
 // line break).
-func KubernetesClientApplyBytes(o KubernetesObject) (int, error) {
+func ClientApplyBytes(o Object) (int, error) {
 	b, err := kubectlLastAppliedValue(o)
 	return len(b), err
 }
 
 // kubectlLastAppliedValue is the value client-side kubectl apply records
-// for o (KubernetesClientApplyBytes).
-func kubectlLastAppliedValue(o KubernetesObject) ([]byte, error) {
+// for o (ClientApplyBytes).
+func kubectlLastAppliedValue(o Object) ([]byte, error) {
 	doc, err := yaml.Marshal(o.Object)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
@@ -211,19 +212,19 @@ func kubectlLastAppliedValue(o KubernetesObject) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// KubernetesServerSideOnly names the objects of objs that kubectl apply
+// ServerSideOnly names the objects of objs that kubectl apply
 // cannot apply client-side (what it records is over
-// KubernetesMaxClientApplyBytes), with that size: "kind/name (N bytes)".
+// MaxClientApplyBytes), with that size: "kind/name (N bytes)".
 // Such a stream is applied with kubectl apply --server-side, which keeps
 // no annotation, or by Helm, Argo CD or Flux.
-func KubernetesServerSideOnly(objs []KubernetesObject) ([]string, error) {
+func ServerSideOnly(objs []Object) ([]string, error) {
 	var out []string
 	for _, o := range objs {
-		n, err := KubernetesClientApplyBytes(o)
+		n, err := ClientApplyBytes(o)
 		if err != nil {
 			return nil, err
 		}
-		if n > KubernetesMaxClientApplyBytes {
+		if n > MaxClientApplyBytes {
 			out = append(out, fmt.Sprintf("%s/%s (%d bytes)", o.Kind, o.Name, n))
 		}
 	}
@@ -232,79 +233,79 @@ func KubernetesServerSideOnly(objs []KubernetesObject) ([]string, error) {
 
 // objectName is the name, in the build opts names, of the object named
 // def in a build of the default name.
-func (opts KubernetesOptions) objectName(def string) string {
+func (opts Options) objectName(def string) string {
 	if opts.Name == "" {
 		return def
 	}
-	return opts.Name + strings.TrimPrefix(def, KubernetesDefaultName)
+	return opts.Name + strings.TrimPrefix(def, DefaultName)
 }
 
-// KubernetesObjects returns every object a --target kubernetes build of s
+// AllObjects returns every object a --target kubernetes build of s
 // can write, under the default names: the user.info policies, and the
 // queue policies when s holds a queue configuration they can decide.
-func KubernetesObjects(s *Sources) ([]KubernetesObject, error) {
-	return KubernetesObjectsOf(s, KubernetesOptions{Decisions: GatekeeperDecisions(), queueIfAny: true})
+func AllObjects(s *translate.Sources) ([]Object, error) {
+	return Objects(s, Options{Decisions: translate.GatekeeperDecisions(), queueIfAny: true})
 }
 
-// KubernetesObjectsOf returns the objects of a --target kubernetes build
+// Objects returns the objects of a --target kubernetes build
 // from the sources' admission settings (YuniKorn's defaults for the keys
 // they leave out): for user-info, the MutatingAdmissionPolicy that adds
 // user.info where YuniKorn's webhook adds it, unless bypassAuth is set, and
 // the ValidatingAdmissionPolicy that refuses what the webhook refuses, each
-// with its binding; for queue, the queue policies (kubernetes_queue.go).
+// with its binding; for queue, the queue policies (queue.go).
 // Every policy comes before the bindings: a stream applied in order that
 // fails part way leaves no binding without its policy.
-func KubernetesObjectsOf(s *Sources, opts KubernetesOptions) ([]KubernetesObject, error) {
-	if s.admission == nil {
-		return nil, sourceError{err: fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.files, ", "))}
+func Objects(s *translate.Sources, opts Options) ([]Object, error) {
+	if s.Admission() == nil {
+		return nil, sourceError(fmt.Errorf("kubernetes target: no YuniKorn configuration in %s: give YuniKorn's ConfigMaps (or a queues.yaml, for the default admission settings)", strings.Join(s.Files(), ", ")))
 	}
 	if opts.Name != "" {
-		if why := CheckKubernetesName(opts.Name); why != "" {
+		if why := CheckName(opts.Name); why != "" {
 			return nil, fmt.Errorf("kubernetes target: build name %q: %s", opts.Name, why)
 		}
 	}
 	decisions := opts.Decisions
 	if decisions == nil {
-		decisions = KubernetesHeld(s)
+		decisions = Held(s)
 		if len(decisions) == 0 {
 			why := "hold no queue configuration"
 			if skip := kubernetesQueueSkip(s); skip != "no queue configuration" {
 				why = "hold a queue configuration no policy can decide (" + skip + ")"
 			}
 			return nil, fmt.Errorf("kubernetes target: %s set no admissionController.* key and %s: nothing to write; --decisions %s writes the user.info policies with YuniKorn's defaults",
-				strings.Join(s.files, ", "), why, GatekeeperUserInfo)
+				strings.Join(s.Files(), ", "), why, translate.GatekeeperUserInfo)
 		}
 	}
 	// The user.info policies decide as aclc's guard, with its parts that
 	// are off turned off.
-	st := s.admission.WithGuardOff(s.guardOff)
-	from := "Generated by aclc build --target kubernetes from " + strings.Join(s.files, ", ") + "."
-	var objs []KubernetesObject
-	if slices.Contains(decisions, GatekeeperUserInfo) {
+	st := s.Admission().WithGuardOff(s.GuardOff())
+	from := "Generated by aclc build --target kubernetes from " + strings.Join(s.Files(), ", ") + "."
+	var objs []Object
+	if slices.Contains(decisions, translate.GatekeeperUserInfo) {
 		if err := checkPatterns(st); err != nil {
 			return nil, err
 		}
 		if !st.BypassAuth {
 			objs = append(objs,
-				KubernetesObject{Kind: "MutatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoMutatingPolicy(st),
+				Object{Kind: "MutatingAdmissionPolicy", Name: UserInfoPolicy, Object: userInfoMutatingPolicy(st),
 					Comment: from + "\nAdds yunikorn.apache.org/user.info (the requester's user and groups, as\n" +
 						"YuniKorn's admission controller writes them) on CREATE where the controller adds it."},
-				KubernetesObject{Kind: "MutatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+				Object{Kind: "MutatingAdmissionPolicyBinding", Name: UserInfoPolicy, Object: &admissionregistrationv1.MutatingAdmissionPolicyBinding{
 					TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicyBinding"},
-					ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
-					Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: KubernetesUserInfoPolicy},
+					ObjectMeta: metav1.ObjectMeta{Name: UserInfoPolicy},
+					Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: UserInfoPolicy},
 				}, Comment: from})
 		}
 		objs = append(objs,
-			KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: KubernetesUserInfoPolicy, Object: userInfoValidatingPolicy(st),
+			Object{Kind: "ValidatingAdmissionPolicy", Name: UserInfoPolicy, Object: userInfoValidatingPolicy(st),
 				Comment: from + "\nRefuses setting yunikorn.apache.org/user.info without permission, an invalid\n" +
 					"value, and changing it on a pod UPDATE, with YuniKorn's messages, and every other\n" +
 					"way of running a pod as someone else that aclc's guard refuses (docs/GUARD.md)."},
-			KubernetesObject{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesUserInfoPolicy, Object: validatingBinding(KubernetesUserInfoPolicy, admissionregistrationv1.Deny), Comment: from})
+			Object{Kind: "ValidatingAdmissionPolicyBinding", Name: UserInfoPolicy, Object: validatingBinding(UserInfoPolicy, admissionregistrationv1.Deny), Comment: from})
 	}
-	if slices.Contains(decisions, GatekeeperQueue) {
+	if slices.Contains(decisions, translate.GatekeeperQueue) {
 		if why := kubernetesQueueSkip(s); why != "" && !opts.queueIfAny {
-			return nil, fmt.Errorf("kubernetes target: --decisions %s: no queue admission policy for %s: %s", GatekeeperQueue, strings.Join(s.files, ", "), why)
+			return nil, fmt.Errorf("kubernetes target: --decisions %s: no queue admission policy for %s: %s", translate.GatekeeperQueue, strings.Join(s.Files(), ", "), why)
 		}
 		queue, err := kubernetesQueueObjects(s, from)
 		if err != nil {
@@ -316,7 +317,7 @@ func KubernetesObjectsOf(s *Sources, opts KubernetesOptions) ([]KubernetesObject
 		objs[i] = opts.named(objs[i])
 	}
 	// Policies first, bindings after, each in the order written.
-	slices.SortStableFunc(objs, func(a, b KubernetesObject) int {
+	slices.SortStableFunc(objs, func(a, b Object) int {
 		return boolInt(strings.HasSuffix(a.Kind, "Binding")) - boolInt(strings.HasSuffix(b.Kind, "Binding"))
 	})
 	for _, o := range objs {
@@ -327,11 +328,34 @@ func KubernetesObjectsOf(s *Sources, opts KubernetesOptions) ([]KubernetesObject
 		if err != nil {
 			return nil, err
 		}
-		if len(doc) > KubernetesMaxObjectBytes {
-			return nil, fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store", o.Kind, o.Name, len(doc), KubernetesMaxObjectBytes)
+		if len(doc) > MaxObjectBytes {
+			return nil, fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store", o.Kind, o.Name, len(doc), MaxObjectBytes)
 		}
 	}
 	return objs, nil
+}
+
+// sourceError marks err as translate.ErrSource without changing its text.
+func sourceError(err error) error { return sourceErr{err} }
+
+type sourceErr struct{ err error }
+
+func (e sourceErr) Error() string   { return e.err.Error() }
+func (e sourceErr) Unwrap() []error { return []error{translate.ErrSource, e.err} }
+
+// manifestFileName is an object's file in a directory build:
+// <kind>-<name>.yaml, lower case, as the Gatekeeper target names its own.
+func manifestFileName(kind, name string) string {
+	return strings.ToLower(kind) + "-" + name + ".yaml"
+}
+
+// writeComment writes comment above an object, a "# " before each line.
+func writeComment(buf *bytes.Buffer, comment string) {
+	for _, line := range strings.Split(comment, "\n") {
+		if line != "" {
+			fmt.Fprintf(buf, "# %s\n", line)
+		}
+	}
 }
 
 func boolInt(b bool) int {
@@ -343,8 +367,8 @@ func boolInt(b bool) int {
 
 // named renames o, built under the default name, into the build's names:
 // a policy and its binding keep one name.
-func (opts KubernetesOptions) named(o KubernetesObject) KubernetesObject {
-	if opts.Name == "" || opts.Name == KubernetesDefaultName {
+func (opts Options) named(o Object) Object {
+	if opts.Name == "" || opts.Name == DefaultName {
 		return o
 	}
 	o.Name = opts.objectName(o.Name)
@@ -366,7 +390,7 @@ func (opts KubernetesOptions) named(o KubernetesObject) KubernetesObject {
 
 // checkExpressions refuses an object with a CEL expression longer than the
 // API server's parser takes, naming the expression.
-func checkExpressions(o KubernetesObject) error {
+func checkExpressions(o Object) error {
 	type named struct{ what, expr string }
 	var exprs []named
 	switch p := o.Object.(type) {
@@ -388,9 +412,9 @@ func checkExpressions(o KubernetesObject) error {
 		}
 	}
 	for _, e := range exprs {
-		if n := utf8.RuneCountInString(e.expr); n > KubernetesMaxExpression {
+		if n := utf8.RuneCountInString(e.expr); n > MaxExpression {
 			return fmt.Errorf("kubernetes target: %s/%s: %s is %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy (shorten the admissionController.* pattern lists)",
-				o.Kind, o.Name, e.what, n, KubernetesMaxExpression)
+				o.Kind, o.Name, e.what, n, MaxExpression)
 		}
 	}
 	return nil
@@ -586,7 +610,7 @@ func userInfoMutatingPolicy(st *admission.Settings) *admissionregistrationv1.Mut
 		`JSONPatch{op: "add", path: variables.metaPath + "/annotations", value: {` + key + `: variables.userInfo}}] : []`
 	return &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: KubernetesUserInfoPolicy},
+		ObjectMeta: metav1.ObjectMeta{Name: UserInfoPolicy},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			MatchConstraints:   matchResources(guardRules(st, false)),
 			Variables:          userInfoVariables(st),
@@ -703,7 +727,7 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 				admission.LabelUsername+` to " + variables.usernameLabel`, admission.GuardUsernameLabel) + ` : ""`,
 		})
 	}
-	return validatingPolicy(KubernetesUserInfoPolicy, guardRules(st, true), vars, validations)
+	return validatingPolicy(UserInfoPolicy, guardRules(st, true), vars, validations)
 }
 
 // validatingPolicy is a ValidatingAdmissionPolicy that fails closed: an

@@ -1,4 +1,4 @@
-package translate
+package kubernetes
 
 import (
 	"fmt"
@@ -15,27 +15,28 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // The queue admission policies of --target kubernetes: YuniKorn's
 // placement of the application a pod becomes, compiled into CEL.
 const (
-	// KubernetesQueuePolicy names the ValidatingAdmissionPolicy (and its
+	// QueuePolicy names the ValidatingAdmissionPolicy (and its
 	// Deny binding) that refuses what YuniKorn's placement would reject.
-	KubernetesQueuePolicy = "yunikorn-queue"
-	// KubernetesQueueWarningsPolicy names the ValidatingAdmissionPolicy
+	QueuePolicy = "yunikorn-queue"
+	// QueueWarningsPolicy names the ValidatingAdmissionPolicy
 	// (and its Warn binding) that warns about pods placed elsewhere than
 	// the queue they name. A binding's actions apply to every validation
 	// of its policy, so refusals and warnings take a policy each.
-	KubernetesQueueWarningsPolicy = "yunikorn-queue-warnings"
-	// KubernetesQueueInForcePolicy names the small ValidatingAdmissionPolicy
+	QueueWarningsPolicy = "yunikorn-queue-warnings"
+	// QueueInForcePolicy names the small ValidatingAdmissionPolicy
 	// (and its Deny binding) that keeps the queue check from being silently
-	// off: its binding takes the KubernetesQueuePolicy object itself as its
+	// off: its binding takes the QueuePolicy object itself as its
 	// parameter, with parameterNotFoundAction Deny, so that while that
 	// policy does not exist (refused when a client-side kubectl apply could
 	// not record it in its annotation) the API server refuses every request
 	// the queue check would look at, instead of admitting them unchecked.
-	KubernetesQueueInForcePolicy = "yunikorn-queue-in-force"
+	QueueInForcePolicy = "yunikorn-queue-in-force"
 )
 
 // The texts of the queue decision at admission (YuniKorn's placement
@@ -56,12 +57,12 @@ const (
 // they get one: no queue configuration (YuniKorn's built-in default), or
 // one whose groups a policy cannot know (asked of the host when a pod
 // arrives).
-func kubernetesQueueSkip(s *Sources) string {
-	if s.queues == nil || s.admission == nil {
+func kubernetesQueueSkip(s *translate.Sources) string {
+	if s.Queues() == nil || s.Admission() == nil {
 		return "no queue configuration"
 	}
-	if s.layout != nil {
-		if _, ok := s.layout.QueueConfig(); !ok {
+	if s.Layout() != nil {
+		if _, ok := s.Layout().QueueConfig(); !ok {
 			return "no queue configuration"
 		}
 	}
@@ -75,9 +76,9 @@ func kubernetesQueueSkip(s *Sources) string {
 // the one the sources were given, else the configuration's own (the
 // kubernetes target opens none for the user.info policies). A resolver
 // that asks when a pod arrives (os, ldap) cannot be compiled: why says so.
-func kubernetesGroups(s *Sources) (g GroupResolution, why string) {
+func kubernetesGroups(s *translate.Sources) (g translate.GroupResolution, why string) {
 	g = s.Groups()
-	if s.groups.resolver == nil {
+	if !s.GroupsGiven() {
 		spec := s.ConfiguredResolver()
 		if spec == builtins.ResolverOS || spec == builtins.ResolverLDAP || strings.HasPrefix(spec, builtins.ResolverLDAP+"=") {
 			return g, fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", spec)
@@ -91,14 +92,14 @@ func kubernetesGroups(s *Sources) (g GroupResolution, why string) {
 		}
 	}
 	if g.AsksAtDecisionTime() {
-		return g, fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.resolver.Name())
+		return g, fmt.Sprintf("the %s group resolver asks when a pod arrives, and a CEL policy sees only the request, the object and its namespace", g.Resolver().Name())
 	}
 	return g, ""
 }
 
 // kubernetesQueueObjects returns the two queue policies and their
 // bindings, or none (with kubernetesQueueSkip saying why).
-func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error) {
+func kubernetesQueueObjects(s *translate.Sources, from string) ([]Object, error) {
 	if kubernetesQueueSkip(s) != "" {
 		return nil, nil
 	}
@@ -133,7 +134,7 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 	// past an object it cannot apply, so that when the queue policy is
 	// refused, the sentinel and its binding are in place before the queue
 	// binding, which alone would enforce nothing.
-	inForce := policy(KubernetesQueueInForcePolicy, []admissionregistrationv1.Validation{{
+	inForce := policy(QueueInForcePolicy, []admissionregistrationv1.Validation{{
 		// Evaluated only when the parameter, the queue policy, exists: the
 		// API server refuses the request before the validations when it
 		// does not. Nothing of the policy is read: an update of the queue
@@ -145,13 +146,13 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 	inForce.Spec.Variables = nil
 	inForce.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"}
 	notFound := admissionregistrationv1.DenyAction
-	inForceBinding := binding(KubernetesQueueInForcePolicy, admissionregistrationv1.Deny)
-	inForceBinding.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: KubernetesQueuePolicy, ParameterNotFoundAction: &notFound}
+	inForceBinding := binding(QueueInForcePolicy, admissionregistrationv1.Deny)
+	inForceBinding.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: QueuePolicy, ParameterNotFoundAction: &notFound}
 	// A missing parameter is refused before any match condition runs, so
 	// the sentinel would refuse every pod of every namespace: the ones
 	// YuniKorn bypasses by name (kube-system by default) are left out, so
 	// that a failed apply never stops the cluster's own pods.
-	if names := s.admission.NamedBypassed(); len(names) > 0 {
+	if names := s.Admission().NamedBypassed(); len(names) > 0 {
 		// Written whole, as the API server defaults it: an evaluator that
 		// does not default (the admission plugins in process) refuses a
 		// nil object selector.
@@ -160,24 +161,24 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: names}},
 		}, ObjectSelector: &metav1.LabelSelector{}, MatchPolicy: &equivalent}
 	}
-	objs := []KubernetesObject{
-		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueInForcePolicy, Object: inForce,
+	objs := []Object{
+		{Kind: "ValidatingAdmissionPolicy", Name: QueueInForcePolicy, Object: inForce,
 			Comment: from + "\nKeeps the queue check from being silently off: its binding takes the queue\n" +
 				"check's ValidatingAdmissionPolicy (its paramRef) as its parameter. While that\n" +
 				"policy does not exist (client-side kubectl apply cannot apply a policy of more\n" +
 				"than some 256 KiB) the API server refuses every pod and workload the queue\n" +
 				"check would look at: \"failed to configure binding: no params found for policy\n" +
 				"binding with `Deny` parameterNotFoundAction\". Apply with kubectl apply --server-side."},
-		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueueInForcePolicy, Object: inForceBinding, Comment: from},
-		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueuePolicy, Object: policy(KubernetesQueuePolicy, deny),
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: QueueInForcePolicy, Object: inForceBinding, Comment: from},
+		{Kind: "ValidatingAdmissionPolicy", Name: QueuePolicy, Object: policy(QueuePolicy, deny),
 			Comment: from + "\nRefuses pods (and workloads with a pod template) that YuniKorn's placement\n" +
 				"would reject, with YuniKorn's message and the rules it tried. The queue tree,\n" +
 				"its ACLs and the placement rules are compiled into the variables."},
-		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueuePolicy, Object: binding(KubernetesQueuePolicy, admissionregistrationv1.Deny), Comment: from},
-		{Kind: "ValidatingAdmissionPolicy", Name: KubernetesQueueWarningsPolicy, Object: policy(KubernetesQueueWarningsPolicy, warn),
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: QueuePolicy, Object: binding(QueuePolicy, admissionregistrationv1.Deny), Comment: from},
+		{Kind: "ValidatingAdmissionPolicy", Name: QueueWarningsPolicy, Object: policy(QueueWarningsPolicy, warn),
 			Comment: from + "\nWarns about pods YuniKorn would run elsewhere than the queue they name (and the\n" +
 				"other notes of the queue decision); bound with validationActions [Warn]."},
-		{Kind: "ValidatingAdmissionPolicyBinding", Name: KubernetesQueueWarningsPolicy, Object: binding(KubernetesQueueWarningsPolicy, admissionregistrationv1.Warn), Comment: from},
+		{Kind: "ValidatingAdmissionPolicyBinding", Name: QueueWarningsPolicy, Object: binding(QueueWarningsPolicy, admissionregistrationv1.Warn), Comment: from},
 	}
 	if err := g.checkSizes(objs); err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func kubernetesQueueObjects(s *Sources, from string) ([]KubernetesObject, error)
 // size: an expression longer than CEL's parser takes, an object larger
 // than etcd stores. The error names the part of the configuration that
 // made it so.
-func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
+func (g *queueCEL) checkSizes(objs []Object) error {
 	for _, o := range objs {
 		p, ok := o.Object.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 		if !ok {
@@ -201,18 +202,18 @@ func (g *queueCEL) checkSizes(objs []KubernetesObject) error {
 			if n > size {
 				largest, size = v.Name, n
 			}
-			if n > KubernetesMaxExpression {
+			if n > MaxExpression {
 				return fmt.Errorf("kubernetes target: %s/%s: variable %s (%s) is %d code points long, more than the %d CEL's parser takes: the API server would refuse the policy",
-					o.Kind, o.Name, v.Name, g.part(v.Name), n, KubernetesMaxExpression)
+					o.Kind, o.Name, v.Name, g.part(v.Name), n, MaxExpression)
 			}
 		}
 		doc, err := o.YAML()
 		if err != nil {
 			return err
 		}
-		if len(doc) > KubernetesMaxObjectBytes {
+		if len(doc) > MaxObjectBytes {
 			return fmt.Errorf("kubernetes target: %s/%s is %d bytes, more than the %d the API server can store: its largest part is variable %s (%s, %d code points)",
-				o.Kind, o.Name, len(doc), KubernetesMaxObjectBytes, largest, g.part(largest), size)
+				o.Kind, o.Name, len(doc), MaxObjectBytes, largest, g.part(largest), size)
 		}
 	}
 	return nil
@@ -235,7 +236,7 @@ func (g *queueCEL) part(variable string) string {
 	case "aclAll", "aclUsers", "aclGroups":
 		return fmt.Sprintf("the submit and admin ACLs of partition default (%d queues)", n)
 	case "groupTable", "groupErrors":
-		return fmt.Sprintf("the %s group resolver's table", g.groups.resolver.Name())
+		return fmt.Sprintf("the %s group resolver's table", g.groups.Resolver().Name())
 	}
 	var i, j int
 	if _, err := fmt.Sscanf(variable, "r%de%d", &i, &j); err == nil && g.p != nil && g.p.Placement != nil && i < len(g.p.Placement.Rules) {
@@ -246,21 +247,21 @@ func (g *queueCEL) part(variable string) string {
 
 // queueCEL writes the CEL of the queue decision for one configuration.
 type queueCEL struct {
-	s         *Sources
+	s         *translate.Sources
 	p         *yunikorn.Partition // the default partition; nil when none
 	unique    bool
 	noGang    bool
 	bypass    bool
-	groups    GroupResolution
+	groups    translate.GroupResolution
 	rel       release.Version
 	shards    map[string]int // the variables of each set (addSet)
 	extraVars []admissionregistrationv1.Variable
 }
 
-func newQueueCEL(s *Sources) *queueCEL {
+func newQueueCEL(s *translate.Sources) *queueCEL {
 	unique, noGang := s.QueueReviewFlags()
 	groups, _ := kubernetesGroups(s)
-	return &queueCEL{s: s, p: s.queues.Partition("default"), unique: unique, noGang: noGang, bypass: s.admission.BypassAuth, groups: groups, rel: s.queues.Release}
+	return &queueCEL{s: s, p: s.Queues().Partition("default"), unique: unique, noGang: noGang, bypass: s.Admission().BypassAuth, groups: groups, rel: s.Queues().Release}
 }
 
 func (g *queueCEL) add(name, expr string) {
@@ -360,7 +361,7 @@ func (g *queueCEL) variables() []admissionregistrationv1.Variable {
 	g.applicationVariables()
 	g.tableVariables()
 	g.placementVariables()
-	return append(userInfoVariables(g.s.admission), g.extraVars...)
+	return append(userInfoVariables(g.s.Admission()), g.extraVars...)
 }
 
 // stepVariables: steps 1 to 4 (the kinds and operations are the match
@@ -544,8 +545,8 @@ func (g *queueCEL) tableVariables() {
 }
 
 // celShardBudget is how long, in code points, one variable of a set may
-// be: CEL's parser takes no expression longer than KubernetesMaxExpression.
-const celShardBudget = KubernetesMaxExpression * 9 / 10
+// be: CEL's parser takes no expression longer than MaxExpression.
+const celShardBudget = MaxExpression * 9 / 10
 
 // addSet adds the set literal of keys as variables no longer than
 // celShardBudget each (name0, name1, ...; name alone when one is enough):
@@ -616,10 +617,10 @@ func (g *queueCEL) ugiVariables() {
 	g.add("ugiGiven", given)
 	resolved := `[variables.idUser]`
 	resolvedErr := `""`
-	if g.groups.resolver != nil && g.groups.resolver.Name() != builtins.ResolverNone {
+	if g.groups.Resolver() != nil && g.groups.Resolver().Name() != builtins.ResolverNone {
 		var entries, errs []string
-		for _, u := range g.groups.staticUsers() {
-			gs, err := g.groups.resolver.Resolve(u)
+		for _, u := range g.groups.StaticUsers() {
+			gs, err := g.groups.Resolver().Resolve(u)
 			if err != nil {
 				errs = append(errs, celString(u)+": "+celString(err.Error()))
 				continue
@@ -799,7 +800,7 @@ func (g *queueCEL) placementVariables() {
 }
 
 func (g *queueCEL) cluster() string {
-	if id := g.s.queues.ClusterID; id != "" {
+	if id := g.s.Queues().ClusterID; id != "" {
 		return id
 	}
 	return yunikorn.DefaultClusterID
