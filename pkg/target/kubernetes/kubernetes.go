@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
+
 	"strings"
 	"unicode/utf8"
 
@@ -15,6 +15,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -46,7 +47,7 @@ const (
 
 // The validation messages YuniKorn's admission controller denies with.
 const (
-	kubernetesChangeMessage = "user info annotation change is not allowed"
+	changeMessage = "user info annotation change is not allowed"
 )
 
 // Object is one object of a --target kubernetes build: a typed
@@ -506,10 +507,10 @@ func guardLabelRead(st *admission.Settings) bool {
 	return guardOn(st, admission.GuardUsernameLabel) && st.Release().Has(release.UsernameLabel)
 }
 
-// celGuardMessage is the CEL of the message msg (a CEL string expression)
-// as the guard's part p refuses it (admission.GuardMessage).
-func celGuardMessage(msg string, p admission.GuardPart) string {
-	return msg + " + " + celString(admission.GuardMessage("", p))
+// celGuardMessage is the message msg (a CEL string) as the guard's part p
+// refuses it (admission.GuardMessage).
+func celGuardMessage(msg cel.Expr, p admission.GuardPart) cel.Expr {
+	return cel.Add(msg, cel.Str(admission.GuardMessage("", p)))
 }
 
 func matchResources(rules []admissionregistrationv1.NamedRuleWithOperations) *admissionregistrationv1.MatchResources {
@@ -522,209 +523,295 @@ func matchResources(rules []admissionregistrationv1.NamedRuleWithOperations) *ad
 	}
 }
 
+// variable is one variable of a policy: its name and its expression.
+type variable struct {
+	name string
+	expr cel.Expr
+}
+
+// specVariables are the variables as the policy's spec holds them.
+func specVariables(vars []variable) []admissionregistrationv1.Variable {
+	out := make([]admissionregistrationv1.Variable, len(vars))
+	for i, v := range vars {
+		out[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expr.String()}
+	}
+	return out
+}
+
+// What the API server declares for an admission policy's expressions.
+var (
+	request   = cel.Id("request")
+	object    = cel.Id("object")
+	oldObject = cel.Id("oldObject")
+	// requestKind is the kind of the object requested.
+	requestKind = request.F("kind").F("kind")
+	// noSubResource holds when the request is for the object itself.
+	noSubResource = cel.Eq(request.Opt("subResource").OrValue(cel.Str("")), cel.Str(""))
+	emptyMap      = cel.MapOf()
+	emptyString   = cel.Str("")
+)
+
+// kindIs holds when the object requested is of kind.
+func kindIs(kind string) cel.Expr { return cel.Eq(requestKind, cel.Str(kind)) }
+
+// operationIs holds when the request is the operation op.
+func operationIs(op string) cel.Expr { return cel.Eq(request.F("operation"), cel.Str(op)) }
+
+// podMetadata is the metadata of the pod obj is or templates (a
+// CronJob's job's template, another workload's template), {} without one.
+func podMetadata(obj cel.Expr) cel.Expr {
+	return cel.Cases(obj.Opt("spec").Opt("template").Opt("metadata").OrValue(emptyMap),
+		cel.When(cel.Var("isPod"), obj.F("metadata")),
+		cel.When(kindIs("CronJob"), obj.Opt("spec").Opt("jobTemplate").Opt("spec").Opt("template").Opt("metadata").OrValue(emptyMap)))
+}
+
+// entry is the string entry key of the string map m, "" when absent.
+func entry(m cel.Expr, key string) cel.Expr { return m.OptAt(cel.Str(key)).OrValue(emptyString) }
+
 // userInfoVariables are the expressions both policies share, named after
 // the steps of YuniKorn's admission controller. Each reads the request,
 // the object and the namespace only.
-func userInfoVariables(st *admission.Settings) []admissionregistrationv1.Variable {
-	processed := "true"
+func userInfoVariables(st *admission.Settings) []variable {
+	ns := cel.Var("ns")
+	processed, labelled := cel.True, cel.True
 	if len(st.ProcessNamespaces) > 0 {
-		processed = anyMatch("variables.ns", st.ProcessNamespaces)
+		processed = anyMatch(ns, st.ProcessNamespaces)
 	}
-	labelled := "true"
 	if len(st.LabelNamespaces) > 0 {
-		labelled = anyMatch("variables.ns", st.LabelNamespaces)
+		labelled = anyMatch(ns, st.LabelNamespaces)
 	}
-	trusted := "false"
+	trusted := cel.False
 	if st.TrustControllers {
-		trusted = anyMatch("variables.user", st.SystemUsers)
+		trusted = anyMatch(cel.Var("user"), st.SystemUsers)
 	}
-	groupMatch := "false"
+	groupMatch := cel.False
 	if len(st.ExternalGroups) > 0 {
-		groupMatch = "variables.groups.exists(g, " + anyMatch("g", st.ExternalGroups) + ")"
+		groupMatch = cel.Var("groups").Exists("g", func(g cel.Expr) cel.Expr { return anyMatch(g, st.ExternalGroups) })
 	}
-	key := celString(celUserInfoKey)
-	vars := []struct{ name, expr string }{
-		{"user", `request.userInfo.?username.orValue("")`},
-		{"groups", `request.userInfo.?groups.orValue([])`},
+	key := cel.Str(celUserInfoKey)
+	// A namespace annotation's "true" when present, else the filters.
+	nsSwitch := func(annotation string, filters cel.Expr) cel.Expr {
+		a := cel.Var("nsAnnotations")
+		return cel.If(a.OptAt(cel.Str(annotation)).M("hasValue"), cel.Eq(a.At(cel.Str(annotation)), cel.Str("true")), filters)
+	}
+	presetText, token, rest := cel.Var("presetText"), cel.Var("presetUserToken"), cel.Var("presetRest")
+	return []variable{
+		{"user", request.F("userInfo").Opt("username").OrValue(emptyString)},
+		{"groups", request.F("userInfo").Opt("groups").OrValue(cel.List())},
 		// YuniKorn takes the request's namespace, "default" when empty.
-		{"ns", `request.namespace == "" ? "default" : request.namespace`},
-		{"nsAnnotations", `namespaceObject.metadata.?annotations.orValue({})`},
+		{"ns", cel.If(cel.Eq(request.F("namespace"), emptyString), cel.Str("default"), request.F("namespace"))},
+		{"nsAnnotations", cel.Id("namespaceObject").F("metadata").Opt("annotations").OrValue(emptyMap)},
 		// shouldProcessNamespace: the namespace's enableYuniKorn annotation
 		// when present ("true" or anything else), else the name filters.
-		{"processNamespace", `variables.nsAnnotations[?` + celString(celEnableKey) + `].hasValue() ? variables.nsAnnotations[` + celString(celEnableKey) + `] == "true" : (` +
-			processed + ` && !` + anyMatch("variables.ns", st.BypassNamespaces) + `)`},
+		{"processNamespace", nsSwitch(celEnableKey, cel.And(processed, cel.Not(anyMatch(ns, st.BypassNamespaces))))},
 		// shouldLabelNamespace: generateAppId, else the label filters.
-		{"labelNamespace", `variables.nsAnnotations[?` + celString(celGenerateKey) + `].hasValue() ? variables.nsAnnotations[` + celString(celGenerateKey) + `] == "true" : (` +
-			labelled + ` && !` + anyMatch("variables.ns", st.NoLabelNamespaces) + `)`},
-		{"isPod", `request.kind.kind == "Pod"`},
+		{"labelNamespace", nsSwitch(celGenerateKey, cel.And(labelled, cel.Not(anyMatch(ns, st.NoLabelNamespaces))))},
+		{"isPod", kindIs("Pod")},
 		// The pod template's metadata, and the path YuniKorn patches.
-		{"meta", `variables.isPod ? object.metadata : request.kind.kind == "CronJob" ? object.?spec.?jobTemplate.?spec.?template.?metadata.orValue({}) : object.?spec.?template.?metadata.orValue({})`},
-		{"metaPath", `variables.isPod ? "/metadata" : request.kind.kind == "CronJob" ? "/spec/jobTemplate/spec/template/metadata" : "/spec/template/metadata"`},
-		{"labels", `variables.meta.?labels.orValue({})`},
-		{"annotations", `variables.meta.?annotations.orValue({})`},
-		{"appLabelled", celAppIDLabels(st) + `.exists(k, variables.labels[?k].orValue("") != "")`},
+		{"meta", podMetadata(object)},
+		{"metaPath", cel.Cases(cel.Str("/spec/template/metadata"),
+			cel.When(cel.Var("isPod"), cel.Str("/metadata")),
+			cel.When(kindIs("CronJob"), cel.Str("/spec/jobTemplate/spec/template/metadata")))},
+		{"labels", cel.Var("meta").Opt("labels").OrValue(emptyMap)},
+		{"annotations", cel.Var("meta").Opt("annotations").OrValue(emptyMap)},
+		{"appLabelled", celAppIDLabels(st).Exists("k", func(k cel.Expr) cel.Expr { return cel.Ne(cel.Var("labels").OptAt(k).OrValue(emptyString), emptyString) })},
 		// The value YuniKorn writes: json.Marshal of {user, groups}, both
 		// left out when empty.
-		{"userInfo", celUserInfoValue("variables.user", "variables.groups")},
+		{"userInfo", celUserInfoValue(cel.Var("user"), cel.Var("groups"))},
 		// Where YuniKorn adds the annotation when it is absent: a pod not
 		// labelled app=yunikorn in a processed namespace; a workload (not
 		// a ReplicaSet from a system user) in a processed namespace whose
 		// template has an app id or whose namespace is labelled.
-		{"systemUser", anyMatch("variables.user", st.SystemUsers)},
-		{"replicaSetSkip", `request.kind.kind == "ReplicaSet" && variables.systemUser`},
-		{"workloadFiltered", `!variables.replicaSetSkip && variables.processNamespace && (variables.appLabelled || variables.labelNamespace)`},
+		{"systemUser", anyMatch(cel.Var("user"), st.SystemUsers)},
+		{"replicaSetSkip", cel.And(kindIs("ReplicaSet"), cel.Var("systemUser"))},
+		{"workloadFiltered", cel.And(cel.Not(cel.Var("replicaSetSkip")), cel.Var("processNamespace"), cel.Or(cel.Var("appLabelled"), cel.Var("labelNamespace")))},
 		// A ReplicationController may have no template: nothing to patch.
-		{"adds", `variables.isPod ? variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace : ` +
-			`variables.workloadFiltered && (request.kind.kind != "ReplicationController" || object.?spec.?template.hasValue())`},
-		{"preset", `variables.annotations[?` + key + `]`},
+		{"adds", cel.If(cel.Var("isPod"),
+			cel.And(cel.Ne(entry(cel.Var("labels"), "app"), cel.Str("yunikorn")), cel.Var("processNamespace")),
+			cel.And(cel.Var("workloadFiltered"), cel.Or(cel.Ne(requestKind, cel.Str("ReplicationController")), object.Opt("spec").Opt("template").M("hasValue"))))},
+		{"preset", cel.Var("annotations").OptAt(key)},
 		// The pre-set value read as YuniKorn writes it (compact
 		// json.Marshal, user and groups left out when empty): the user
 		// and groups decoded from that form, and whether writing them back
 		// gives the value byte for byte. Only then is the identity what
 		// Go's encoding/json reads; any other value is refused, not read.
-		{"presetText", `variables.preset.orValue("")`},
-		{"presetUserToken", `variables.presetText.find(` + celString(`^\{"user":`+celJSONStr) + `)`},
-		{"presetRest", `variables.presetUserToken != "" ? variables.presetText.substring(size(variables.presetUserToken)) : ` +
-			`variables.presetText.startsWith("{") ? variables.presetText.substring(1) : ""`},
-		{"presetUser", `variables.presetUserToken == "" ? "" : [variables.presetUserToken.substring(8)].map(t, ` + celUnquote("t") + `)[0]`},
-		{"presetGroups", `variables.presetRest.matches(` + celString(`^,?"groups":\[`) + `) ? ` +
-			`[variables.presetRest.findAll(` + celString(celJSONStr) + `)].map(ts, ts.slice(1, size(ts)))[0].map(t, ` + celUnquote("t") + `) : []`},
-		{"presetExact", `variables.presetText == ` + celUserInfoValue("variables.presetUser", "variables.presetGroups")},
+		{"presetText", cel.Var("preset").OrValue(emptyString)},
+		{"presetUserToken", presetText.Find(`^\{"user":` + celJSONStr)},
+		{"presetRest", cel.Cases(emptyString,
+			cel.When(cel.Ne(token, emptyString), presetText.M("substring", cel.Size(token))),
+			cel.When(presetText.M("startsWith", cel.Str("{")), presetText.M("substring", cel.Int(1))))},
+		{"presetUser", cel.If(cel.Eq(token, emptyString), emptyString,
+			cel.List(token.M("substring", cel.Int(8))).Map("t", celUnquote).At(cel.Int(0)))},
+		{"presetGroups", cel.If(rest.Matches(`^,?"groups":\[`),
+			cel.List(rest.M("findAll", cel.Str(celJSONStr))).Map("ts", func(ts cel.Expr) cel.Expr { return ts.M("slice", cel.Int(1), cel.Size(ts)) }).At(cel.Int(0)).Map("t", celUnquote),
+			cel.List())},
+		{"presetExact", cel.Eq(presetText, celUserInfoValue(cel.Var("presetUser"), cel.Var("presetGroups")))},
 		// IsAnnotationAllowed.
-		{"allowed", trusted + " || " + anyMatch("variables.user", st.ExternalUsers) + " || " + groupMatch},
+		{"allowed", cel.Or(trusted, anyMatch(cel.Var("user"), st.ExternalUsers), groupMatch)},
 	}
-	out := make([]admissionregistrationv1.Variable, len(vars))
-	for i, v := range vars {
-		out[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expr}
-	}
-	return out
 }
 
 func userInfoMutatingPolicy(st *admission.Settings) *admissionregistrationv1.MutatingAdmissionPolicy {
 	fail := admissionregistrationv1.Fail
-	key := celString(celUserInfoKey)
+	key := cel.Str(celUserInfoKey)
 	// YuniKorn adds the whole annotations map; the patch adds the one key
 	// to a map that exists, the map with it otherwise: the same object.
-	patch := `variables.adds && !variables.preset.hasValue() ? [` +
-		`has(variables.meta.annotations) ? JSONPatch{op: "add", path: variables.metaPath + "/annotations/" + jsonpatch.escapeKey(` + key + `), value: variables.userInfo} : ` +
-		`JSONPatch{op: "add", path: variables.metaPath + "/annotations", value: {` + key + `: variables.userInfo}}] : []`
+	patch := cel.If(cel.And(cel.Var("adds"), cel.Not(cel.Var("preset").M("hasValue"))),
+		cel.List(cel.If(cel.Call("has", cel.Var("meta").F("annotations")),
+			cel.Struct("JSONPatch", "op", cel.Str("add"), "path", cel.Add(cel.Var("metaPath"), cel.Str("/annotations/"), cel.Id("jsonpatch").M("escapeKey", key)), "value", cel.Var("userInfo")),
+			cel.Struct("JSONPatch", "op", cel.Str("add"), "path", cel.Add(cel.Var("metaPath"), cel.Str("/annotations")), "value", cel.MapOf(cel.KV(key, cel.Var("userInfo")))))),
+		cel.List())
 	return &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: UserInfoPolicy},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			MatchConstraints:   matchResources(guardRules(st, false)),
-			Variables:          userInfoVariables(st),
-			Mutations:          []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: patch}}},
+			Variables:          specVariables(userInfoVariables(st)),
+			Mutations:          []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: patch.String()}}},
 			FailurePolicy:      &fail,
 			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 		},
 	}
 }
 
-func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.ValidatingAdmissionPolicy {
-	key := celString(celUserInfoKey)
-	vars := userInfoVariables(st)
-	add := func(name, expr string) {
-		vars = append(vars, admissionregistrationv1.Variable{Name: name, Expression: expr})
+// validation is one validation of a policy: the expression that must
+// hold, its static message and the expression of its message (none when
+// Message is zero).
+type validation struct {
+	expr    cel.Expr
+	message string
+	msgExpr *cel.Expr
+}
+
+func specValidations(vs []validation) []admissionregistrationv1.Validation {
+	out := make([]admissionregistrationv1.Validation, len(vs))
+	for i, v := range vs {
+		out[i] = admissionregistrationv1.Validation{Expression: v.expr.String(), Message: v.message}
+		if v.msgExpr != nil {
+			out[i].MessageExpression = v.msgExpr.String()
+		}
 	}
-	var validations []admissionregistrationv1.Validation
+	return out
+}
+
+// only is the message expression msg when the validation fails (when
+// holds), else "": the API server evaluates every messageExpression on
+// every request, whether its validation fails or not, and charges it to
+// the policy's budget.
+func only(when, msg cel.Expr) *cel.Expr {
+	e := cel.If(when, msg, emptyString)
+	return &e
+}
+
+// userAndGroups is YuniKorn's refusal of the requester: "user U with
+// groups [G,...] " and then what.
+func userAndGroups(what string) cel.Expr {
+	return cel.Add(cel.Str("user "), cel.Var("user"), cel.Str(" with groups ["), cel.Var("groups").M("join", cel.Str(",")), cel.Str("] "+what))
+}
+
+func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	key := cel.Str(celUserInfoKey)
+	vars := userInfoVariables(st)
+	add := func(name string, expr cel.Expr) { vars = append(vars, variable{name, expr}) }
+	var validations []validation
+	isPod, preset := cel.Var("isPod"), cel.Var("preset")
 	// The old object's pod metadata, on UPDATE.
-	add("oldMeta", `request.operation != "UPDATE" ? {} : variables.isPod ? oldObject.metadata : `+
-		`request.kind.kind == "CronJob" ? oldObject.?spec.?jobTemplate.?spec.?template.?metadata.orValue({}) : oldObject.?spec.?template.?metadata.orValue({})`)
-	add("oldAnnotations", `variables.oldMeta.?annotations.orValue({})`)
-	add("isRC", `request.kind.kind == "ReplicationController"`)
+	add("oldMeta", cel.If(cel.Ne(request.F("operation"), cel.Str("UPDATE")), emptyMap, podMetadata(oldObject)))
+	add("oldAnnotations", cel.Var("oldMeta").Opt("annotations").OrValue(emptyMap))
+	add("isRC", kindIs("ReplicationController"))
 	if !st.BypassAuth {
-		// The API server evaluates every messageExpression on every
-		// request, whether its validation fails or not, and charges it to
-		// the policy's budget: each is "" unless its validation fails.
+		// Each messageExpression is "" unless its validation fails (only).
 		// A value present after the mutating policy ran was pre-set by the
 		// requester, unless it is the one the mutating policy adds where it
 		// adds one. Pods are checked in every namespace; workloads where
 		// YuniKorn's filters pass them (checked), elsewhere by the guard
 		// (filteredChecked), and on an UPDATE that sets or changes the
 		// template's value (updateChecked).
-		add("checked", `request.operation == "CREATE" && variables.preset.hasValue() && `+
-			`!(variables.adds && variables.preset.value() == variables.userInfo) && (variables.isPod || variables.workloadFiltered)`)
-		filtered, updated := "false", "false"
+		add("checked", cel.And(operationIs("CREATE"), preset.M("hasValue"),
+			cel.Not(cel.And(cel.Var("adds"), cel.Eq(preset.M("value"), cel.Var("userInfo")))), cel.Or(isPod, cel.Var("workloadFiltered"))))
+		filtered, updated := cel.False, cel.False
 		if guardOn(st, admission.GuardFilteredWorkloads) {
-			filtered = `request.operation == "CREATE" && !variables.isPod && !variables.replicaSetSkip && variables.preset.hasValue() && !variables.workloadFiltered`
+			filtered = cel.And(operationIs("CREATE"), cel.Not(isPod), cel.Not(cel.Var("replicaSetSkip")), preset.M("hasValue"), cel.Not(cel.Var("workloadFiltered")))
 		}
 		if guardOn(st, admission.GuardWorkloadUpdate) {
-			updated = `request.operation == "UPDATE" && !variables.isPod && request.?subResource.orValue("") == "" && !variables.replicaSetSkip && ` +
-				`variables.preset.hasValue() && variables.preset.value() != variables.oldAnnotations[?` + key + `].orValue("")`
+			updated = cel.And(operationIs("UPDATE"), cel.Not(isPod), noSubResource, cel.Not(cel.Var("replicaSetSkip")),
+				preset.M("hasValue"), cel.Ne(preset.M("value"), cel.Var("oldAnnotations").OptAt(key).OrValue(emptyString)))
 		}
 		add("filteredChecked", filtered)
 		add("updateChecked", updated)
-		add("presetChecked", `variables.checked || variables.filteredChecked || variables.updateChecked`)
+		add("presetChecked", cel.Or(cel.Var("checked"), cel.Var("filteredChecked"), cel.Var("updateChecked")))
 		// What the guard appends to the message: the part that checked it.
-		suffix := `""`
+		suffix := emptyString
 		for _, p := range []struct {
 			part admission.GuardPart
-			when string
+			when cel.Expr
 		}{
-			{admission.GuardFilteredWorkloads, "variables.filteredChecked"},
-			{admission.GuardReplicationControllers, "variables.isRC"},
-			{admission.GuardWorkloadUpdate, "variables.updateChecked"},
+			{admission.GuardFilteredWorkloads, cel.Var("filteredChecked")},
+			{admission.GuardReplicationControllers, cel.Var("isRC")},
+			{admission.GuardWorkloadUpdate, cel.Var("updateChecked")},
 		} {
 			if guardOn(st, p.part) {
-				suffix = p.when + ` ? ` + celGuardMessage(`""`, p.part) + ` : ` + suffix
+				suffix = cel.If(p.when, celGuardMessage(emptyString, p.part), suffix)
 			}
 		}
 		add("presetSuffix", suffix)
 		add("presetTop", celPresetTop())
 		add("jsonChecks", celJSONChecks())
-		add("valid", `variables.preset.value().matches(`+celString(userInfoCanonical())+`) || variables.preset.value().matches(`+celString(userInfoGrammar())+`)`)
+		add("valid", cel.Or(preset.M("value").Matches(userInfoCanonical()), preset.M("value").Matches(userInfoGrammar())))
+		checked, allowed, exact := cel.Var("presetChecked"), cel.Var("allowed"), cel.Var("presetExact")
 		validations = append(validations,
-			admissionregistrationv1.Validation{
-				Expression:        `!variables.presetChecked || variables.allowed`,
-				Message:           "user is not allowed to set user annotation",
-				MessageExpression: `variables.presetChecked && !variables.allowed ? "user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set user annotation" + variables.presetSuffix : ""`,
+			validation{
+				expr:    cel.Or(cel.Not(checked), allowed),
+				message: "user is not allowed to set user annotation",
+				msgExpr: only(cel.And(checked, cel.Not(allowed)), cel.Add(userAndGroups("is not allowed to set user annotation"), cel.Var("presetSuffix"))),
 			},
 			// A value is read only in the compact form YuniKorn writes: an
 			// invalid one is refused with YuniKorn's message, a valid one in
 			// another form with the policies' own.
-			admissionregistrationv1.Validation{
-				Expression: `!variables.presetChecked || !variables.allowed || variables.presetExact`,
-				Message:    "invalid user.info annotation",
-				MessageExpression: `variables.presetChecked && variables.allowed && !variables.presetExact ? ` +
-					`(variables.valid ? ` + celString(celCompactMessage) + ` : ` + celValidityMessage() + ` + variables.presetSuffix) : ""`,
+			validation{
+				expr:    cel.Or(cel.Not(checked), cel.Not(allowed), exact),
+				message: "invalid user.info annotation",
+				msgExpr: only(cel.And(checked, allowed, cel.Not(exact)),
+					cel.If(cel.Var("valid"), cel.Str(celCompactMessage), cel.Add(celValidityMessage(), cel.Var("presetSuffix")))),
 			})
 	}
 	// Pod UPDATE: nobody changes the value (a missing key is ""), unless
 	// the new pod is labelled app=yunikorn or YuniKorn's filters let it by.
 	// YuniKorn never sees a subresource.
-	add("changed", `variables.annotations[?`+key+`].orValue("") != variables.oldAnnotations[?`+key+`].orValue("")`)
-	add("changeChecked", `request.operation == "UPDATE" && variables.isPod && request.?subResource.orValue("") == "" && `+
-		`variables.labels[?"app"].orValue("") != "yunikorn" && variables.processNamespace && (variables.appLabelled || variables.labelNamespace)`)
-	validations = append(validations, admissionregistrationv1.Validation{
-		Expression: `!variables.changeChecked || !variables.changed`,
-		Message:    kubernetesChangeMessage,
+	add("changed", cel.Ne(cel.Var("annotations").OptAt(key).OrValue(emptyString), cel.Var("oldAnnotations").OptAt(key).OrValue(emptyString)))
+	add("changeChecked", cel.And(operationIs("UPDATE"), isPod, noSubResource,
+		cel.Ne(entry(cel.Var("labels"), "app"), cel.Str("yunikorn")), cel.Var("processNamespace"), cel.Or(cel.Var("appLabelled"), cel.Var("labelNamespace"))))
+	validations = append(validations, validation{
+		expr:    cel.Or(cel.Not(cel.Var("changeChecked")), cel.Not(cel.Var("changed"))),
+		message: changeMessage,
 	})
 	// The guard's pod-update part: no change on any pod UPDATE, the
 	// status subresource included (only this comparison and the label's
 	// run there: the kubelet's status updates stay cheap).
 	if guardOn(st, admission.GuardPodUpdate) {
-		validations = append(validations, admissionregistrationv1.Validation{
-			Expression: `!(request.operation == "UPDATE" && variables.isPod && variables.changed)`,
-			Message:    admission.GuardMessage(kubernetesChangeMessage, admission.GuardPodUpdate),
+		validations = append(validations, validation{
+			expr:    cel.Not(cel.And(operationIs("UPDATE"), isPod, cel.Var("changed"))),
+			message: admission.GuardMessage(changeMessage, admission.GuardPodUpdate),
 		})
 	}
 	// The guard's username-label part: a label naming anyone but the
 	// requester, set on CREATE or changed by an UPDATE, from a requester
 	// who may not choose an identity.
 	if guardLabelRead(st) {
-		label := celString(admission.LabelUsername)
-		add("usernameLabel", `variables.labels[?`+label+`].orValue("")`)
-		add("labelRefused", `(variables.isPod || (request.?subResource.orValue("") == "" && !variables.replicaSetSkip)) && `+
-			`variables.usernameLabel != "" && variables.usernameLabel != variables.user && `+
-			`!(request.operation == "UPDATE" && variables.usernameLabel == variables.oldMeta.?labels.orValue({})[?`+label+`].orValue("") && `+
-			`!(variables.oldMeta.?annotations.orValue({})[?`+celString(celUserInfoKey)+`].orValue("") != "" && variables.annotations[?`+celString(celUserInfoKey)+`].orValue("") == "")) && `+
-			`!(`+strconv.FormatBool(st.BypassAuth)+` || variables.allowed)`)
-		validations = append(validations, admissionregistrationv1.Validation{
-			Expression: `!variables.labelRefused`,
-			Message:    "the username label names another user",
-			MessageExpression: `variables.labelRefused ? ` + celGuardMessage(`"user " + variables.user + " with groups [" + variables.groups.join(",") + "] is not allowed to set label `+
-				admission.LabelUsername+` to " + variables.usernameLabel`, admission.GuardUsernameLabel) + ` : ""`,
+		label := admission.LabelUsername
+		usernameLabel := cel.Var("usernameLabel")
+		add("usernameLabel", entry(cel.Var("labels"), label))
+		add("labelRefused", cel.And(
+			cel.Or(isPod, cel.And(noSubResource, cel.Not(cel.Var("replicaSetSkip")))),
+			cel.Ne(usernameLabel, emptyString), cel.Ne(usernameLabel, cel.Var("user")),
+			cel.Not(cel.And(operationIs("UPDATE"), cel.Eq(usernameLabel, entry(cel.Var("oldMeta").Opt("labels").OrValue(emptyMap), label)),
+				cel.Not(cel.And(cel.Ne(entry(cel.Var("oldMeta").Opt("annotations").OrValue(emptyMap), celUserInfoKey), emptyString),
+					cel.Eq(entry(cel.Var("annotations"), celUserInfoKey), emptyString))))),
+			cel.Not(cel.Or(cel.Bool(st.BypassAuth), cel.Var("allowed")))))
+		validations = append(validations, validation{
+			expr:    cel.Not(cel.Var("labelRefused")),
+			message: "the username label names another user",
+			msgExpr: only(cel.Var("labelRefused"), celGuardMessage(cel.Add(userAndGroups("is not allowed to set label "+label+" to "), usernameLabel), admission.GuardUsernameLabel)),
 		})
 	}
 	return validatingPolicy(UserInfoPolicy, guardRules(st, true), vars, validations)
@@ -732,15 +819,15 @@ func userInfoValidatingPolicy(st *admission.Settings) *admissionregistrationv1.V
 
 // validatingPolicy is a ValidatingAdmissionPolicy that fails closed: an
 // expression the API server cannot evaluate refuses the request.
-func validatingPolicy(name string, rules []admissionregistrationv1.NamedRuleWithOperations, vars []admissionregistrationv1.Variable, validations []admissionregistrationv1.Validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
+func validatingPolicy(name string, rules []admissionregistrationv1.NamedRuleWithOperations, vars []variable, validations []validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
 	fail := admissionregistrationv1.Fail
 	return &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: matchResources(rules),
-			Variables:        vars,
-			Validations:      validations,
+			Variables:        specVariables(vars),
+			Validations:      specValidations(validations),
 			FailurePolicy:    &fail,
 		},
 	}

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -109,39 +111,41 @@ func kubernetesQueueObjects(s *translate.Sources, from string) ([]Object, error)
 	}
 	vars := g.variables()
 	rules := userInfoRules([]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, false)
-	policy := func(name string, validations []admissionregistrationv1.Validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	policy := func(name string, validations []validation) *admissionregistrationv1.ValidatingAdmissionPolicy {
 		return validatingPolicy(name, rules, vars, validations)
 	}
 	binding := validatingBinding
-	deny := []admissionregistrationv1.Validation{{
+	decided, final, idSource := cel.Var("decided"), cel.Var("final"), cel.Var("idSource")
+	kind := final.F("kind")
+	deny := []validation{{
 		// A user.info the policy cannot read exactly is refused, not read.
-		Expression: `!variables.decided || variables.idSource != "unreadable"`,
-		Message:    celCompactMessage,
+		expr:    cel.Or(cel.Not(decided), cel.Ne(idSource, cel.Str("unreadable"))),
+		message: celCompactMessage,
 	}, {
-		Expression:        `!variables.decided || variables.idSource == "unreadable" || variables.final.kind == "placed"`,
-		Message:           "yunikorn: the application would be rejected",
-		MessageExpression: `variables.decided && variables.idSource != "unreadable" ? variables.denial : ""`,
+		expr:    cel.Or(cel.Not(decided), cel.Eq(idSource, cel.Str("unreadable")), cel.Eq(kind, cel.Str("placed"))),
+		message: "yunikorn: the application would be rejected",
+		msgExpr: only(cel.And(decided, cel.Ne(idSource, cel.Str("unreadable"))), cel.Var("denial")),
 	}}
-	var warn []admissionregistrationv1.Validation
+	var warn []validation
 	for _, w := range g.warnings() {
-		warn = append(warn, admissionregistrationv1.Validation{
-			Expression:        `!variables.decided || variables.final.kind != "placed" || !(` + w.cond + `)`,
-			Message:           w.what,
-			MessageExpression: `variables.decided && variables.final.kind == "placed" && (` + w.cond + `) ? ` + w.msg + ` : ""`,
+		warn = append(warn, validation{
+			expr:    cel.Or(cel.Not(decided), cel.Ne(kind, cel.Str("placed")), cel.Not(w.cond)),
+			message: w.what,
+			msgExpr: only(cel.And(decided, cel.Eq(kind, cel.Str("placed")), w.cond), w.msg),
 		})
 	}
 	// The sentinel first: kubectl applies a stream in order and goes on
 	// past an object it cannot apply, so that when the queue policy is
 	// refused, the sentinel and its binding are in place before the queue
 	// binding, which alone would enforce nothing.
-	inForce := policy(QueueInForcePolicy, []admissionregistrationv1.Validation{{
+	inForce := policy(QueueInForcePolicy, []validation{{
 		// Evaluated only when the parameter, the queue policy, exists: the
 		// API server refuses the request before the validations when it
 		// does not. Nothing of the policy is read: an update of the queue
 		// policy that was refused leaves the previous one, in force, and
 		// passing here.
-		Expression: `params != null`,
-		Message:    "yunikorn: the queue check is not in force: apply the policies with kubectl apply --server-side",
+		expr:    cel.Ne(cel.Id("params"), cel.Null),
+		message: "yunikorn: the queue check is not in force: apply the policies with kubectl apply --server-side",
 	}})
 	inForce.Spec.Variables = nil
 	inForce.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"}
@@ -255,7 +259,7 @@ type queueCEL struct {
 	groups    translate.GroupResolution
 	rel       release.Version
 	shards    map[string]int // the variables of each set (addSet)
-	extraVars []admissionregistrationv1.Variable
+	extraVars []variable
 }
 
 func newQueueCEL(s *translate.Sources) *queueCEL {
@@ -264,8 +268,8 @@ func newQueueCEL(s *translate.Sources) *queueCEL {
 	return &queueCEL{s: s, p: s.Queues().Partition("default"), unique: unique, noGang: noGang, bypass: s.Admission().BypassAuth, groups: groups, rel: s.Queues().Release}
 }
 
-func (g *queueCEL) add(name, expr string) {
-	g.extraVars = append(g.extraVars, admissionregistrationv1.Variable{Name: name, Expression: expr})
+func (g *queueCEL) add(name string, expr cel.Expr) {
+	g.extraVars = append(g.extraVars, variable{name, expr})
 }
 
 // checkRegexps refuses a filter regexp YuniKorn compiles that CEL's
@@ -295,31 +299,13 @@ func (g *queueCEL) checkRegexps() error {
 // celSet is a CEL map literal of the keys, each to true: a lookup by key
 // in a constant literal, which the API server's CEL folds when it plans
 // the expression, so that a lookup costs the same for any size.
-func celSet(keys []string) string {
+func celSet(keys []string) cel.Expr {
 	sort.Strings(keys)
-	parts := make([]string, len(keys))
+	entries := make([]cel.Entry, len(keys))
 	for i, k := range keys {
-		parts[i] = celString(k) + ": true"
+		entries[i] = cel.KV(cel.Str(k), cel.True)
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-// celList is a CEL list literal of strings.
-func celList(xs []string) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = celString(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// outcome is a CEL map literal of strings.
-func outcome(kv ...string) string {
-	parts := make([]string, 0, len(kv)/2)
-	for i := 0; i+1 < len(kv); i += 2 {
-		parts = append(parts, celString(kv[i])+": "+kv[i+1])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return cel.MapOf(entries...)
 }
 
 // celUnquote is the CEL of the text of the JSON string token x: the
@@ -330,31 +316,41 @@ func outcome(kv ...string) string {
 // and paragraph separators Go writes; another code point is kept as
 // written). No decoded character is read again as part of an escape, and
 // a value of a thousand escaped groups stays within CEL's cost limit.
-func celUnquote(x string) string {
-	body := x + ".substring(1, size(" + x + ") - 1)"
-	simple := func(v string) string {
+func celUnquote(x cel.Expr) cel.Expr {
+	body := x.M("substring", cel.Int(1), cel.Sub(cel.Size(x), cel.Int(1)))
+	simple := func(v cel.Expr) cel.Expr {
 		out := v
 		for _, r := range [][2]string{{`\"`, `"`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"}, {`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"}} {
-			out += ".replace(" + celString(r[0]) + ", " + celString(r[1]) + ")"
+			out = out.Replace(r[0], r[1])
 		}
-		return "(" + v + `.contains("\\") ? ` + out + " : " + v + ")"
+		return cel.If(v.M("contains", cel.Str(`\`)), out, v)
 	}
-	var table []string
+	var table []cel.Entry
 	for c := rune(0); c < 0x80; c++ {
-		table = append(table, celString(fmt.Sprintf("%04x", c))+": "+celString(string(c)))
+		table = append(table, cel.KV(cel.Str(fmt.Sprintf("%04x", c)), cel.Str(string(c))))
 	}
-	table = append(table, `"2028": "\u2028"`, `"2029": "\u2029"`)
-	code := `c.substring(0, 4).lowerAscii()`
-	unicode := `{` + strings.Join(table, ", ") + `}`
-	dec := `(size(c) >= 4 && ` + code + ` in ` + unicode + ` ? ` + unicode + `[` + code + `] + ` + simple(`c.substring(4)`) + ` : "\\u" + ` + simple("c") + `)`
-	piece := `(piece.contains("\\u") ? [piece.split("\\u")].map(ps, ` + simple("ps[0]") + ` + ps.slice(1, size(ps)).map(c, ` + dec + `).join(""))[0] : ` + simple("piece") + `)`
-	return "(" + body + `.contains("\\") ? ` + body + `.split("\\\\").map(piece, ` + piece + `).join("\\") : ` + body + ")"
+	table = append(table, cel.KV(cel.Str("2028"), cel.Str("\u2028")), cel.KV(cel.Str("2029"), cel.Str("\u2029")))
+	unicode := cel.MapOf(table...)
+	decode := func(c cel.Expr) cel.Expr {
+		code := c.M("substring", cel.Int(0), cel.Int(4)).M("lowerAscii")
+		return cel.If(cel.And(cel.Ge(cel.Size(c), cel.Int(4)), cel.In(code, unicode)),
+			cel.Add(unicode.At(code), simple(c.M("substring", cel.Int(4)))),
+			cel.Add(cel.Str(`\u`), simple(c)))
+	}
+	piece := func(piece cel.Expr) cel.Expr {
+		return cel.If(piece.M("contains", cel.Str(`\u`)),
+			cel.List(piece.M("split", cel.Str(`\u`))).Map("ps", func(ps cel.Expr) cel.Expr {
+				return cel.Add(simple(ps.At(cel.Int(0))), ps.M("slice", cel.Int(1), cel.Size(ps)).Map("c", decode).M("join", cel.Str("")))
+			}).At(cel.Int(0)),
+			simple(piece))
+	}
+	return cel.If(body.M("contains", cel.Str(`\`)), body.M("split", cel.Str(`\\`)).Map("piece", piece).M("join", cel.Str(`\`)), body)
 }
 
 // variables are the policies' variables: the user.info policies' (the
 // request, the object's pod metadata, the namespace filters), then the
 // queue decision's steps.
-func (g *queueCEL) variables() []admissionregistrationv1.Variable {
+func (g *queueCEL) variables() []variable {
 	g.extraVars = nil
 	g.stepVariables()
 	g.identityVariables()
@@ -364,15 +360,32 @@ func (g *queueCEL) variables() []admissionregistrationv1.Variable {
 	return append(userInfoVariables(g.s.Admission()), g.extraVars...)
 }
 
+// The variables the queue decision reads most.
+var (
+	isPod            = cel.Var("isPod")
+	labels           = cel.Var("labels")
+	annotations      = cel.Var("annotations")
+	idUser           = cel.Var("idUser")
+	idGroups         = cel.Var("idGroups")
+	ugiGroups        = cel.Var("ugiGroups")
+	appID            = cel.Var("appId")
+	appQueue         = cel.Var("appQueue")
+	forced           = cel.Var("forced")
+	processNamespace = cel.Var("processNamespace")
+	labelledYuniKorn = cel.Var("labelledYuniKorn")
+)
+
 // stepVariables: steps 1 to 4 (the kinds and operations are the match
 // constraints; the API server refuses an object that does not decode).
 func (g *queueCEL) stepVariables() {
-	g.add("spec", `variables.isPod ? object.?spec.orValue({}) : request.kind.kind == "CronJob" ? object.?spec.?jobTemplate.?spec.?template.?spec.orValue({}) : object.?spec.?template.?spec.orValue({})`)
+	g.add("spec", cel.Cases(object.Opt("spec").Opt("template").Opt("spec").OrValue(emptyMap),
+		cel.When(isPod, object.Opt("spec").OrValue(emptyMap)),
+		cel.When(kindIs("CronJob"), object.Opt("spec").Opt("jobTemplate").Opt("spec").Opt("template").Opt("spec").OrValue(emptyMap))))
 	// A Pod UPDATE is looked at only while the old pod is gated.
-	g.add("gated", `request.operation != "UPDATE" || !variables.isPod || size(oldObject.?spec.?schedulingGates.orValue([])) > 0`)
-	g.add("labelledYuniKorn", `variables.labels[?"app"].orValue("") == "yunikorn"`)
-	g.add("scheduled", `variables.spec.?schedulerName.orValue("") == "yunikorn" || (!variables.labelledYuniKorn && variables.processNamespace)`)
-	g.add("decided", `variables.gated && variables.scheduled`)
+	g.add("gated", cel.Or(cel.Ne(request.F("operation"), cel.Str("UPDATE")), cel.Not(isPod), cel.Gt(cel.Size(oldObject.Opt("spec").Opt("schedulingGates").OrValue(cel.List())), cel.Int(0))))
+	g.add("labelledYuniKorn", cel.Eq(entry(labels, "app"), cel.Str("yunikorn")))
+	g.add("scheduled", cel.Or(cel.Eq(cel.Var("spec").Opt("schedulerName").OrValue(emptyString), cel.Str("yunikorn")), cel.And(cel.Not(labelledYuniKorn), processNamespace)))
+	g.add("decided", cel.And(cel.Var("gated"), cel.Var("scheduled")))
 }
 
 // identityVariables: step 5, the identity the scheduler reads from
@@ -382,13 +395,8 @@ func (g *queueCEL) stepVariables() {
 // decoding it and writing it back (userInfoVariables' presetExact): the
 // cost grows with the value's length only, whatever the group count.
 func (g *queueCEL) identityVariables() {
-	bypass := strconv.FormatBool(g.bypass)
-	usernameLabel := ""
-	if g.rel.Has(release.UsernameLabel) {
-		// Releases up to 1.9.0 read the user from this label when user.info
-		// is absent or empty.
-		usernameLabel = `variables.labels[?"yunikorn.apache.org/username"].orValue("") != "" ? "label" : `
-	}
+	bypass := cel.Bool(g.bypass)
+	preset, idSource := cel.Var("preset"), cel.Var("idSource")
 	// A pre-set value other than the one the user.info policy adds is
 	// read only in the compact form YuniKorn writes (presetExact, decoded
 	// into presetUser and presetGroups); any other is unreadable, and the
@@ -397,109 +405,127 @@ func (g *queueCEL) identityVariables() {
 	// they process but do not label with the pod's own annotations and
 	// ignore-application, which replaces the user.info the patch adds: to
 	// the pod, or to the pod a workload's controller creates.
-	lost := "false"
+	lost := cel.False
 	if g.rel.Has(release.IgnoreApplicationAnnotation) {
-		lost = `(variables.processNamespace && !variables.labelledYuniKorn && !variables.labelNamespace)`
+		lost = cel.And(processNamespace, cel.Not(labelledYuniKorn), cel.Not(cel.Var("labelNamespace")))
 	}
-	g.add("idSource", `variables.preset.hasValue() && variables.preset.value() != "" ? `+
-		`(variables.preset.value() == variables.userInfo ? "requester" : variables.presetExact ? "annotation" : "unreadable") : `+
-		`!variables.preset.hasValue() && request.operation == "CREATE" && !`+bypass+` && variables.adds && !(variables.isPod && `+lost+`) ? "requester" : `+
-		`!variables.preset.hasValue() && !variables.isPod && !`+bypass+` && variables.processNamespace && !variables.labelledYuniKorn && !`+lost+` ? "controller" : `+
-		usernameLabel+`"nobody"`)
-	var users []string
+	sources := []cel.Case{
+		cel.When(cel.And(preset.M("hasValue"), cel.Ne(preset.M("value"), emptyString)), cel.Cases(cel.Str("unreadable"),
+			cel.When(cel.Eq(preset.M("value"), cel.Var("userInfo")), cel.Str("requester")),
+			cel.When(cel.Var("presetExact"), cel.Str("annotation")))),
+		cel.When(cel.And(cel.Not(preset.M("hasValue")), operationIs("CREATE"), cel.Not(bypass), cel.Var("adds"), cel.Not(cel.And(isPod, lost))), cel.Str("requester")),
+		cel.When(cel.And(cel.Not(preset.M("hasValue")), cel.Not(isPod), cel.Not(bypass), processNamespace, cel.Not(labelledYuniKorn), cel.Not(lost)), cel.Str("controller")),
+	}
+	if g.rel.Has(release.UsernameLabel) {
+		// Releases up to 1.9.0 read the user from this label when user.info
+		// is absent or empty.
+		sources = append(sources, cel.When(cel.Ne(entry(labels, admission.LabelUsername), emptyString), cel.Str("label")))
+	}
+	g.add("idSource", cel.Cases(cel.Str("nobody"), sources...))
 	var kinds []string
 	controllerUsers := admission.PodControllerUsers()
 	for k := range controllerUsers {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	for _, k := range kinds {
-		users = append(users, celString(k)+": "+celString(controllerUsers[k]))
+	users := make([]cel.Entry, len(kinds))
+	for i, k := range kinds {
+		users[i] = cel.KV(cel.Str(k), cel.Str(controllerUsers[k]))
 	}
-	g.add("idUser", `variables.idSource == "requester" ? (variables.user == "" ? "nobody" : variables.user) : `+
-		`variables.idSource == "controller" ? {`+strings.Join(users, ", ")+`}[request.kind.kind] : `+
-		`variables.idSource == "label" ? variables.labels["yunikorn.apache.org/username"] : `+
-		`variables.idSource == "annotation" && variables.presetUser != "" ? variables.presetUser : "nobody"`)
-	g.add("idGroups", `variables.idSource == "requester" ? variables.groups : `+
-		`variables.idSource == "controller" ? ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"] : `+
-		`variables.idSource == "annotation" ? variables.presetGroups : []`)
-	g.add("idController", `variables.idSource == "controller"`)
+	is := func(source string) cel.Expr { return cel.Eq(idSource, cel.Str(source)) }
+	g.add("idUser", cel.Cases(cel.Str("nobody"),
+		cel.When(is("requester"), cel.If(cel.Eq(cel.Var("user"), emptyString), cel.Str("nobody"), cel.Var("user"))),
+		cel.When(is("controller"), cel.MapOf(users...).At(requestKind)),
+		cel.When(is("label"), labels.At(cel.Str(admission.LabelUsername))),
+		cel.When(cel.And(is("annotation"), cel.Ne(cel.Var("presetUser"), emptyString)), cel.Var("presetUser"))))
+	g.add("idGroups", cel.Cases(cel.List(),
+		cel.When(is("requester"), cel.Var("groups")),
+		cel.When(is("controller"), cel.Strs("system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated")),
+		cel.When(is("annotation"), cel.Var("presetGroups"))))
+	g.add("idController", is("controller"))
 }
 
 // applicationVariables: step 6, the application's id, queue and tags.
 func (g *queueCEL) applicationVariables() {
-	g.add("podUID", `variables.isPod && variables.meta.?uid.orValue("") != "" ? variables.meta.uid : "<pod uid>"`)
-	g.add("sharedAppId", `("yunikorn-" + variables.ns + "-autogen").size() > 63 ? ("yunikorn-" + variables.ns + "-autogen").substring(0, 63) : "yunikorn-" + variables.ns + "-autogen"`)
-	ids := `[variables.labels[?"yunikorn.apache.org/app-id"].orValue(""), variables.annotations[?"yunikorn.apache.org/app-id"].orValue(""), ` +
-		`variables.labels[?"applicationId"].orValue(""), variables.labels[?"spark-app-selector"].orValue("")]`
-	queues := `[variables.labels[?"yunikorn.apache.org/queue"].orValue(""), variables.annotations[?"yunikorn.apache.org/queue"].orValue(""), variables.labels[?"queue"].orValue("")]`
-	noQueue := `""`
+	meta, ns := cel.Var("meta"), cel.Var("ns")
+	g.add("podUID", cel.If(cel.And(isPod, cel.Ne(meta.Opt("uid").OrValue(emptyString), emptyString)), meta.F("uid"), cel.Str("<pod uid>")))
+	auto := cel.Add(cel.Str("yunikorn-"), ns, cel.Str("-autogen"))
+	g.add("sharedAppId", cel.If(cel.Gt(auto.M("size"), cel.Int(63)), auto.M("substring", cel.Int(0), cel.Int(63)), auto))
+	ids := cel.List(entry(labels, "yunikorn.apache.org/app-id"), entry(annotations, "yunikorn.apache.org/app-id"),
+		entry(labels, "applicationId"), entry(labels, "spark-app-selector"))
+	queues := cel.List(entry(labels, "yunikorn.apache.org/queue"), entry(annotations, "yunikorn.apache.org/queue"), entry(labels, "queue"))
+	noQueue := emptyString
 	if g.rel.Has(release.LegacyMetadataPrecedence) {
 		// Releases with the legacy precedence read no canonical label.
-		ids = `[variables.annotations[?"yunikorn.apache.org/app-id"].orValue(""), variables.labels[?"applicationId"].orValue(""), variables.labels[?"spark-app-selector"].orValue("")]`
-		queues = `[variables.labels[?"queue"].orValue(""), variables.annotations[?"yunikorn.apache.org/queue"].orValue("")]`
+		ids = cel.List(entry(annotations, "yunikorn.apache.org/app-id"), entry(labels, "applicationId"), entry(labels, "spark-app-selector"))
+		queues = cel.List(entry(labels, "queue"), entry(annotations, "yunikorn.apache.org/queue"))
 	}
 	if g.rel.Has(release.ShimDefaultQueue) {
 		// The shim submits a pod without queue metadata to root.default.
-		noQueue = `"root.default"`
+		noQueue = cel.Str("root.default")
 	}
-	g.add("givenIds", ids+`.filter(x, x != "")`)
-	unique := `variables.sharedAppId`
+	nonEmpty := func(x cel.Expr) cel.Expr { return cel.Ne(x, emptyString) }
+	g.add("givenIds", ids.Filter("x", nonEmpty))
+	unique := cel.Var("sharedAppId")
 	if g.unique {
-		unique = `(variables.ns.size() > 26 ? variables.ns.substring(0, 26) : variables.ns) + "-" + variables.podUID`
+		unique = cel.Add(cel.If(cel.Gt(ns.M("size"), cel.Int(26)), ns.M("substring", cel.Int(0), cel.Int(26)), ns), cel.Str("-"), cel.Var("podUID"))
 	}
-	g.add("appId", `size(variables.givenIds) > 0 ? (variables.givenIds[0].endsWith("-uniqueautogen") ? `+
-		`variables.givenIds[0].substring(0, size(variables.givenIds[0]) - 14) + "-" + variables.podUID : variables.givenIds[0]) : `+unique)
-	g.add("appQueue", `(`+queues+`.filter(x, x != "") + [`+noQueue+`])[0]`)
+	given := cel.Var("givenIds").At(cel.Int(0))
+	g.add("appId", cel.If(cel.Gt(cel.Size(cel.Var("givenIds")), cel.Int(0)),
+		cel.If(given.M("endsWith", cel.Str("-uniqueautogen")), cel.Add(given.M("substring", cel.Int(0), cel.Sub(cel.Size(given), cel.Int(14))), cel.Str("-"), cel.Var("podUID")), given),
+		unique))
+	g.add("appQueue", cel.Add(queues.Filter("x", nonEmpty), cel.List(noQueue)).At(cel.Int(0)))
 	if g.rel.Has(release.NoForceCreateTag) {
-		g.add("forced", `false`)
+		g.add("forced", cel.False)
 	} else {
-		g.add("forced", `variables.spec.?nodeName.orValue("") != ""`)
+		g.add("forced", cel.Ne(cel.Var("spec").Opt("nodeName").OrValue(emptyString), emptyString))
 	}
 }
 
 // celTag is the CEL of the tag the name (lower-cased) reads, under case
 // folding: the tags the shim sets, "" for any other.
-func (g *queueCEL) celTag(name string) string {
+func (g *queueCEL) celTag(name string) cel.Expr {
 	fold := strings.ToLower(strings.ReplaceAll(name, "ſ", "s"))
-	ann := func(k string) string { return `variables.annotations[?` + celString(k) + `].orValue("")` }
-	nsAnn := func(k string) string { return `variables.nsAnnotations[?` + celString(k) + `].orValue("")` }
+	ann := func(k string) cel.Expr { return entry(annotations, k) }
+	nsAnn := func(k string) cel.Expr { return entry(cel.Var("nsAnnotations"), k) }
 	resource := `^[ \t\r\n]*\{[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*:[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*(?:,[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*:[ \t\r\n]*` + celJSONStr + `[ \t\r\n]*)*\}[ \t\r\n]*$`
+	// The annotation q when it matches pattern, else "".
+	valid := func(q cel.Expr, pattern string) cel.Expr { return cel.If(q.Matches(pattern), q, emptyString) }
 	switch fold {
 	case "namespace":
-		return `variables.ns`
+		return cel.Var("ns")
 	case "namespace.parentqueue":
 		return nsAnn("yunikorn.apache.org/parentqueue")
 	case "application.create.force":
 		if g.rel.Has(release.NoForceCreateTag) {
-			return `""`
+			return emptyString
 		}
-		return `(variables.forced ? "true" : "false")`
+		return cel.If(forced, cel.Str("true"), cel.Str("false"))
 	case "yunikorn.apache.org/schedulingpolicyparameters":
 		return ann("yunikorn.apache.org/schedulingPolicyParameters")
 	case "imagepullsecrets":
-		return `variables.spec.?imagePullSecrets.orValue([]).map(s, s.?name.orValue("")).join(",")`
+		return cel.Var("spec").Opt("imagePullSecrets").OrValue(cel.List()).Map("s", func(s cel.Expr) cel.Expr { return s.Opt("name").OrValue(emptyString) }).M("join", cel.Str(","))
 	case "yunikorn.apache.org/task-groups":
 		if g.noGang {
-			return `""`
+			return emptyString
 		}
 		return ann("yunikorn.apache.org/task-groups")
 	case "yunikorn.apache.org/creationtime":
-		return `(variables.meta.?creationTimestamp.orValue("").matches(` + celString(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`) + `) ? string(int(timestamp(variables.meta.creationTimestamp))) : "")`
+		meta := cel.Var("meta")
+		return cel.If(meta.Opt("creationTimestamp").OrValue(emptyString).Matches(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`),
+			cel.String(cel.Call("int", cel.Call("timestamp", meta.F("creationTimestamp")))), emptyString)
 	case "namespace.resourcequota":
 		// Only whether it is set changes a placement: a resource JSON is
 		// never a valid queue name.
 		q := nsAnn("yunikorn.apache.org/namespace.quota")
-		return `(` + q + ` != "" ? (` + q + `.matches(` + celString(resource) + `) ? ` + q + ` : "") : ` +
-			`(` + nsAnn("yunikorn.apache.org/namespace.max.cpu") + ` != "" || ` + nsAnn("yunikorn.apache.org/namespace.max.memory") + ` != "" ? "{}" : ""))`
+		return cel.If(cel.Ne(q, emptyString), valid(q, resource),
+			cel.If(cel.Or(cel.Ne(nsAnn("yunikorn.apache.org/namespace.max.cpu"), emptyString), cel.Ne(nsAnn("yunikorn.apache.org/namespace.max.memory"), emptyString)), cel.Str("{}"), emptyString))
 	case "namespace.resourceguaranteed":
-		q := nsAnn("yunikorn.apache.org/namespace.guaranteed")
-		return `(` + q + `.matches(` + celString(resource) + `) ? ` + q + ` : "")`
+		return valid(nsAnn("yunikorn.apache.org/namespace.guaranteed"), resource)
 	case "namespace.resourcemaxapps":
-		q := nsAnn("yunikorn.apache.org/namespace.maxApps")
-		return `(` + q + `.matches("^(-0*|[+]?0*[0-9]{1,18}|[+]?0*[1-8][0-9]{18}|[+]?0*9[01][0-9]{17}|[+]?0*92[01][0-9]{16}|[+]?0*922[0-2][0-9]{15}|[+]?0*9223[0-2][0-9]{14}|[+]?0*92233[0-6][0-9]{13}|[+]?0*922337[01][0-9]{12}|[+]?0*9223372[0-9]{11}|[+]?0*92233720[0-2][0-9]{9}|[+]?0*922337203[0-5][0-9]{9}|[+]?0*9223372036[0-7][0-9]{8}|[+]?0*92233720368[0-4][0-9]{7}|[+]?0*922337203685[0-3][0-9]{6}|[+]?0*9223372036854[0-6][0-9]{5}|[+]?0*92233720368547[0-6][0-9]{4}|[+]?0*922337203685477[0-4][0-9]{3}|[+]?0*9223372036854775[0-7][0-9]{2}|[+]?0*92233720368547758[0-0][0-7])$") ? ` + q + ` : "")`
+		return valid(nsAnn("yunikorn.apache.org/namespace.maxApps"), "^(-0*|[+]?0*[0-9]{1,18}|[+]?0*[1-8][0-9]{18}|[+]?0*9[01][0-9]{17}|[+]?0*92[01][0-9]{16}|[+]?0*922[0-2][0-9]{15}|[+]?0*9223[0-2][0-9]{14}|[+]?0*92233[0-6][0-9]{13}|[+]?0*922337[01][0-9]{12}|[+]?0*9223372[0-9]{11}|[+]?0*92233720[0-2][0-9]{9}|[+]?0*922337203[0-5][0-9]{9}|[+]?0*9223372036[0-7][0-9]{8}|[+]?0*92233720368[0-4][0-9]{7}|[+]?0*922337203685[0-3][0-9]{6}|[+]?0*9223372036854[0-6][0-9]{5}|[+]?0*92233720368547[0-6][0-9]{4}|[+]?0*922337203685477[0-4][0-9]{3}|[+]?0*9223372036854775[0-7][0-9]{2}|[+]?0*92233720368547758[0-0][0-7])$")
 	}
-	return `""`
+	return emptyString
 }
 
 // tableVariables: the queue tree and the ACLs as constant map literals,
@@ -558,7 +584,7 @@ func (g *queueCEL) addSet(name string, keys []string) {
 	var cur []string
 	size := 2
 	for _, k := range keys {
-		n := utf8.RuneCountInString(celString(k)) + 8
+		n := utf8.RuneCountInString(cel.Quote(k)) + 8
 		if size+n > celShardBudget && len(cur) > 0 {
 			shards = append(shards, cur)
 			cur, size = nil, 2
@@ -581,17 +607,18 @@ func (g *queueCEL) addSet(name string, keys []string) {
 }
 
 // in is a CEL boolean: whether the string expression key is in the set
-// name (addSet).
-func (g *queueCEL) in(name, key string) string {
+// in is a CEL boolean: whether the string key is in the set name
+// (addSet).
+func (g *queueCEL) in(name string, key cel.Expr) cel.Expr {
 	n := g.shards[name]
 	if n <= 1 {
-		return "(" + key + " in variables." + name + ")"
+		return cel.In(key, cel.Var(name))
 	}
-	terms := make([]string, n)
+	terms := make([]cel.Expr, n)
 	for i := range terms {
-		terms[i] = key + " in variables." + name + strconv.Itoa(i)
+		terms[i] = cel.In(key, cel.Var(name+strconv.Itoa(i)))
 	}
-	return "(" + strings.Join(terms, " || ") + ")"
+	return cel.Or(terms...)
 }
 
 func dedupe(xs []string) []string {
@@ -609,86 +636,115 @@ func dedupe(xs []string) []string {
 // ugiVariables: YuniKorn's ConvertUGI of the identity (whose user is
 // never empty), with the resolver's groups for one without groups.
 func (g *queueCEL) ugiVariables() {
-	validUser := `variables.idUser.matches(` + celString(celUserName) + `)`
+	validUser := idUser.Matches(celUserName)
 	if g.rel.Has(release.UncheckedUserNames) {
-		validUser = `variables.idUser != ""`
+		validUser = cel.Ne(idUser, emptyString)
 	}
-	given := `size(variables.idGroups) > 0 && ` + validUser
-	g.add("ugiGiven", given)
-	resolved := `[variables.idUser]`
-	resolvedErr := `""`
-	if g.groups.Resolver() != nil && g.groups.Resolver().Name() != builtins.ResolverNone {
-		var entries, errs []string
+	given, resolveError := cel.Var("ugiGiven"), cel.Var("resolveError")
+	noGroups := cel.Eq(cel.Size(idGroups), cel.Int(0))
+	g.add("ugiGiven", cel.And(cel.Gt(cel.Size(idGroups), cel.Int(0)), validUser))
+	resolved := cel.List(idUser)
+	resolvedErr := emptyString
+	if r := g.groups.Resolver(); r != nil && r.Name() != builtins.ResolverNone {
+		var entries, errs []cel.Entry
 		for _, u := range g.groups.StaticUsers() {
-			gs, err := g.groups.Resolver().Resolve(u)
+			gs, err := r.Resolve(u)
 			if err != nil {
-				errs = append(errs, celString(u)+": "+celString(err.Error()))
+				errs = append(errs, cel.KV(cel.Str(u), cel.Str(err.Error())))
 				continue
 			}
-			entries = append(entries, celString(u)+": "+celList(gs))
+			entries = append(entries, cel.KV(cel.Str(u), cel.Strs(gs...)))
 		}
-		g.add("groupTable", "{"+strings.Join(entries, ", ")+"}")
-		g.add("groupErrors", "{"+strings.Join(errs, ", ")+"}")
-		resolved = `variables.groupTable[?variables.idUser].orValue([])`
-		resolvedErr = `variables.idUser in variables.groupTable ? "" : variables.groupErrors[?variables.idUser].orValue("lookup failed for user: " + variables.idUser)`
+		g.add("groupTable", cel.MapOf(entries...))
+		g.add("groupErrors", cel.MapOf(errs...))
+		resolved = cel.Var("groupTable").OptAt(idUser).OrValue(cel.List())
+		resolvedErr = cel.If(cel.In(idUser, cel.Var("groupTable")), emptyString, cel.Var("groupErrors").OptAt(idUser).OrValue(cel.Add(cel.Str("lookup failed for user: "), idUser)))
 	}
-	g.add("resolveError", `variables.ugiGiven || size(variables.idGroups) > 0 ? "" : `+resolvedErr)
-	g.add("ugiError", `variables.ugiGiven ? "" : size(variables.idGroups) == 0 && variables.resolveError == "" ? "" : `+
-		`size(variables.idGroups) == 0 && !variables.forced ? variables.resolveError : `+
-		validUser+` ? "" : "invalid username, it contains invalid characters"`)
-	g.add("ugiGroups", `variables.ugiGiven ? variables.idGroups : size(variables.idGroups) == 0 && variables.resolveError == "" ? `+resolved+` : `+
-		`size(variables.idGroups) == 0 ? ["nogroup"] : variables.idGroups`)
+	g.add("resolveError", cel.If(cel.Or(given, cel.Gt(cel.Size(idGroups), cel.Int(0))), emptyString, resolvedErr))
+	g.add("ugiError", cel.Cases(cel.If(validUser, emptyString, cel.Str("invalid username, it contains invalid characters")),
+		cel.When(given, emptyString),
+		cel.When(cel.And(noGroups, cel.Eq(resolveError, emptyString)), emptyString),
+		cel.When(cel.And(noGroups, cel.Not(forced)), resolveError)))
+	g.add("ugiGroups", cel.Cases(idGroups,
+		cel.When(given, idGroups),
+		cel.When(cel.And(noGroups, cel.Eq(resolveError, emptyString)), resolved),
+		cel.When(noGroups, cel.Strs("nogroup"))))
 }
 
 // Lookups in the tables.
 // The queue names are strings, which a composed variable's map may carry
 // as dyn: string() gives the checker their type.
-func (g *queueCEL) exists(q string) string {
-	return "(" + g.in("leafQueues", "string("+q+").lowerAscii()") + " || " + g.in("parentQueues", "string("+q+").lowerAscii()") + ")"
+func lowerName(q cel.Expr) cel.Expr { return cel.String(q).M("lowerAscii") }
+
+func (g *queueCEL) exists(q cel.Expr) cel.Expr {
+	return cel.Or(g.in("leafQueues", lowerName(q)), g.in("parentQueues", lowerName(q)))
 }
 
-func (g *queueCEL) leaf(q string) string { return g.in("leafQueues", "string("+q+").lowerAscii()") }
+func (g *queueCEL) leaf(q cel.Expr) cel.Expr { return g.in("leafQueues", lowerName(q)) }
+
+// pathPrefixes are the prefixes of the queue name q cut at its first
+// depth dots, shortest first ("" where q has fewer).
+func pathPrefixes(q cel.Expr, depth int) []cel.Expr {
+	prefixes := make([]cel.Expr, depth)
+	for i := range prefixes {
+		prefixes[i] = q.Find(`^[^.]*` + strings.Repeat(`\.[^.]*`, i))
+	}
+	return prefixes
+}
 
 // celSubmit is Queue.CheckSubmitAccess of an existing queue: its ACLs or
 // an ancestor's, submit or admin. The ancestors are the path's prefixes,
 // cut at run time (no deeper than the deepest queue): a list of them per
 // queue in the policy would make it several times longer.
-func (g *queueCEL) celSubmit(q string) string {
-	lower := "string(" + q + ").lowerAscii()"
-	prefixes := make([]string, g.p.Depth())
-	for i := range prefixes {
-		prefixes[i] = lower + ".find(" + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, i)) + ")"
-	}
-	return "[" + strings.Join(prefixes, ", ") + "].exists(n, n != \"\" && (" + g.in("aclAll", "n") + " || " + g.in("aclUsers", `n + "\x00" + variables.idUser`) + " || " +
-		"variables.ugiGroups.exists(gr, " + g.in("aclGroups", `n + "\x00" + gr`) + ")))"
+func (g *queueCEL) celSubmit(q cel.Expr) cel.Expr {
+	return cel.List(pathPrefixes(lowerName(q), g.p.Depth())...).Exists("n", func(n cel.Expr) cel.Expr {
+		return cel.And(cel.Ne(n, emptyString), cel.Or(g.in("aclAll", n), g.in("aclUsers", cel.Add(n, cel.Str("\x00"), idUser)),
+			ugiGroups.Exists("gr", func(gr cel.Expr) cel.Expr { return g.in("aclGroups", cel.Add(n, cel.Str("\x00"), gr)) })))
+	})
 }
 
 // celFilter is the filter's allowUser as a CEL boolean.
-func celFilter(f yunikorn.PlacementFilter) string {
+func celFilter(f yunikorn.PlacementFilter) cel.Expr {
 	if f.Empty {
-		return strconv.FormatBool(f.Allow)
+		return cel.Bool(f.Allow)
 	}
-	match := func(exp string, bad bool, list map[string]bool, subject string) string {
+	match := func(exp string, bad bool, list map[string]bool, subject cel.Expr) cel.Expr {
 		if exp != "" {
 			if bad {
-				return "false"
+				return cel.False
 			}
-			return subject + ".matches(" + celString(exp) + ")"
+			return subject.Matches(exp)
 		}
 		if len(list) == 0 {
-			return "false"
+			return cel.False
 		}
 		var keys []string
 		for k := range list {
 			keys = append(keys, k)
 		}
-		return "(" + subject + " in " + celSet(keys) + ")"
+		return cel.In(subject, celSet(keys))
 	}
-	m := "(" + match(f.UserExp, f.UserExpBad, f.Users, "variables.idUser") + " || variables.ugiGroups.exists(gr, " + match(f.GroupExp, f.GroupExpBad, f.Groups, "gr") + "))"
+	m := cel.Or(match(f.UserExp, f.UserExpBad, f.Users, idUser), ugiGroups.Exists("gr", func(gr cel.Expr) cel.Expr { return match(f.GroupExp, f.GroupExpBad, f.Groups, gr) }))
 	if f.Allow {
 		return m
 	}
-	return "!" + m
+	return cel.Not(m)
+}
+
+// placed, reject and skipped are the outcomes of the placement loop: a
+// map of done ("1" once a rule decided), kind, queue, rule, message and
+// reasons (the rules tried, "; " between them).
+func placedIn(queue, rule, reasons cel.Expr) cel.Expr {
+	return cel.Record("done", cel.Str("1"), "kind", cel.Str("placed"), "queue", queue, "rule", rule, "reasons", reasons)
+}
+
+func rejected(message, reasons cel.Expr) cel.Expr {
+	return cel.Record("done", cel.Str("1"), "kind", cel.Str("reject"), "message", message, "reasons", reasons)
+}
+
+// reason is the reasons of the outcome prev with entry appended.
+func reason(prev, entry cel.Expr) cel.Expr {
+	return cel.If(cel.Eq(prev.F("reasons"), emptyString), entry, cel.Add(prev.F("reasons"), cel.Str("; "), entry))
 }
 
 // placementVariables: the rules unrolled in order, each element of a
@@ -696,8 +752,10 @@ func celFilter(f yunikorn.PlacementFilter) string {
 // err), then the placement manager's loop over them, the recovery rule,
 // root.default and the creation of a dynamic queue.
 func (g *queueCEL) placementVariables() {
+	noRule := cel.Add(cel.Str("failed to place application "), appID, cel.Str(": "+celNoRuleMatched))
 	if g.p == nil {
-		g.add("final", outcome("kind", `"reject"`, "message", `"Failed to add application " + variables.appId + " to partition [`+g.cluster()+`]default, partition doesn't exist"`, "reasons", `"partition default does not exist"`))
+		g.add("final", cel.Record("kind", cel.Str("reject"), "message", cel.Add(cel.Str("Failed to add application "), appID, cel.Str(" to partition ["+g.cluster()+"]default, partition doesn't exist")),
+			"reasons", cel.Str("partition default does not exist")))
 		g.denial()
 		return
 	}
@@ -705,97 +763,101 @@ func (g *queueCEL) placementVariables() {
 	if rules == nil {
 		rules = yunikorn.BuildPlacementRules(nil)
 	}
-	ugiFail := outcome("kind", `"reject"`, "message", `variables.ugiError`, "reasons", `"user: " + variables.ugiError`)
+	ugiError := cel.Var("ugiError")
+	ugiFail := cel.Record("kind", cel.Str("reject"), "message", ugiError, "reasons", cel.Add(cel.Str("user: "), ugiError))
 	if rules.Err != nil {
-		g.add("final", `variables.ugiError != "" ? `+ugiFail+` : `+outcome("kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`, "reasons", celString("no placement rules: "+rules.Err.Error())))
+		g.add("final", cel.If(cel.Ne(ugiError, emptyString), ugiFail,
+			cel.Record("kind", cel.Str("reject"), "message", noRule, "reasons", cel.Str("no placement rules: "+rules.Err.Error()))))
 		g.denial()
 		return
 	}
-	prev := outcome("done", `""`, "reasons", `""`)
-	add := func(prev, entry string) string {
-		return `(` + prev + `.reasons == "" ? ` + entry + ` : ` + prev + `.reasons + "; " + ` + entry + `)`
-	}
+	mayNotSubmit := func(q cel.Expr) cel.Expr { return cel.Add(cel.Str("user "), idUser, cel.Str(" may not submit to "), q) }
+	last := cel.Record("done", emptyString, "reasons", emptyString)
 	for i, r := range rules.Rules {
 		label := "#" + strconv.Itoa(i) + " " + r.Name
 		if rules.Implicit {
 			label += " (implicit)"
 		}
 		o := g.ruleVariables(i, r)
-		p := "variables.pl" + strconv.Itoa(i-1)
-		if i == 0 {
-			p = prev
-		}
-		lab := celString(label + ": ")
-		q := "string(" + o + ".q)"
-		near := "variables.near" + strconv.Itoa(i)
+		p := last
+		lab := cel.Str(label + ": ")
+		q := cel.String(o.F("q"))
+		near := cel.Var("near" + strconv.Itoa(i))
 		g.add("near"+strconv.Itoa(i), g.celNearest(q))
-		placed := outcome("done", `"1"`, "kind", `"placed"`, "queue", q, "rule", celString(r.Name), "reasons", add(p, lab+` + "placed in " + `+q))
-		skip := func(why string) string { return outcome("done", `""`, "reasons", add(p, lab+" + "+why)) }
-		step := p + `.done != "" ? ` + p + ` : ` +
-			o + `.err != "" ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": " + `+o+`.err`, "reasons", add(p, lab+" + "+o+".why")) + ` : ` +
-			q + ` == "" ? ` + skip(o+".why") + ` : ` +
-			q + ` == "root.@recovery@" && variables.forced ? ` + placed + ` : ` +
-			g.exists(q) + ` ? (!` + g.leaf(q) + ` ? ` + skip(q+` + " is not a leaf"`) + ` : !` + g.celSubmit(q) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+q) + ` : ` + placed + `) : ` +
-			near + ` == "" ? ` + outcome("done", `"1"`, "kind", `"panic"`, "reasons", add(p, lab+` + "panic: `+celPanicNoDot+`"`)) + ` : ` +
-			`!` + g.celSubmit(near) + ` ? ` + skip(`"user " + variables.idUser + " may not submit to " + `+near+`.lowerAscii() + " (nearest existing queue above " + `+q+` + ")"`) + ` : ` + placed
-		g.add("pl"+strconv.Itoa(i), step)
-	}
-	last := prev
-	if n := len(rules.Rules); n > 0 {
-		last = "variables.pl" + strconv.Itoa(n-1)
+		placed := placedIn(q, cel.Str(r.Name), reason(p, cel.Add(lab, cel.Str("placed in "), q)))
+		skip := func(why cel.Expr) cel.Expr {
+			return cel.Record("done", emptyString, "reasons", reason(p, cel.Add(lab, why)))
+		}
+		g.add("pl"+strconv.Itoa(i), cel.Cases(placed,
+			cel.When(cel.Ne(p.F("done"), emptyString), p),
+			cel.When(cel.Ne(o.F("err"), emptyString), rejected(cel.Add(cel.Str("failed to place application "), appID, cel.Str(": "), o.F("err")), reason(p, cel.Add(lab, o.F("why"))))),
+			cel.When(cel.Eq(q, emptyString), skip(o.F("why"))),
+			cel.When(cel.And(cel.Eq(q, cel.Str("root.@recovery@")), forced), placed),
+			cel.When(g.exists(q), cel.Cases(placed,
+				cel.When(cel.Not(g.leaf(q)), skip(cel.Add(q, cel.Str(" is not a leaf")))),
+				cel.When(cel.Not(g.celSubmit(q)), skip(mayNotSubmit(q))))),
+			cel.When(cel.Eq(near, emptyString), cel.Record("done", cel.Str("1"), "kind", cel.Str("panic"), "reasons", reason(p, cel.Add(lab, cel.Str("panic: "+celPanicNoDot))))),
+			cel.When(cel.Not(g.celSubmit(near)), skip(cel.Add(mayNotSubmit(near.M("lowerAscii")), cel.Str(" (nearest existing queue above "), q, cel.Str(")"))))))
+		last = cel.Var("pl" + strconv.Itoa(i))
 	}
 	// The recovery rule, then root.default.
-	rec := `"recovery: "`
-	recPlaced := outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.@recovery@"`, "rule", `"recovery"`, "reasons", add(last, rec+` + "placed in root.@recovery@"`))
-	notForced := add(last, rec+` + "not forced"`)
-	var fallback string
+	rec := cel.Str("recovery: ")
+	recPlaced := placedIn(cel.Str("root.@recovery@"), cel.Str("recovery"), reason(last, cel.Add(rec, cel.Str("placed in root.@recovery@"))))
+	notForced := reason(last, cel.Add(rec, cel.Str("not forced")))
+	placedDefault := placedIn(cel.Str("root.default"), cel.Str("default"), cel.Add(notForced, cel.Str("; default: placed in root.default")))
+	var fallback cel.Expr
 	def := g.p.Queue(yunikorn.DefaultQueue)
 	switch {
 	case g.rel.Has(release.NoDefaultQueueFallback):
-		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`, "reasons", notForced)
+		fallback = rejected(noRule, notForced)
 	case def == nil || def.Added:
-		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
-			"reasons", notForced+` + "; default: root.default does not exist"`)
+		fallback = rejected(noRule, cel.Add(notForced, cel.Str("; default: root.default does not exist")))
 	case !def.Leaf:
-		fallback = outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
-			"reasons", notForced+` + "; default: root.default is not a leaf"`)
+		fallback = rejected(noRule, cel.Add(notForced, cel.Str("; default: root.default is not a leaf")))
 	case g.rel.Has(release.DefaultQueueSkipsACL):
 		// The fallback runs as the recovery rule's, which skips the ACL.
-		fallback = outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
+		fallback = placedDefault
 	default:
-		fallback = `!` + g.celSubmit(`"root.default"`) + ` ? ` + outcome("done", `"1"`, "kind", `"reject"`, "message", `"failed to place application " + variables.appId + ": `+celNoRuleMatched+`"`,
-			"reasons", notForced+` + "; default: user " + variables.idUser + " may not submit to root.default"`) + ` : ` +
-			outcome("done", `"1"`, "kind", `"placed"`, "queue", `"root.default"`, "rule", `"default"`, "reasons", notForced+` + "; default: placed in root.default"`)
+		fallback = cel.If(cel.Not(g.celSubmit(cel.Str("root.default"))),
+			rejected(noRule, cel.Add(notForced, cel.Str("; default: user "), idUser, cel.Str(" may not submit to root.default"))),
+			placedDefault)
 	}
-	g.add("placed", last+`.done != "" ? `+last+` : variables.forced ? `+recPlaced+` : `+fallback)
+	g.add("placed", cel.Cases(fallback, cel.When(cel.Ne(last.F("done"), emptyString), last), cel.When(forced, recPlaced)))
 	// The partition's AddApplication: create a missing queue, or check
 	// the existing one is a leaf.
-	g.add("placedQueue", `string(variables.placed.queue)`)
-	pq := `variables.placedQueue`
+	placed := cel.Var("placed")
+	g.add("placedQueue", cel.String(placed.F("queue")))
+	pq, createAt, createBad := cel.Var("placedQueue"), cel.Var("createAt"), cel.Var("createBad")
 	g.add("createAt", g.celNearest(pq))
-	g.add("createParts", `variables.createAt == "" ? [] : `+pq+`.substring(size(variables.createAt) + 1).split(".")`)
-	partName, invalidPart := celString(celQueueName), celString(celInvalidQueue)
+	g.add("createParts", cel.If(cel.Eq(createAt, emptyString), cel.List(), pq.M("substring", cel.Add(cel.Size(createAt), cel.Int(1))).M("split", cel.Str("."))))
+	partName, invalidPart := celQueueName, cel.Str(celInvalidQueue)
 	if g.rel.Has(release.NarrowQueueNames) {
-		partName = celString(`^[a-zA-Z0-9_-]{1,64}$`)
-		invalidPart = `"invalid queue name '" + variables.createBad[0] + "', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"`
+		partName = `^[a-zA-Z0-9_-]{1,64}$`
+		invalidPart = cel.Add(cel.Str("invalid queue name '"), createBad.At(cel.Int(0)), cel.Str("', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"))
 	}
-	g.add("createBad", `variables.createParts.filter(x, !x.matches(`+partName+`) || x == "@recovery@")`)
-	createErr := `(` + pq + `.lowerAscii() == "root.@recovery@" ? "" : !` + pq + `.startsWith("root") || !` + pq + `.contains(".") ? "illegal queue name passed in: " + ` + pq + ` : ` +
-		`!` + g.celSubmit(`variables.createAt`) + ` ? "submit access to queue " + variables.createAt + " denied during create of: " + ` + pq + ` : ` +
-		g.leaf(`variables.createAt`) + ` ? "creation of queue " + ` + pq + ` + " failed parent is already a leaf: " + variables.createAt : ` +
-		`size(variables.createBad) > 0 ? (variables.createBad[0] == "@recovery@" && variables.createBad[0].matches(` + partName + `) ? "dynamic queue cannot be root.@recovery@" : ` + invalidPart + `) : "")`
-	cause := ` + "\n" + variables.createError`
+	g.add("createBad", cel.Var("createParts").Filter("x", func(x cel.Expr) cel.Expr {
+		return cel.Or(cel.Not(x.Matches(partName)), cel.Eq(x, cel.Str("@recovery@")))
+	}))
+	createErr := cel.Cases(emptyString,
+		cel.When(cel.Eq(pq.M("lowerAscii"), cel.Str("root.@recovery@")), emptyString),
+		cel.When(cel.Or(cel.Not(pq.M("startsWith", cel.Str("root"))), cel.Not(pq.M("contains", cel.Str(".")))), cel.Add(cel.Str("illegal queue name passed in: "), pq)),
+		cel.When(cel.Not(g.celSubmit(createAt)), cel.Add(cel.Str("submit access to queue "), createAt, cel.Str(" denied during create of: "), pq)),
+		cel.When(g.leaf(createAt), cel.Add(cel.Str("creation of queue "), pq, cel.Str(" failed parent is already a leaf: "), createAt)),
+		cel.When(cel.Gt(cel.Size(createBad), cel.Int(0)), cel.If(cel.And(cel.Eq(createBad.At(cel.Int(0)), cel.Str("@recovery@")), createBad.At(cel.Int(0)).Matches(partName)),
+			cel.Str("dynamic queue cannot be root.@recovery@"), invalidPart)))
+	createError := cel.Var("createError")
+	message := cel.Add(cel.Str("failed to create rule based queue "), pq, cel.Str(" for application "), appID, cel.Str("\n"), createError)
 	if g.rel.Has(release.OldMessageWording) {
 		// Releases with the old wording leave the cause out.
-		cause = ""
+		message = cel.Add(cel.Str("failed to create rule based queue "), pq, cel.Str(" for application "), appID)
 	}
-	g.add("createError", `variables.placed.kind == "placed" && !`+g.exists(pq)+` ? `+createErr+` : ""`)
-	g.add("final", `variables.ugiError != "" ? `+ugiFail+` : `+
-		`variables.placed.kind != "placed" ? variables.placed : `+
-		`variables.createError != "" ? `+outcome("kind", `"reject"`, "message", `"failed to create rule based queue " + `+pq+` + " for application " + variables.appId`+cause,
-		"reasons", `variables.placed.reasons + "; creation failed: " + variables.createError`)+` : `+
-		g.exists(pq)+` && !`+g.leaf(pq)+` ? `+outcome("kind", `"reject"`, "message", `"failed to find queue " + `+pq+` + " for application " + variables.appId`, "reasons", `variables.placed.reasons`)+` : `+
-		outcome("kind", `"placed"`, "queue", pq+`.lowerAscii()`, "rule", `variables.placed.rule`, "reasons", `variables.placed.reasons`))
+	g.add("createError", cel.If(cel.And(cel.Eq(placed.F("kind"), cel.Str("placed")), cel.Not(g.exists(pq))), createErr, emptyString))
+	reasons := placed.F("reasons")
+	g.add("final", cel.Cases(cel.Record("kind", cel.Str("placed"), "queue", pq.M("lowerAscii"), "rule", placed.F("rule"), "reasons", reasons),
+		cel.When(cel.Ne(ugiError, emptyString), ugiFail),
+		cel.When(cel.Ne(placed.F("kind"), cel.Str("placed")), placed),
+		cel.When(cel.Ne(createError, emptyString), cel.Record("kind", cel.Str("reject"), "message", message, "reasons", cel.Add(reasons, cel.Str("; creation failed: "), createError))),
+		cel.When(cel.And(g.exists(pq), cel.Not(g.leaf(pq))), cel.Record("kind", cel.Str("reject"), "message", cel.Add(cel.Str("failed to find queue "), pq, cel.Str(" for application "), appID), "reasons", reasons))))
 	g.denial()
 }
 
@@ -811,123 +873,131 @@ func (g *queueCEL) cluster() string {
 // line break (and gives the static message instead): the line break of
 // YuniKorn's creation failure becomes a space.
 func (g *queueCEL) denial() {
-	g.add("denial", `variables.final.kind == "panic" ? "yunikorn: the scheduler would crash placing application " + variables.appId + ": `+celPanicNoDot+` [" + variables.final.reasons + "]" : `+
-		`"yunikorn: application " + variables.appId + " would be rejected: " + string(variables.final.message).replace("\n", " ") + " [" + variables.final.reasons + "]"`)
+	final := cel.Var("final")
+	g.add("denial", cel.If(cel.Eq(final.F("kind"), cel.Str("panic")),
+		cel.Add(cel.Str("yunikorn: the scheduler would crash placing application "), appID, cel.Str(": "+celPanicNoDot+" ["), final.F("reasons"), cel.Str("]")),
+		cel.Add(cel.Str("yunikorn: application "), appID, cel.Str(" would be rejected: "), cel.String(final.F("message")).Replace("\n", " "), cel.Str(" ["), final.F("reasons"), cel.Str("]"))))
 }
 
 // celNearest is the longest proper prefix of the queue name q (split at
 // dots, in its own case) that the configuration holds, "" for none: each
 // prefix no deeper than the deepest configured queue, deepest first.
-func (g *queueCEL) celNearest(q string) string {
+func (g *queueCEL) celNearest(q cel.Expr) cel.Expr {
 	// A flat list, not nested conditionals: CEL's parser refuses an
 	// expression nested deeper than 250, which a deep tree would reach.
-	depth := g.p.Depth()
-	prefixes := make([]string, depth)
-	for i := range prefixes {
-		prefixes[i] = q + `.find(` + celString(`^[^.]*`+strings.Repeat(`\.[^.]*`, depth-1-i)) + `)`
-	}
+	prefixes := pathPrefixes(q, g.p.Depth())
+	slices.Reverse(prefixes)
 	// A proper prefix is shorter than the name.
-	return `([` + strings.Join(prefixes, ", ") + `].filter(n, size(n) < size(` + q + `) && ` + g.exists("n") + `) + [""])[0]`
+	return cel.Add(cel.List(prefixes...).Filter("n", func(n cel.Expr) cel.Expr { return cel.And(cel.Lt(cel.Size(n), cel.Size(q)), g.exists(n)) }), cel.List(emptyString)).At(cel.Int(0))
 }
 
 // ruleVariables writes one variable per element of rule i's chain
 // (innermost parent first) and returns the rule's own.
-func (g *queueCEL) ruleVariables(i int, r *yunikorn.PlacementRuleSpec) string {
-	chain := r.Chain()
-	prev := ""
-	for j, el := range chain {
+func (g *queueCEL) ruleVariables(i int, r *yunikorn.PlacementRuleSpec) cel.Expr {
+	var prev *cel.Expr
+	for j, el := range r.Chain() {
 		name := fmt.Sprintf("r%de%d", i, j)
 		g.add(name, g.celElement(el, prev))
-		prev = "variables." + name
+		v := cel.Var(name)
+		prev = &v
 	}
-	return prev
+	return *prev
 }
 
 // celElement is the CEL of one rule element's placeApplication, given the
-// variable of its parent's outcome ("" for none): a map of q (the queue,
+// variable of its parent's outcome (nil for none): a map of q (the queue,
 // "" for none), why and err.
-func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent string) string {
-	empty := func(why string) string { return outcome("q", `""`, "why", why, "err", `""`) }
-	fail := func(msg string) string { return outcome("q", `""`, "why", `"error: " + `+msg, "err", msg) }
-	found := func(q string) string {
+func (g *queueCEL) celElement(el *yunikorn.PlacementRuleSpec, parent *cel.Expr) cel.Expr {
+	outcome := func(q, why, err cel.Expr) cel.Expr { return cel.Record("q", q, "why", why, "err", err) }
+	empty := func(why cel.Expr) cel.Expr { return outcome(emptyString, why, emptyString) }
+	fail := func(msg cel.Expr) cel.Expr { return outcome(emptyString, cel.Add(cel.Str("error: "), msg), msg) }
+	invalid := fail(cel.Str(celInvalidQueue))
+	found := func(q cel.Expr) cel.Expr {
 		if el.Create {
-			return outcome("q", q, "why", `""`, "err", `""`)
+			return outcome(q, emptyString, emptyString)
 		}
-		return `(` + g.exists(q) + ` ? ` + outcome("q", q, "why", `""`, "err", `""`) + ` : ` + empty(q+` + " does not exist and create is false"`) + `)`
+		return cel.If(g.exists(q), outcome(q, emptyString, emptyString), empty(cel.Add(q, cel.Str(" does not exist and create is false"))))
 	}
+	validName := func(x cel.Expr) cel.Expr { return x.Matches(celQueueName) }
 	if el.Name == yunikorn.RuleTest {
-		named := outcome("q", `variables.appQueue.replace(".", "_dot_")`, "why", `""`, "err", `""`)
+		test := outcome(cel.Str("test"), emptyString, emptyString)
+		named := outcome(appQueue.Replace(".", "_dot_"), emptyString, emptyString)
 		if g.rel.Has(release.NarrowQueueNames) {
 			// Releases with narrow names return the name unchecked.
-			return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` + named
+			return cel.If(cel.Eq(appQueue, emptyString), test, named)
 		}
-		return `variables.appQueue == "" ? ` + outcome("q", `"test"`, "why", `""`, "err", `""`) + ` : ` +
-			`variables.appQueue.split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + named + ` : ` + fail(celString(celInvalidQueue))
+		return cel.Cases(invalid, cel.When(cel.Eq(appQueue, emptyString), test), cel.When(appQueue.M("split", cel.Str(".")).All("x", validName), named))
 	}
-	var n string
+	var n cel.Expr
 	switch el.Name {
 	case yunikorn.RuleProvided:
-		n = `variables.appQueue`
+		n = appQueue
 	case yunikorn.RuleTag:
 		n = g.celTag(el.Value)
 	case yunikorn.RuleUser:
-		n = `variables.idUser`
+		n = idUser
 	case yunikorn.RuleFixed:
-		n = celString(el.Value)
+		n = cel.Str(el.Value)
 	}
 	// Below the parent (or root).
 	child := n
-	childCheck := ""
+	var checks []cel.Case
 	// Releases with narrow names check a name only when they create the
 	// queue.
-	checks := !g.rel.Has(release.NarrowQueueNames)
+	check := !g.rel.Has(release.NarrowQueueNames)
 	if el.Name != yunikorn.RuleFixed {
-		child = `(` + n + `).replace(".", "_dot_")`
-		if checks {
-			childCheck = `!` + child + `.matches(` + celString(celQueueName) + `) ? ` + fail(celString(celInvalidQueue)) + ` : `
+		child = n.Replace(".", "_dot_")
+		if check {
+			checks = append(checks, cel.When(cel.Not(validName(child)), invalid))
 		}
 	}
-	below := found(`"root." + ` + child)
-	if parent != "" {
-		pq := `(string(` + parent + `.q).startsWith("root.") ? string(` + parent + `.q) : "root." + string(` + parent + `.q))`
-		below = parent + `.err != "" ? ` + outcome("q", `""`, "why", `"parent: " + `+parent+`.why`, "err", parent+`.err`) + ` : ` +
-			parent + `.q == "" ? ` + empty(`"parent: " + `+parent+`.why`) + ` : ` +
-			g.exists(pq) + ` && ` + g.leaf(pq) + ` ? ` + fail(`"parent rule returned a leaf queue: " + `+pq) + ` : ` +
-			found(pq+` + "." + `+child)
+	below := found(cel.Add(cel.Str("root."), child))
+	if parent != nil {
+		pq := cel.String(parent.F("q"))
+		pq = cel.If(pq.M("startsWith", cel.Str("root.")), pq, cel.Add(cel.Str("root."), pq))
+		why := cel.Add(cel.Str("parent: "), parent.F("why"))
+		below = cel.Cases(found(cel.Add(pq, cel.Str("."), child)),
+			cel.When(cel.Ne(parent.F("err"), emptyString), outcome(emptyString, why, parent.F("err"))),
+			cel.When(cel.Eq(parent.F("q"), emptyString), empty(why)),
+			cel.When(cel.And(g.exists(pq), g.leaf(pq)), fail(cel.Add(cel.Str("parent rule returned a leaf queue: "), pq))))
 	}
-	rest := childCheck + below
+	rest := cel.Cases(below, checks...)
+	qualified := n.M("startsWith", cel.Str("root."))
 	switch {
 	case el.Name == yunikorn.RuleFixed && el.Qualified:
 		rest = found(n)
-	case (el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag) && !checks:
-		rest = `(` + n + `).startsWith("root.") ? ` + found(n) + ` : ` + rest
+	case (el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag) && !check:
+		rest = cel.If(qualified, found(n), rest)
 	case el.Name == yunikorn.RuleProvided || el.Name == yunikorn.RuleTag:
-		rest = `(` + n + `).startsWith("root.") ? ((` + n + `).split(".").all(x, x.matches(` + celString(celQueueName) + `)) ? ` + found(n) + ` : ` + fail(celString(celInvalidQueue)) + `) : ` + rest
+		rest = cel.If(qualified, cel.If(n.M("split", cel.Str(".")).All("x", validName), found(n), invalid), rest)
 	}
-	// CEL's grammar takes no conditional unparenthesised between ? and :.
-	expr := celFilter(el.Filter) + ` ? (` + rest + `) : ` + empty(`"filtered out"`)
+	expr := cel.If(celFilter(el.Filter), rest, empty(cel.Str("filtered out")))
 	switch el.Name {
 	case yunikorn.RuleProvided:
-		expr = n + ` == "" ? ` + empty(`"no queue requested"`) + ` : ` + expr
+		expr = cel.If(cel.Eq(n, emptyString), empty(cel.Str("no queue requested")), expr)
 	case yunikorn.RuleTag:
-		expr = n + ` == "" ? ` + empty(celString("tag "+el.Value+" not set")) + ` : ` + expr
+		expr = cel.If(cel.Eq(n, emptyString), empty(cel.Str("tag "+el.Value+" not set")), expr)
 	}
 	return expr
 }
 
 // queueWarning is one warning of the queue decision: when, and its text.
-type queueWarning struct{ what, cond, msg string }
+type queueWarning struct {
+	what      string
+	cond, msg cel.Expr
+}
 
 func (g *queueCEL) warnings() []queueWarning {
-	goQuote := `"\"" + variables.appQueue.replace("\\", "\\\\").replace("\"", "\\\"") + "\""`
+	final := cel.Var("final")
+	goQuote := cel.Add(cel.Str(`"`), appQueue.Replace(`\`, `\\`).Replace(`"`, `\"`), cel.Str(`"`))
 	return []queueWarning{
-		{"yunikorn: the queue named is not used", `variables.appQueue != "" && variables.final.rule != "provided"`,
-			`"yunikorn: queue " + ` + goQuote + ` + " is not used: application " + variables.appId + " would run in " + variables.final.queue + " (rule " + variables.final.rule + ")"`},
-		{"yunikorn: the application would run in the recovery queue", `!variables.forced && variables.final.queue == "root.@recovery@"`,
-			`"yunikorn: application " + variables.appId + " would run in the recovery queue root.@recovery@"`},
-		{"yunikorn: the application is shared by the namespace's pods", `variables.appQueue != "" && variables.appId.startsWith("yunikorn-") && variables.appId == variables.sharedAppId`,
-			`"yunikorn: application " + variables.appId + " is shared by all pods of namespace " + variables.ns + " without an application id; if it already exists this pod joins it and keeps its queue"`},
-		{"yunikorn: the user is taken to be the controller", `variables.idController`,
-			`"yunikorn: user taken to be " + variables.idUser + " (the controller that creates the pods)"`},
+		{"yunikorn: the queue named is not used", cel.And(cel.Ne(appQueue, emptyString), cel.Ne(final.F("rule"), cel.Str("provided"))),
+			cel.Add(cel.Str("yunikorn: queue "), goQuote, cel.Str(" is not used: application "), appID, cel.Str(" would run in "), final.F("queue"), cel.Str(" (rule "), final.F("rule"), cel.Str(")"))},
+		{"yunikorn: the application would run in the recovery queue", cel.And(cel.Not(forced), cel.Eq(final.F("queue"), cel.Str("root.@recovery@"))),
+			cel.Add(cel.Str("yunikorn: application "), appID, cel.Str(" would run in the recovery queue root.@recovery@"))},
+		{"yunikorn: the application is shared by the namespace's pods", cel.And(cel.Ne(appQueue, emptyString), appID.M("startsWith", cel.Str("yunikorn-")), cel.Eq(appID, cel.Var("sharedAppId"))),
+			cel.Add(cel.Str("yunikorn: application "), appID, cel.Str(" is shared by all pods of namespace "), cel.Var("ns"), cel.Str(" without an application id; if it already exists this pod joins it and keeps its queue"))},
+		{"yunikorn: the user is taken to be the controller", cel.Var("idController"),
+			cel.Add(cel.Str("yunikorn: user taken to be "), idUser, cel.Str(" (the controller that creates the pods)"))},
 	}
 }

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 )
 
 // queueConfigMap is a ConfigMap with a queue configuration: the partition
@@ -147,11 +148,11 @@ func TestKubernetesQueueSetsSplitWithinTheExpressionSize(t *testing.T) {
 				t.Fatalf("%d variables, want %d", len(g.extraVars), tc.shards)
 			}
 			for _, v := range g.extraVars {
-				if n := utf8.RuneCountInString(v.Expression); n > MaxExpression {
-					t.Errorf("variable %s is %d code points", v.Name, n)
+				if n := v.expr.Len(); n > MaxExpression {
+					t.Errorf("variable %s is %d code points", v.name, n)
 				}
 			}
-			if got := strings.Count(g.in("leafQueues", "x"), "x in variables.leafQueues"); got != tc.shards {
+			if got := strings.Count(g.in("leafQueues", cel.Id("x")).String(), "x in variables.leafQueues"); got != tc.shards {
 				t.Errorf("a lookup asks %d variables, want %d", got, tc.shards)
 			}
 		})
