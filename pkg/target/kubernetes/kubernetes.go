@@ -325,6 +325,9 @@ func Objects(s *translate.Sources, opts Options) ([]Object, error) {
 		if err := checkExpressions(o); err != nil {
 			return nil, err
 		}
+		if err := checkObject(o); err != nil {
+			return nil, err
+		}
 		doc, err := o.YAML()
 		if err != nil {
 			return nil, err

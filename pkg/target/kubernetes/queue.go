@@ -656,9 +656,16 @@ func (g *queueCEL) ugiVariables() {
 			entries = append(entries, cel.KV(cel.Str(u), cel.Strs(gs...)))
 		}
 		g.add("groupTable", cel.MapOf(entries...))
-		g.add("groupErrors", cel.MapOf(errs...))
 		resolved = cel.Var("groupTable").OptAt(idUser).OrValue(cel.List())
-		resolvedErr = cel.If(cel.In(idUser, cel.Var("groupTable")), emptyString, cel.Var("groupErrors").OptAt(idUser).OrValue(cel.Add(cel.Str("lookup failed for user: "), idUser)))
+		lookupFailed := cel.Add(cel.Str("lookup failed for user: "), idUser)
+		if len(errs) > 0 {
+			g.add("groupErrors", cel.MapOf(errs...))
+			lookupFailed = cel.Var("groupErrors").OptAt(idUser).OrValue(lookupFailed)
+		}
+		// Without errors the table would be {}, whose values are dyn: the
+		// error would be dyn, which the outcome's map literal, all strings,
+		// cannot hold.
+		resolvedErr = cel.If(cel.In(idUser, cel.Var("groupTable")), emptyString, lookupFailed)
 	}
 	g.add("resolveError", cel.If(cel.Or(given, cel.Gt(cel.Size(idGroups), cel.Int(0))), emptyString, resolvedErr))
 	g.add("ugiError", cel.Cases(cel.If(validUser, emptyString, cel.Str("invalid username, it contains invalid characters")),
