@@ -47,12 +47,16 @@ const (
 	celNoRuleMatched = "application rejected: no placement rule matched"
 	celPanicNoDot    = "runtime error: slice bounds out of range [:-1]"
 	celInvalidQueue  = "invalid queue name, max 64 characters consisting of alphanumeric characters and '-', '_', '#', '@', '/', ':' allowed"
-	// celQueueName and celUserName are YuniKorn's QueueNameRegExp and
-	// UserRegExp, matched with CEL's matches (Go's regexp, as YuniKorn).
-	celQueueName = `^[a-zA-Z0-9_:#/@-]{1,64}$`
-	celUserName  = `^[_a-zA-Z][a-zA-Z0-9:#/_.@-]*[$]?$`
 	// celJSONStr is a JSON string token.
 	celJSONStr = `"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`
+)
+
+// celQueueName and celUserName are the patterns of a queue name and a
+// user name: YuniKorn's QueueNameRegExp and UserRegExp, the reference
+// decision's own, matched with CEL's matches (Go's regexp, as YuniKorn).
+var (
+	celQueueName = yunikorn.QueueNameRegExp.String()
+	celUserName  = yunikorn.UserRegExp.String()
 )
 
 // kubernetesQueueSkip says why the sources get no queue policy, "" when
@@ -837,9 +841,8 @@ func (g *queueCEL) placementVariables() {
 	pq, createAt, createBad := cel.Var("placedQueue"), cel.Var("createAt"), cel.Var("createBad")
 	g.add("createAt", g.celNearest(pq))
 	g.add("createParts", cel.If(cel.Eq(createAt, emptyString), cel.List(), pq.M("substring", cel.Add(cel.Size(createAt), cel.Int(1))).M("split", cel.Str("."))))
-	partName, invalidPart := celQueueName, cel.Str(celInvalidQueue)
+	partName, invalidPart := yunikorn.QueueNameRegExpOf(g.rel).String(), cel.Str(celInvalidQueue)
 	if g.rel.Has(release.NarrowQueueNames) {
-		partName = `^[a-zA-Z0-9_-]{1,64}$`
 		invalidPart = cel.Add(cel.Str("invalid queue name '"), createBad.At(cel.Int(0)), cel.Str("', a name must only have alphanumeric characters, - or _, and be no longer than 64 characters"))
 	}
 	g.add("createBad", cel.Var("createParts").Filter("x", func(x cel.Expr) cel.Expr {
