@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -93,7 +94,7 @@ func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVar(&o.claimsFile, "claims-file", "", "JSON file of extra claims for the signature, e.g. {\"scope\": \"prod\"}")
 	guardOffFlag(fs, &o.guardOff)
 	fs.StringSliceVar(&o.decisions, "decisions", nil, "--target gatekeeper and kubernetes: the templates or policies to write, user-info and/or queue (default: those the sources configure: user-info when they set an admissionController.* key, queue when they hold a queue configuration)")
-	fs.StringVar(&o.name, "name", translate.KubernetesDefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
+	fs.StringVar(&o.name, "name", kubernetes.DefaultName, "--target kubernetes: the build's name, the first part of every object's name (<name>-user-info, <name>-queue, <name>-queue-warnings): builds of other names never replace each other's objects")
 	fs.StringVar(&o.staticDir, "static-manifests", "", "--target kubernetes: lay the objects out for the API server to load at start from this absolute directory on its hosts (Kubernetes 1.37+): --output-file DIR/ gets admission-configuration.yaml (for --admission-control-config-file) and validating/ and mutating/ to copy there; names end with .static.k8s.io")
 	kindFlag(fs, &o.kind, o.commandLine)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -23,23 +24,23 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		}
 	}
 	if cmd.Flags().Changed("name") {
-		if why := translate.CheckKubernetesName(o.name); why != "" {
+		if why := kubernetes.CheckName(o.name); why != "" {
 			return usageErr(cmd, "--name %q: %s", o.name, why)
 		}
 	}
 	if o.staticDir != "" && !isOutputDir(o.out) {
 		return usageErr(cmd, "--static-manifests writes a directory: give --output-file DIR/")
 	}
-	opts := translate.KubernetesOptions{Name: o.name, Decisions: o.decisions}
-	objs, err := translate.KubernetesObjectsOf(s, opts)
+	opts := kubernetes.Options{Name: o.name, Decisions: o.decisions}
+	objs, err := kubernetes.Objects(s, opts)
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	for _, note := range translate.KubernetesLimitsOf(s, opts) {
+	for _, note := range kubernetes.LimitsOf(s, opts) {
 		errorf(stderr, "build: note: %s", note)
 	}
-	big, err := translate.KubernetesServerSideOnly(objs)
+	big, err := kubernetes.ServerSideOnly(objs)
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
@@ -49,7 +50,7 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 		// kubectl apply without --server-side would create the bindings
 		// and refuse these policies (metadata.annotations: Too long); the
 		// queue check's in-force policy then refuses what it would check.
-		errorf(stderr, "build: note: %s: more than the %d bytes client-side kubectl apply can record in its last-applied-configuration annotation (the API server would refuse the object); apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), translate.KubernetesMaxClientApplyBytes)
+		errorf(stderr, "build: note: %s: more than the %d bytes client-side kubectl apply can record in its last-applied-configuration annotation (the API server would refuse the object); apply with kubectl apply --server-side (or Helm, Argo CD, Flux)", strings.Join(big, ", "), kubernetes.MaxClientApplyBytes)
 	}
 	if o.staticDir != "" {
 		return writeKubernetesStatic(o.out, o.staticDir, objs, stdout, stderr)
@@ -58,15 +59,15 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 	for i, obj := range objs {
 		files[i] = obj
 	}
-	return writeManifests(o.out, files, "Kubernetes admission policies "+translate.KubernetesSummary(objs), stdout, stderr)
+	return writeManifests(o.out, files, "Kubernetes admission policies "+kubernetes.Summary(objs), stdout, stderr)
 }
 
 // writeKubernetesStatic writes objs into out laid out for the API server to
 // load from staticDir at start: out/admission-configuration.yaml, and one
 // file per object in out/validating and out/mutating, which are to be
 // copied to staticDir on the control-plane hosts.
-func writeKubernetesStatic(out, staticDir string, objs []translate.KubernetesObject, stdout, stderr io.Writer) int {
-	l, err := translate.KubernetesStatic(objs, staticDir)
+func writeKubernetesStatic(out, staticDir string, objs []kubernetes.Object, stdout, stderr io.Writer) int {
+	l, err := kubernetes.Static(objs, staticDir)
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
@@ -78,7 +79,7 @@ func writeKubernetesStatic(out, staticDir string, objs []translate.KubernetesObj
 	dirs := []dir{{out, []outFile{{name: "admission-configuration.yaml", data: l.AdmissionConfiguration}}}}
 	for _, d := range []struct {
 		name string
-		objs []translate.KubernetesObject
+		objs []kubernetes.Object
 	}{{"validating", l.Validating}, {"mutating", l.Mutating}} {
 		if len(d.objs) == 0 {
 			continue

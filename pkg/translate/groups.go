@@ -149,6 +149,10 @@ func (s *Sources) Groups() GroupResolution {
 	return g
 }
 
+// GroupsGiven reports whether the build was given its group resolution
+// (WithGroupResolution, WithPortable), rather than none by default.
+func (s *Sources) GroupsGiven() bool { return s.groups.resolver != nil }
+
 // Resolver returns the chosen resolver.
 func (g GroupResolution) Resolver() builtins.Resolver { return g.resolver }
 
@@ -234,10 +238,10 @@ func (g GroupResolution) NeedsHostBuiltin() bool {
 	return g.resolver != nil && g.resolver.Name() != builtins.ResolverNone && !g.Static
 }
 
-// staticUsers are the users whose answers a static build compiles in: the
+// StaticUsers are the users whose answers a static build compiles in: the
 // file's users, or the test resolver's table (every other user fails the
 // lookup, as in YuniKorn).
-func (g GroupResolution) staticUsers() []string {
+func (g GroupResolution) StaticUsers() []string {
 	switch r := g.resolver.(type) {
 	case *builtins.FileResolver:
 		var users []string
@@ -264,7 +268,7 @@ func (g GroupResolution) data() map[string]any {
 		return out
 	}
 	users := map[string]any{}
-	for _, u := range g.staticUsers() {
+	for _, u := range g.StaticUsers() {
 		groups, err := g.resolver.Resolve(u)
 		entry := map[string]any{"groups": append([]string{}, groups...)}
 		if err != nil {

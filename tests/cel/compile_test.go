@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/cel/environment"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -44,7 +45,7 @@ admissionController.filtering.bypassNamespaces: ""
 // JSON Patch types. A refusal here is a policy kubectl apply would refuse.
 func TestPoliciesCompileAtCreation(t *testing.T) {
 	sources := compileSources
-	// Close to the longest expression aclc writes (KubernetesMaxExpression
+	// Close to the longest expression aclc writes (kubernetes.MaxExpression
 	// code points), which CEL's parser must still take.
 	long := make([]string, 1400)
 	for i := range long {
@@ -134,6 +135,32 @@ func compileMutating(t *testing.T, p *admissionregistrationv1.MutatingAdmissionP
 		}
 		if r := c.CompileCELExpression(&patch.JSONPatchCondition{Expression: m.JSONPatch.Expression}, opts, environment.NewExpressions); r.Error != nil {
 			t.Errorf("mutation %d: %v", i, r.Error)
+		}
+	}
+}
+
+// A file resolver that resolves every user: the queue policy compiles in
+// its answers and no table of errors, and the API server takes it.
+func TestQueuePolicyOfAFileResolverCompiles(t *testing.T) {
+	groups := filepath.Join(t.TempDir(), "groups.yaml")
+	if err := os.WriteFile(groups, []byte("alice: [dev, ops]\nbob: [test]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &translate.Sources{}
+	if err := s.AddInputs([]translate.Input{{Name: "queues.yaml", Data: []byte("partitions:\n  - name: default\n    placementrules:\n      - name: provided\n    queues:\n      - name: root\n        submitacl: \" dev\"\n")}}, translate.KindAuto); err != nil {
+		t.Fatal(err)
+	}
+	s, err := s.WithGroupResolution("file="+groups, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kubernetes.Objects(s, kubernetes.Options{Decisions: []string{translate.GatekeeperQueue}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if p, ok := o.Object.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok {
+			compileValidating(t, p)
 		}
 	}
 }

@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/openapi/openapitest"
 	sigsjson "sigs.k8s.io/json"
 
+	kubetarget "github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -354,7 +355,7 @@ func buildFor(inputs []translate.Input, releases []translate.YuniKornRelease) ([
 			return nil, nil, err
 		}
 	}
-	objs, err := translate.KubernetesObjects(s)
+	objs, err := kubetarget.AllObjects(s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -56,7 +57,7 @@ data:
 func queueVariable(t *testing.T, docs [][]byte, name string) string {
 	t.Helper()
 	for _, obj := range decodeStrict(t, docs) {
-		if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && p.Name == translate.KubernetesQueuePolicy {
+		if p, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && p.Name == kubernetes.QueuePolicy {
 			for _, v := range p.Spec.Variables {
 				if v.Name == name {
 					return v.Expression
@@ -64,7 +65,7 @@ func queueVariable(t *testing.T, docs [][]byte, name string) string {
 			}
 		}
 	}
-	t.Fatalf("no variable %s in %s", name, translate.KubernetesQueuePolicy)
+	t.Fatalf("no variable %s in %s", name, kubernetes.QueuePolicy)
 	return ""
 }
 
@@ -207,7 +208,7 @@ func TestOversizedQueueConfigurationIsRefused(t *testing.T) {
 	if err == nil {
 		t.Fatal("a configuration of 30,000 queues builds; want a refusal for the object size")
 	}
-	for _, want := range []string{translate.KubernetesQueuePolicy, "partition default", "30003 queues", fmt.Sprint(translate.KubernetesMaxObjectBytes)} {
+	for _, want := range []string{kubernetes.QueuePolicy, "partition default", "30003 queues", fmt.Sprint(kubernetes.MaxObjectBytes)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}

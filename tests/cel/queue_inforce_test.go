@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -45,13 +46,13 @@ data:
 	all := queueOnly(decodeStrict(t, docs))
 	var missing []runtime.Object
 	for _, o := range all {
-		if p, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && p.Name == translate.KubernetesQueuePolicy {
+		if p, ok := o.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && p.Name == kubernetes.QueuePolicy {
 			continue
 		}
 		missing = append(missing, o)
 	}
 	if len(missing) != len(all)-1 {
-		t.Fatalf("the build has no %s", translate.KubernetesQueuePolicy)
+		t.Fatalf("the build has no %s", kubernetes.QueuePolicy)
 	}
 	pod := func(queue string) *request {
 		obj, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p",
@@ -64,8 +65,8 @@ data:
 	configMap, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}})
 	other := &request{UID: "u", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Namespace: "default", Name: "c", Operation: "CREATE", Object: configMap}
 	notFound := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
-		translate.KubernetesQueueInForcePolicy, translate.KubernetesQueueInForcePolicy)
-	queueDenied := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: yunikorn: application a1 would be rejected", translate.KubernetesQueuePolicy, translate.KubernetesQueuePolicy)
+		kubernetes.QueueInForcePolicy, kubernetes.QueueInForcePolicy)
+	queueDenied := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: yunikorn: application a1 would be rejected", kubernetes.QueuePolicy, kubernetes.QueuePolicy)
 	ns := []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
 	for _, tc := range []struct {
 		rule          string

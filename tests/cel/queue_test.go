@@ -10,6 +10,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests"
 )
@@ -52,7 +53,7 @@ func buildQueue(c *tests.Case, rel translate.YuniKornRelease) ([][]byte, *transl
 	if s, err = s.WithKubernetes(c.Kubernetes()).WithGroupResolution(c.Resolver, true); err != nil {
 		return nil, nil, err
 	}
-	objs, err := translate.KubernetesObjects(s)
+	objs, err := kubernetes.AllObjects(s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,11 +75,11 @@ func queueOnly(objs []runtime.Object) []runtime.Object {
 	for _, o := range objs {
 		switch p := o.(type) {
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			if p.Name == translate.KubernetesUserInfoPolicy {
+			if p.Name == kubernetes.UserInfoPolicy {
 				continue
 			}
 		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			if p.Name == translate.KubernetesUserInfoPolicy {
+			if p.Name == kubernetes.UserInfoPolicy {
 				continue
 			}
 		}
@@ -93,7 +94,7 @@ func userInfoOnly(objs []runtime.Object) []runtime.Object {
 	var out []runtime.Object
 	for _, o := range objs {
 		name := o.(interface{ GetName() string }).GetName()
-		if name == translate.KubernetesQueuePolicy || name == translate.KubernetesQueueWarningsPolicy || name == translate.KubernetesQueueInForcePolicy {
+		if name == kubernetes.QueuePolicy || name == kubernetes.QueueWarningsPolicy || name == kubernetes.QueueInForcePolicy {
 			continue
 		}
 		out = append(out, o)
@@ -160,8 +161,8 @@ func decideQueue(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, clu
 	if err != nil {
 		return fmt.Sprintf("build: %v", err)
 	}
-	if !slices.ContainsFunc(docs, func(d []byte) bool { return strings.Contains(string(d), "name: "+translate.KubernetesQueuePolicy+"\n") }) {
-		return "no queue policy: " + strings.Join(translate.KubernetesLimits(src), "; ")
+	if !slices.ContainsFunc(docs, func(d []byte) bool { return strings.Contains(string(d), "name: "+kubernetes.QueuePolicy+"\n") }) {
+		return "no queue policy: " + strings.Join(kubernetes.Limits(src), "; ")
 	}
 	_, out, why := admitCase(t, c, src, clusters, rel.Name()+"\x00"+c.Resolver, func() []runtime.Object { return queueOnly(decodeStrict(t, docs)) })
 	if out == nil {
@@ -172,7 +173,7 @@ func decideQueue(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, clu
 
 // warnedBy strips the API server's framing of a Warn binding's warning.
 func warnedBy(w string) string {
-	prefix := "Validation failed for ValidatingAdmissionPolicy '" + translate.KubernetesQueueWarningsPolicy + "' with binding '" + translate.KubernetesQueueWarningsPolicy + "': "
+	prefix := "Validation failed for ValidatingAdmissionPolicy '" + kubernetes.QueueWarningsPolicy + "' with binding '" + kubernetes.QueueWarningsPolicy + "': "
 	return strings.TrimPrefix(w, prefix)
 }
 

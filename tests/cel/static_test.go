@@ -10,6 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/manifest/loader"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -23,16 +24,16 @@ func TestStaticManifestsLoadAsTheAPIServerLoadsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := translate.KubernetesObjectsOf(s, translate.KubernetesOptions{Name: "team-a"})
+	objs, err := kubernetes.Objects(s, kubernetes.Options{Name: "team-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	l, err := translate.KubernetesStatic(objs, root)
+	l, err := kubernetes.Static(objs, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(dir string, objs []translate.KubernetesObject) {
+	write := func(dir string, objs []kubernetes.Object) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

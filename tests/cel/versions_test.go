@@ -8,6 +8,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests"
 )
@@ -61,7 +62,7 @@ func decideAs(t *testing.T, c *tests.Case, rel translate.YuniKornRelease, cluste
 		return fmt.Sprintf("build: %v", err)
 	}
 	s = s.WithGuardOff(admission.GuardParts())
-	objs, err := translate.KubernetesObjects(s)
+	objs, err := kubernetes.AllObjects(s)
 	if err != nil {
 		return fmt.Sprintf("build: %v", err)
 	}

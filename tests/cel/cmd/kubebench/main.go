@@ -37,6 +37,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	acladmission "github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 	"github.com/aclc-dev/aclc/tests/gen"
 )
@@ -44,7 +45,7 @@ import (
 // The API server's limits the figures are held to.
 const (
 	// etcd refuses a value larger than 1.5 MiB: the stored object's bound.
-	maxObjectBytes = translate.KubernetesMaxObjectBytes
+	maxObjectBytes = kubernetes.MaxObjectBytes
 	// A client-side `kubectl apply` records the object's JSON in an
 	// annotation, and an object's annotations may total 256 KiB.
 	maxAnnotationBytes = 256 * 1024
@@ -78,7 +79,7 @@ func main() {
 		Platform:          runtime.GOOS + "/" + runtime.GOARCH,
 		Libraries:         "k8s.io/apiserver " + apiserverVersion(),
 		Admission:         fmt.Sprintf("a Pod CREATE by %s (groups %s) in namespace %s naming the configuration's deepest queue; the validating policies see it with the user.info the mutating policy adds", benchUser, strings.Join(benchGroups, ", "), benchNamespace),
-		Limits:            Limits{ObjectBytes: maxObjectBytes, ExpressionCost: celconfig.PerCallLimit, PolicyCost: celconfig.RuntimeCELCostBudget, ExpressionCodePoints: translate.KubernetesMaxExpression, AnnotationBytes: maxAnnotationBytes},
+		Limits:            Limits{ObjectBytes: maxObjectBytes, ExpressionCost: celconfig.PerCallLimit, PolicyCost: celconfig.RuntimeCELCostBudget, ExpressionCodePoints: kubernetes.MaxExpression, AnnotationBytes: maxAnnotationBytes},
 		EstimatedCostNote: "not computed: the API server's validation of admissionregistration.k8s.io/v1 policies (v1.37) compiles each expression but estimates no cost and refuses none for it; only the runtime cost below is limited",
 	}
 	for _, n := range sizes {
@@ -186,9 +187,9 @@ func measure(n int) Size {
 	began := time.Now()
 	s := &translate.Sources{}
 	err := s.AddInputs([]translate.Input{{Name: fmt.Sprintf("queues-%d.yaml", n), Data: lc.YAML}}, translate.KindAuto)
-	var objs []translate.KubernetesObject
+	var objs []kubernetes.Object
 	if err == nil {
-		objs, err = translate.KubernetesObjects(s)
+		objs, err = kubernetes.AllObjects(s)
 	}
 	sz.BuildMs = time.Since(began).Milliseconds()
 	if err != nil {
@@ -216,8 +217,8 @@ func fits(objs []Object) (bool, string) {
 		switch {
 		case o.StoredBytes > maxObjectBytes || o.YAMLBytes > maxObjectBytes:
 			return false, fmt.Sprintf("%s/%s is %d bytes, over the %d etcd stores", o.Kind, o.Name, max(o.StoredBytes, o.YAMLBytes), maxObjectBytes)
-		case o.LongestCodePoints > translate.KubernetesMaxExpression:
-			return false, fmt.Sprintf("%s/%s: %s is %d code points, over the %d CEL's parser takes", o.Kind, o.Name, o.LongestExpression, o.LongestCodePoints, translate.KubernetesMaxExpression)
+		case o.LongestCodePoints > kubernetes.MaxExpression:
+			return false, fmt.Sprintf("%s/%s: %s is %d code points, over the %d CEL's parser takes", o.Kind, o.Name, o.LongestExpression, o.LongestCodePoints, kubernetes.MaxExpression)
 		case o.CostliestCost > celconfig.PerCallLimit:
 			return false, fmt.Sprintf("%s/%s: %s costs %d, over the per-expression limit %d", o.Kind, o.Name, o.CostliestExpression, o.CostliestCost, celconfig.PerCallLimit)
 		case o.Cost > celconfig.RuntimeCELCostBudget:
@@ -280,7 +281,7 @@ func largest(measured []Size) *Largest {
 
 // measureObject measures one object of the build; a policy is also
 // evaluated for one admission.
-func measureObject(o translate.KubernetesObject, queue string) (Object, error) {
+func measureObject(o kubernetes.Object, queue string) (Object, error) {
 	doc, err := o.YAML()
 	if err != nil {
 		return Object{}, err

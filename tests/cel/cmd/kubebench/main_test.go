@@ -7,7 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/aclc-dev/aclc/pkg/translate"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 )
 
 // TestMeasureEveryObject: a small configuration's build is measured object
@@ -79,7 +79,7 @@ func TestMatchConditionsAreCharged(t *testing.T) {
 			Validations:     []admissionregistrationv1.Validation{{Expression: "true"}},
 		},
 	}
-	m, err := measureObject(translate.KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: "p", Object: p}, "root.q")
+	m, err := measureObject(kubernetes.Object{Kind: "ValidatingAdmissionPolicy", Name: "p", Object: p}, "root.q")
 	if err != nil {
 		t.Fatal(err)
 	}

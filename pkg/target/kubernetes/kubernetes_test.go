@@ -1,4 +1,4 @@
-package translate
+package kubernetes
 
 import (
 	"bytes"
@@ -13,31 +13,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
-func kubernetesSources(t *testing.T, configMap string) *Sources {
+func kubernetesSources(t *testing.T, configMap string) *translate.Sources {
 	t.Helper()
-	s := &Sources{}
-	if err := s.Add("yunikorn-configs.yaml", []byte(configMap), KindAuto); err != nil {
+	s := &translate.Sources{}
+	if err := s.Add("yunikorn-configs.yaml", []byte(configMap), translate.KindAuto); err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// CEL's string escapes are Go's: every literal celString writes reads back,
-// as a Go literal, as the text it was given; no raw control character or
-// line separator is left in the policy's YAML.
-func TestCELStringReadsBackAsTheText(t *testing.T) {
-	for _, s := range []string{"", "^kube-system$", `a"b\c`, "tab\there", "nl\nx\x00\x1f\x7f", "é\u2028\u2029ü", "\xff\xfe", `\p{Greek}`} {
-		lit := celString(s)
-		back, err := strconv.Unquote(lit)
-		if err != nil || back != s {
-			t.Errorf("celString(%q) = %s, reads back as %q (%v)", s, lit, back, err)
-		}
-		if strings.ContainsAny(lit, "\x00\n\t\u2028") {
-			t.Errorf("celString(%q) = %q keeps a raw control character", s, lit)
-		}
-	}
 }
 
 // Each object is written as a typed admissionregistration/v1 object that
@@ -54,7 +39,7 @@ func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
 			"ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding"},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			objs, err := KubernetesObjects(kubernetesSources(t, tc.source))
+			objs, err := AllObjects(kubernetesSources(t, tc.source))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +105,7 @@ func TestKubernetesRefusesAnExpressionTooLongToParse(t *testing.T) {
 			for i := range patterns {
 				patterns[i] = "^system:serviceaccount:team-" + strconv.Itoa(i) + ":runner$"
 			}
-			objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalUsers: \""+strings.Join(patterns, ",")+"\"\n"))
+			objs, err := AllObjects(kubernetesSources(t, "admissionController.accessControl.externalUsers: \""+strings.Join(patterns, ",")+"\"\n"))
 			if !tc.refused {
 				if err != nil {
 					t.Fatal(err)
@@ -136,11 +121,11 @@ func TestKubernetesRefusesAnExpressionTooLongToParse(t *testing.T) {
 
 // A build without YuniKorn configuration is refused as a source error.
 func TestKubernetesNeedsAYuniKornConfiguration(t *testing.T) {
-	s, err := LoadSources([]string{"../../examples/vov/acls.yaml"}, KindAuto)
+	s, err := translate.LoadSources([]string{"../../../examples/vov/acls.yaml"}, translate.KindAuto)
 	if err != nil {
 		t.Fatalf("VOV source: %v", err)
 	}
-	if _, err := KubernetesObjects(s); err == nil || !strings.Contains(err.Error(), "no YuniKorn configuration") {
+	if _, err := AllObjects(s); err == nil || !strings.Contains(err.Error(), "no YuniKorn configuration") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -150,7 +135,7 @@ func TestKubernetesNeedsAYuniKornConfiguration(t *testing.T) {
 // what YuniKorn's admission controller does, and no more.
 func TestKubernetesGuardPartsOffLeaveTheirValidationsOut(t *testing.T) {
 	policy := func(off []admission.GuardPart) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicy) {
-		objs, err := KubernetesObjects(kubernetesSources(t, "admissionController.accessControl.externalGroups: \"^admins$\"\n").WithGuardOff(off))
+		objs, err := AllObjects(kubernetesSources(t, "admissionController.accessControl.externalGroups: \"^admins$\"\n").WithGuardOff(off))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,14 +190,14 @@ func TestKubernetesGuardPartsOffLeaveTheirValidationsOut(t *testing.T) {
 // break); an object whose record is over what the annotation may hold is
 // named, with that size, and one at the bound is not.
 func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
-	policy := func(name string, exprBytes int) KubernetesObject {
+	policy := func(name string, exprBytes int) Object {
 		p := validatingPolicy(name, nil, nil, nil)
 		// HTML characters are escaped by kubectl's encoder: 6 bytes each.
 		p.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: `"<&` + strings.Repeat("a", exprBytes) + `"`}}
-		return KubernetesObject{Kind: "ValidatingAdmissionPolicy", Name: name, Object: p}
+		return Object{Kind: "ValidatingAdmissionPolicy", Name: name, Object: p}
 	}
 	small := policy("small", 100)
-	n, err := KubernetesClientApplyBytes(small)
+	n, err := ClientApplyBytes(small)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,15 +211,15 @@ func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
 		t.Fatalf("recorded %d bytes, want %d (the typed JSON %d, with annotations {} and a line break)", n, want, len(b))
 	}
 	// The annotations' bound: key and value at most 256 KiB.
-	if KubernetesMaxClientApplyBytes+len("kubectl.kubernetes.io/last-applied-configuration") != 262144 {
-		t.Fatalf("KubernetesMaxClientApplyBytes %d", KubernetesMaxClientApplyBytes)
+	if MaxClientApplyBytes+len("kubectl.kubernetes.io/last-applied-configuration") != 262144 {
+		t.Fatalf("MaxClientApplyBytes %d", MaxClientApplyBytes)
 	}
-	atBound := policy("bound", 100+KubernetesMaxClientApplyBytes-n)
-	over := policy("overs", 101+KubernetesMaxClientApplyBytes-n)
+	atBound := policy("bound", 100+MaxClientApplyBytes-n)
+	over := policy("overs", 101+MaxClientApplyBytes-n)
 	// The API server's own check of an object's annotations takes the one
 	// at the bound and refuses the one over it.
 	for _, tc := range []struct {
-		o    KubernetesObject
+		o    Object
 		fits bool
 	}{{atBound, true}, {over, false}} {
 		v, err := kubectlLastAppliedValue(tc.o)
@@ -245,11 +230,11 @@ func TestKubernetesServerSideOnlyNamesObjectsOverTheAnnotation(t *testing.T) {
 			t.Errorf("%s: %d bytes recorded: the API server's check says %v", tc.o.Name, len(v), err)
 		}
 	}
-	got, err := KubernetesServerSideOnly([]KubernetesObject{small, atBound, over})
+	got, err := ServerSideOnly([]Object{small, atBound, over})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("ValidatingAdmissionPolicy/overs (%d bytes)", KubernetesMaxClientApplyBytes+1); len(got) != 1 || got[0] != want {
+	if want := fmt.Sprintf("ValidatingAdmissionPolicy/overs (%d bytes)", MaxClientApplyBytes+1); len(got) != 1 || got[0] != want {
 		t.Errorf("got %q, want [%s]", got, want)
 	}
 }

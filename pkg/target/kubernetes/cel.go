@@ -1,56 +1,25 @@
-package translate
+package kubernetes
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 )
 
-// celString is s as a CEL string literal. CEL's escapes are those of Go's
-// interpreted strings, so control characters, the line and paragraph
-// separators and invalid bytes are written as escapes, everything else as
-// itself.
-func celString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// anyMatch is a CEL expression true when some pattern matches (searches)
-// the string expression subject, as YuniKorn's MatchString; false for no
-// pattern. Each pattern is a literal, so the API server compiles and checks
-// it once, when the policy is created.
-func anyMatch(subject string, patterns []string) string {
-	if len(patterns) == 0 {
-		return "false"
-	}
-	terms := make([]string, len(patterns))
+// anyMatch is a CEL boolean true when some pattern matches (searches)
+// the string subject, as YuniKorn's MatchString; false for no pattern.
+// Each pattern is a literal, so the API server compiles and checks it
+// once, when the policy is created.
+func anyMatch(subject cel.Expr, patterns []string) cel.Expr {
+	terms := make([]cel.Expr, len(patterns))
 	for i, p := range patterns {
-		terms[i] = subject + ".matches(" + celString(p) + ")"
+		terms[i] = subject.Matches(p)
 	}
-	return "(" + strings.Join(terms, " || ") + ")"
+	return cel.Or(terms...)
 }
 
 // checkPatterns refuses a pattern CEL's matches would not compile: CEL in
@@ -82,11 +51,11 @@ func checkPatterns(st *admission.Settings) error {
 // or a pod UPDATE in a processed but unlabelled namespace under YuniKorn's
 // user.info check (shouldProcessAdmissionReview): the canonical app-id
 // label counts from release 1.6.0.
-func celAppIDLabels(st *admission.Settings) string {
+func celAppIDLabels(st *admission.Settings) cel.Expr {
 	if st.Release().Has(release.AppIDLabelNotFiltered) {
-		return `["applicationId", "spark-app-selector"]`
+		return cel.Strs("applicationId", "spark-app-selector")
 	}
-	return `["yunikorn.apache.org/app-id", "applicationId", "spark-app-selector"]`
+	return cel.Strs("yunikorn.apache.org/app-id", "applicationId", "spark-app-selector")
 }
 
 // The names the policies' expressions share.
@@ -100,11 +69,11 @@ const (
 const jsonSpecial = `[\x00-\x1f"\\<>&\x{2028}\x{2029}]`
 
 // celJSONString is a CEL expression for the JSON string encoding of the
-// string expression x, byte for byte as Go's json.Marshal writes it (the
-// value YuniKorn writes): \" and \\, \b \f \n \r \t, \u00XX for the other
+// string x, byte for byte as Go's json.Marshal writes it (the value
+// YuniKorn writes): \" and \\, \b \f \n \r \t, \u00XX for the other
 // control characters, HTML-safe \u003c \u003e \u0026, and \u2028 \u2029.
 // The replacements run only when x holds such a character.
-func celJSONString(x string) string {
+func celJSONString(x cel.Expr) cel.Expr {
 	repl := []struct{ from, to string }{{`\`, `\\`}, {`"`, `\"`}, {"\b", `\b`}, {"\f", `\f`}, {"\n", `\n`}, {"\r", `\r`}, {"\t", `\t`}}
 	for c := rune(0); c < 0x20; c++ {
 		switch c {
@@ -115,12 +84,11 @@ func celJSONString(x string) string {
 	}
 	repl = append(repl, struct{ from, to string }{"<", `\u003c`}, struct{ from, to string }{">", `\u003e`}, struct{ from, to string }{"&", `\u0026`},
 		struct{ from, to string }{"\u2028", `\u2028`}, struct{ from, to string }{"\u2029", `\u2029`})
-	var b strings.Builder
-	b.WriteString(x)
+	escaped := x
 	for _, r := range repl {
-		b.WriteString(".replace(" + celString(r.from) + ", " + celString(r.to) + ")")
+		escaped = escaped.Replace(r.from, r.to)
 	}
-	return `"\"" + (` + x + `.matches(` + celString(jsonSpecial) + `) ? ` + b.String() + ` : ` + x + `) + "\""`
+	return cel.Add(cel.Str(`"`), cel.If(x.Matches(jsonSpecial), escaped, x), cel.Str(`"`))
 }
 
 // The JSON grammar, as regular expressions: what Go's decoder accepts as
@@ -207,9 +175,12 @@ func jsonGrammar() string {
 // starts with (white space before it included), "" when it starts with
 // none: the message names the character after it. A variable of its own,
 // so that its long pattern is written once.
-func celPresetTop() string {
-	return `variables.preset.value().find(` + celString("^"+jsonWS+jsonValue(userInfoNesting+1)) + `)`
+func celPresetTop() cel.Expr {
+	return presetValue.Find("^" + jsonWS + jsonValue(userInfoNesting+1))
 }
+
+// presetValue is the pre-set user.info value, where the policy has one.
+var presetValue = cel.Var("preset").M("value")
 
 // jsonClosers are what the validity message appends to a value that is not
 // JSON to tell a truncated one: if one of them completes it, Go's decoder
@@ -220,13 +191,12 @@ var jsonClosers = []string{"}", `"}`, "]}", `"]}`, "null}", ":null}", `":null}`,
 // pre-set value is JSON (first), then whether it is with each of
 // jsonClosers appended. A variable of its own, so that the long pattern is
 // written once.
-func celJSONChecks() string {
-	v := "variables.preset.value()"
-	texts := []string{v}
+func celJSONChecks() cel.Expr {
+	texts := []cel.Expr{presetValue}
 	for _, c := range jsonClosers {
-		texts = append(texts, v+" + "+celString(c))
+		texts = append(texts, cel.Add(presetValue, cel.Str(c)))
 	}
-	return "[" + strings.Join(texts, ", ") + "].map(t, t.matches(" + celString(jsonGrammar()) + "))"
+	return cel.List(texts...).Map("t", func(t cel.Expr) cel.Expr { return t.Matches(jsonGrammar()) })
 }
 
 // celValidityMessage is a CEL expression (over variables.preset, a string,
@@ -237,36 +207,44 @@ func celJSONChecks() string {
 // string, and a value of the wrong JSON type for the whole or for user and
 // groups. Other errors (inside a string, a number, an unknown field) are
 // worded generically.
-func celValidityMessage() string {
-	v := "variables.preset.value()"
-	first := v + `.find("[^ \\t\\n\\r]")`
-	quoteChar := `(` + first + ` == "'" ? "'\\\\''" : ` + first + ` == "\"" ? "'\"'" : "'" + ` + first + ` + "'")`
-	typeOf := func(prefix string) string {
-		return `(` + prefix + `.matches("^[\\[]") ? "array" : ` + prefix + `.matches("^[\"]") ? "string" : ` +
-			prefix + `.matches("^[-0-9]") ? "number" : ` + prefix + `.matches("^[tf]") ? "bool" : "object")`
+func celValidityMessage() cel.Expr {
+	v := presetValue
+	const ws = `[ \t\n\r]`
+	first := v.Find(`[^ \t\n\r]`)
+	quoteChar := cel.Cases(cel.Add(cel.Str("'"), first, cel.Str("'")),
+		cel.When(cel.Eq(first, cel.Str("'")), cel.Str(`'\\''`)),
+		cel.When(cel.Eq(first, cel.Str(`"`)), cel.Str(`'"'`)))
+	typeOf := func(prefix cel.Expr) cel.Expr {
+		return cel.Cases(cel.Str("object"),
+			cel.When(prefix.Matches(`^[\[]`), cel.Str("array")),
+			cel.When(prefix.Matches(`^["]`), cel.Str("string")),
+			cel.When(prefix.Matches(`^[-0-9]`), cel.Str("number")),
+			cel.When(prefix.Matches(`^[tf]`), cel.Str("bool")))
 	}
-	after := v + `.substring(size(variables.presetTop))`
+	after := v.M("substring", cel.Size(cel.Var("presetTop")))
 	// The first character after an opening brace.
-	keyChar := v + `.substring(size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")), size(` + v + `.find("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*")) + 1)`
-	afterChar := after + `.find("[^ \\t\\n\\r]")`
-	fieldType := func(field, goType string) string {
+	brace := cel.Size(v.Find("^" + ws + "*[{]" + ws + "*"))
+	keyChar := v.M("substring", brace, cel.Add(brace, cel.Int(1)))
+	afterChar := after.Find(`[^ \t\n\r]`)
+	// The last character of what a pattern finds.
+	last := func(found cel.Expr) cel.Expr { return found.M("substring", cel.Sub(cel.Size(found), cel.Int(1))) }
+	fieldType := func(field, goType string) cel.Expr {
 		// The first character of the field's value.
-		find := v + `.find(` + celString(`"(?i:`+field+`)"`+jsonWS+`:`+jsonWS+`[\[\{"tf0-9-]`) + `)`
-		last := find + `.substring(size(` + find + `) - 1)`
-		return `"json: cannot unmarshal " + ` + typeOf(last) + ` + " into Go struct field UserGroupInformation.` + field + ` of type ` + goType + `"`
+		find := v.Find(`"(?i:` + field + `)"` + jsonWS + `:` + jsonWS + `[\[\{"tf0-9-]`)
+		return cel.Add(cel.Str("json: cannot unmarshal "), typeOf(last(find)), cel.Str(" into Go struct field UserGroupInformation."+field+" of type "+goType))
 	}
-	groupElem := v + `.find(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`\[`+jsonWS+`(?:(?:`+jsonStr+`|null)`+jsonWS+`,`+jsonWS+`)*[\[\{tf0-9-]`) + `)`
-	groupElemLast := groupElem + `.substring(size(` + groupElem + `) - 1)`
-	return `(` + v + `.matches("^[ \\t\\n\\r]*$") ? "unexpected end of JSON input" : ` +
-		`!` + v + `.matches("^[ \\t\\n\\r]*[\\[{\"tfn0-9-]") ? "invalid character " + ` + quoteChar + ` + " looking for beginning of value" : ` +
-		v + `.matches("^[ \\t\\n\\r]*[{][ \\t\\n\\r]*[^ \\t\\n\\r\"}]") ? "invalid character '" + ` + keyChar + ` + "' looking for beginning of object key string" : ` +
-		`!variables.jsonChecks[0] ? (variables.presetTop != "" && ` + afterChar + ` != "" ? "invalid character '" + ` + afterChar + ` + "' after top-level value" : ` +
-		`variables.jsonChecks.exists(b, b) ? "unexpected end of JSON input" : "invalid JSON in user.info") : ` +
-		v + `.matches("^[ \\t\\n\\r]*[^ \\t\\n\\r{n]") ? "json: cannot unmarshal " + ` + typeOf(v+`.substring(size(`+v+`.find("^[ \\t\\n\\r]*")))`) + ` + " into Go value of type si.UserGroupInformation" : ` +
-		v + `.matches(` + celString(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`) + `) ? ` + fieldType("user", "string") + ` : ` +
-		v + `.matches(` + celString(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`[\{"tf0-9-]`) + `) ? ` + fieldType("groups", "[]string") + ` : ` +
-		groupElem + ` != "" ? "json: cannot unmarshal " + ` + typeOf(groupElemLast) + ` + " into Go struct field UserGroupInformation.groups of type string" : ` +
-		`"invalid JSON in user.info")`
+	groupElem := v.Find(`"(?i:groups)"` + jsonWS + `:` + jsonWS + `\[` + jsonWS + `(?:(?:` + jsonStr + `|null)` + jsonWS + `,` + jsonWS + `)*[\[\{tf0-9-]`)
+	return cel.Cases(cel.Str("invalid JSON in user.info"),
+		cel.When(v.Matches("^"+ws+"*$"), cel.Str("unexpected end of JSON input")),
+		cel.When(cel.Not(v.Matches("^"+ws+`*[\[{"tfn0-9-]`)), cel.Add(cel.Str("invalid character "), quoteChar, cel.Str(" looking for beginning of value"))),
+		cel.When(v.Matches("^"+ws+"*[{]"+ws+`*[^ \t\n\r"}]`), cel.Add(cel.Str("invalid character '"), keyChar, cel.Str("' looking for beginning of object key string"))),
+		cel.When(cel.Not(cel.Var("jsonChecks").At(cel.Int(0))), cel.Cases(cel.Str("invalid JSON in user.info"),
+			cel.When(cel.And(cel.Ne(cel.Var("presetTop"), cel.Str("")), cel.Ne(afterChar, cel.Str(""))), cel.Add(cel.Str("invalid character '"), afterChar, cel.Str("' after top-level value"))),
+			cel.When(cel.Var("jsonChecks").Exists("b", func(b cel.Expr) cel.Expr { return b }), cel.Str("unexpected end of JSON input")))),
+		cel.When(v.Matches("^"+ws+`*[^ \t\n\r{n]`), cel.Add(cel.Str("json: cannot unmarshal "), typeOf(v.M("substring", cel.Size(v.Find("^"+ws+"*")))), cel.Str(" into Go value of type si.UserGroupInformation"))),
+		cel.When(v.Matches(`"(?i:user)"`+jsonWS+`:`+jsonWS+`[\[\{tf0-9-]`), fieldType("user", "string")),
+		cel.When(v.Matches(`"(?i:groups)"`+jsonWS+`:`+jsonWS+`[\{"tf0-9-]`), fieldType("groups", "[]string")),
+		cel.When(cel.Ne(groupElem, cel.Str("")), cel.Add(cel.Str("json: cannot unmarshal "), typeOf(last(groupElem)), cel.Str(" into Go struct field UserGroupInformation.groups of type string"))))
 }
 
 // celUserInfoValue is a CEL expression for the user.info value YuniKorn
@@ -274,10 +252,13 @@ func celValidityMessage() string {
 // json.Marshal of {user, groups}, compact, each left out when empty. The
 // mutating policy adds it; the policies read a pre-set value only when it
 // is this of what they decoded from it.
-func celUserInfoValue(user, groups string) string {
-	return `"{" + (` + user + ` != "" ? "\"user\":" + ` + celJSONString(user) + ` : "") + ` +
-		`(` + user + ` != "" && size(` + groups + `) > 0 ? "," : "") + ` +
-		`(size(` + groups + `) > 0 ? "\"groups\":[" + ` + groups + `.map(g, ` + celJSONString("g") + `).join(",") + "]" : "") + "}"`
+func celUserInfoValue(user, groups cel.Expr) cel.Expr {
+	hasUser, hasGroups := cel.Ne(user, cel.Str("")), cel.Gt(cel.Size(groups), cel.Int(0))
+	return cel.Add(cel.Str("{"),
+		cel.If(hasUser, cel.Add(cel.Str(`"user":`), celJSONString(user)), cel.Str("")),
+		cel.If(cel.And(hasUser, hasGroups), cel.Str(","), cel.Str("")),
+		cel.If(hasGroups, cel.Add(cel.Str(`"groups":[`), groups.Map("g", celJSONString).M("join", cel.Str(",")), cel.Str("]")), cel.Str("")),
+		cel.Str("}"))
 }
 
 // celCompactMessage refuses a pre-set user.info the policies cannot read

@@ -1,4 +1,4 @@
-package translate
+package kubernetes
 
 import (
 	"fmt"
@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 )
 
 // queueConfigMap is a ConfigMap with a queue configuration: the partition
@@ -42,7 +43,7 @@ func TestKubernetesQueuePoliciesAndTheirBindings(t *testing.T) {
 		{"the os resolver asks when a pod arrives: none", queueConfigMap("        usergroupresolver: {type: os}\n"), false},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			objs, err := KubernetesObjects(kubernetesSources(t, tc.source))
+			objs, err := AllObjects(kubernetesSources(t, tc.source))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func TestKubernetesQueuePoliciesAndTheirBindings(t *testing.T) {
 					}
 					actions[o.Name] = p.Spec.ValidationActions[0]
 				case *admissionregistrationv1.ValidatingAdmissionPolicy:
-					if o.Name == KubernetesQueuePolicy || o.Name == KubernetesQueueWarningsPolicy {
+					if o.Name == QueuePolicy || o.Name == QueueWarningsPolicy {
 						policies++
 					}
 				}
@@ -68,14 +69,14 @@ func TestKubernetesQueuePoliciesAndTheirBindings(t *testing.T) {
 				}
 				return
 			}
-			if policies != 2 || actions[KubernetesQueuePolicy] != admissionregistrationv1.Deny || actions[KubernetesQueueWarningsPolicy] != admissionregistrationv1.Warn {
+			if policies != 2 || actions[QueuePolicy] != admissionregistrationv1.Deny || actions[QueueWarningsPolicy] != admissionregistrationv1.Warn {
 				t.Errorf("queue policies %d, binding actions %v", policies, actions)
 			}
 		})
 	}
 }
 
-// KubernetesLimits says what the queue policies cannot know, and why a
+// Limits says what the queue policies cannot know, and why a
 // configuration gets none.
 func TestKubernetesLimitsOfTheQueuePolicies(t *testing.T) {
 	for _, tc := range []struct {
@@ -89,7 +90,7 @@ func TestKubernetesLimitsOfTheQueuePolicies(t *testing.T) {
 		{"no queue configuration: nothing to say", "admissionController.accessControl.bypassAuth: \"true\"\n", nil, []string{"queue"}},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			notes := strings.Join(KubernetesLimits(kubernetesSources(t, tc.source)), "\n")
+			notes := strings.Join(Limits(kubernetesSources(t, tc.source)), "\n")
 			for _, w := range tc.want {
 				if !strings.Contains(notes, w) {
 					t.Errorf("notes %q do not say %q", notes, w)
@@ -112,11 +113,11 @@ func TestKubernetesQueueRefusesARuleTooLongToParse(t *testing.T) {
 		users[i] = fmt.Sprintf("user-%05d", i)
 	}
 	rules := "        placementrules:\n          - name: provided\n            filter:\n              type: allow\n              users: [" + strings.Join(users, ", ") + "]\n"
-	objs, err := KubernetesObjects(kubernetesSources(t, queueConfigMap(rules)))
+	objs, err := AllObjects(kubernetesSources(t, queueConfigMap(rules)))
 	if err == nil || objs != nil {
 		t.Fatalf("objects %d, error %v", len(objs), err)
 	}
-	for _, want := range []string{"placement rule #0 (provided)", "code points", fmt.Sprint(KubernetesMaxExpression)} {
+	for _, want := range []string{"placement rule #0 (provided)", "code points", fmt.Sprint(MaxExpression)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
@@ -147,11 +148,11 @@ func TestKubernetesQueueSetsSplitWithinTheExpressionSize(t *testing.T) {
 				t.Fatalf("%d variables, want %d", len(g.extraVars), tc.shards)
 			}
 			for _, v := range g.extraVars {
-				if n := utf8.RuneCountInString(v.Expression); n > KubernetesMaxExpression {
-					t.Errorf("variable %s is %d code points", v.Name, n)
+				if n := v.expr.Len(); n > MaxExpression {
+					t.Errorf("variable %s is %d code points", v.name, n)
 				}
 			}
-			if got := strings.Count(g.in("leafQueues", "x"), "x in variables.leafQueues"); got != tc.shards {
+			if got := strings.Count(g.in("leafQueues", cel.Id("x")).String(), "x in variables.leafQueues"); got != tc.shards {
 				t.Errorf("a lookup asks %d variables, want %d", got, tc.shards)
 			}
 		})
@@ -166,11 +167,11 @@ func TestKubernetesQueueSetsSplitWithinTheExpressionSize(t *testing.T) {
 func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
 	src := kubernetesSources(t, queueConfigMap("        placementrules:\n          - name: provided\n"))
 	for _, name := range []string{"", "team-a"} {
-		objs, err := KubernetesObjectsOf(src, KubernetesOptions{Name: name})
+		objs, err := Objects(src, Options{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		queue, inForce := KubernetesOptions{Name: name}.objectName(KubernetesQueuePolicy), KubernetesOptions{Name: name}.objectName(KubernetesQueueInForcePolicy)
+		queue, inForce := Options{Name: name}.objectName(QueuePolicy), Options{Name: name}.objectName(QueueInForcePolicy)
 		at := map[string]int{}
 		var sentinel, deny *admissionregistrationv1.ValidatingAdmissionPolicy
 		var binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
@@ -191,7 +192,7 @@ func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
 			}
 		}
 		if sentinel == nil || binding == nil || deny == nil {
-			t.Fatalf("name %q: no %s with its binding beside %s: %s", name, inForce, queue, KubernetesSummary(objs))
+			t.Fatalf("name %q: no %s with its binding beside %s: %s", name, inForce, queue, Summary(objs))
 		}
 		if k := sentinel.Spec.ParamKind; k == nil || k.APIVersion != "admissionregistration.k8s.io/v1" || k.Kind != "ValidatingAdmissionPolicy" {
 			t.Errorf("%s: paramKind %+v", inForce, k)
@@ -216,11 +217,11 @@ func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
 		}
 		vap, vapb := "ValidatingAdmissionPolicy/", "ValidatingAdmissionPolicyBinding/"
 		if !(at[vap+inForce] < at[vap+queue] && at[vapb+inForce] < at[vapb+queue]) {
-			t.Errorf("stream order %s: want the in-force policy and binding before the queue policy's", KubernetesSummary(objs))
+			t.Errorf("stream order %s: want the in-force policy and binding before the queue policy's", Summary(objs))
 		}
 		// Small: every object but the queue policies fits client-side apply.
 		for _, o := range objs {
-			n, err := KubernetesClientApplyBytes(o)
+			n, err := ClientApplyBytes(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +229,7 @@ func TestKubernetesQueueInForcePolicyNeedsTheQueuePolicy(t *testing.T) {
 				t.Errorf("%s/%s records %d bytes", o.Kind, o.Name, n)
 			}
 		}
-		l, err := KubernetesStatic(objs, "/etc/kubernetes/aclc")
+		l, err := Static(objs, "/etc/kubernetes/aclc")
 		if err != nil {
 			t.Fatal(err)
 		}

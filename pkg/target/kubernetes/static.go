@@ -1,4 +1,4 @@
-package translate
+package kubernetes
 
 import (
 	"fmt"
@@ -8,22 +8,22 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
-// KubernetesStaticSuffix ends the name of every admission object the API
+// StaticSuffix ends the name of every admission object the API
 // server loads from manifest files (manifest-based admission control
 // configuration, beta and on by default from Kubernetes 1.37): such
 // objects are in force from the API server's start, and no API client can
 // change or remove them, nor create an object of such a name.
-const KubernetesStaticSuffix = ".static.k8s.io"
+const StaticSuffix = ".static.k8s.io"
 
-// KubernetesStaticLayout is a --target kubernetes build laid out for the
+// StaticLayout is a --target kubernetes build laid out for the
 // API server to load at start: each admission plugin reads the directory
 // its configuration names, and the AdmissionConfiguration file
 // (--admission-control-config-file) names them.
-type KubernetesStaticLayout struct {
+type StaticLayout struct {
 	// Validating are the ValidatingAdmissionPolicies and their bindings,
 	// for the ValidatingAdmissionPolicy plugin's directory; Mutating the
 	// mutating ones, for the MutatingAdmissionPolicy plugin's.
-	Validating, Mutating []KubernetesObject
+	Validating, Mutating []Object
 	// ValidatingDir and MutatingDir are where the API server reads them:
 	// dir/validating and dir/mutating ("" when there is nothing).
 	ValidatingDir, MutatingDir string
@@ -32,22 +32,22 @@ type KubernetesStaticLayout struct {
 	AdmissionConfiguration []byte
 }
 
-// KubernetesStatic lays objs out for the API server to load from dir, an
+// Static lays objs out for the API server to load from dir, an
 // absolute path on the control-plane hosts: every name (and every
-// binding's policyName) ends with KubernetesStaticSuffix, and a binding
+// binding's policyName) ends with StaticSuffix, and a binding
 // is loaded only with its policy in the same directory, so none is ever
 // in force without it. The queue check's in-force policy is left out: the
 // API server refuses a static policy with a paramKind and a static binding
 // with a paramRef (manifest-based admission control configuration reads
 // no API object), and it needs none there, since a directory whose
 // binding lacks its policy is not loaded at all.
-func KubernetesStatic(objs []KubernetesObject, dir string) (*KubernetesStaticLayout, error) {
+func Static(objs []Object, dir string) (*StaticLayout, error) {
 	if !path.IsAbs(dir) {
 		return nil, fmt.Errorf("kubernetes target: static manifests directory %q: want an absolute path, as the API server reads it", dir)
 	}
 	dir = path.Clean(dir)
-	l := &KubernetesStaticLayout{}
-	static := func(name string) string { return name + KubernetesStaticSuffix }
+	l := &StaticLayout{}
+	static := func(name string) string { return name + StaticSuffix }
 	for _, o := range objs {
 		switch p := o.Object.(type) {
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
