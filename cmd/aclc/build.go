@@ -52,7 +52,7 @@ var buildTargets = []target.Target{
 	bundle.Rego(),
 	bundle.Wasm(),
 	gatekeeperTarget,
-	kubernetesTarget,
+	kubernetes.Target(),
 }
 
 // buildTargetNames are the --target values, for completion.
@@ -67,14 +67,6 @@ var (
 			"signing-key":      "--signing-key signs OPA bundles; a Gatekeeper template is not one",
 			"name":             "--name names the objects of --target kubernetes",
 			"static-manifests": "--static-manifests lays out the objects of --target kubernetes",
-		},
-	}
-	kubernetesTarget = target.Target{
-		Name: "kubernetes", Describe: "Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML", DefaultOutput: "kubernetes.yaml",
-		Refuses: map[string]string{
-			"host-builtins": "--host-builtins: the API server runs no aclc builtin",
-			"signing-key":   "--signing-key signs OPA bundles; Kubernetes admission policies are not one",
-			"resolver":      "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup",
 		},
 	}
 )

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -248,7 +249,7 @@ func (c userInfoOracleCase) admit(t *testing.T, rel release.Version, guard bool,
 		if !guard {
 			s = s.WithGuardOff(admission.GuardParts())
 		}
-		objs, err := translate.KubernetesObjectsOf(s, translate.KubernetesOptions{Decisions: []string{translate.GatekeeperUserInfo}})
+		objs, err := kubernetes.Objects(s, kubernetes.Options{Decisions: []string{translate.GatekeeperUserInfo}})
 		if err != nil {
 			t.Fatalf("the admission controller read the ConfigMaps, aclc's build refuses them: %v\n%s", err, c.settingsText())
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/target"
 	"github.com/aclc-dev/aclc/pkg/target/kubernetes/cel"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -844,6 +845,20 @@ func validatingBinding(name string, action admissionregistrationv1.ValidationAct
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        name,
 			ValidationActions: []admissionregistrationv1.ValidationAction{action},
+		},
+	}
+}
+
+// Target describes the kubernetes target of aclc build. The policies
+// resolve groups only as the configuration's own static resolver does, so
+// the build opens no resolver.
+func Target() target.Target {
+	return target.Target{
+		Name: "kubernetes", Describe: "Kubernetes' own CEL admission policies and bindings for the user.info rules and queue admission, YAML", DefaultOutput: "kubernetes.yaml",
+		Refuses: map[string]string{
+			"host-builtins": "--host-builtins: the API server runs no aclc builtin",
+			"signing-key":   "--signing-key signs OPA bundles; Kubernetes admission policies are not one",
+			"resolver":      "--resolver: the policies of --target kubernetes resolve groups only as the configuration's own static resolver does; the API server runs no os or ldap lookup",
 		},
 	}
 }
