@@ -9,6 +9,7 @@ import (
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/target"
 	"github.com/aclc-dev/aclc/pkg/target/bundle"
+	"github.com/aclc-dev/aclc/pkg/target/gatekeeper"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -51,25 +52,12 @@ var buildClock = time.Now
 var buildTargets = []target.Target{
 	bundle.Rego(),
 	bundle.Wasm(),
-	gatekeeperTarget,
+	gatekeeper.Target(),
 	kubernetes.Target(),
 }
 
 // buildTargetNames are the --target values, for completion.
 func buildTargetNames() []string { return target.Names(buildTargets) }
-
-// The targets the CLI still writes itself.
-var (
-	gatekeeperTarget = target.Target{
-		Name: "gatekeeper", Describe: "a ConstraintTemplate and its Constraint for the admission settings, YAML", DefaultOutput: "gatekeeper.yaml", ReadsResolver: true,
-		Refuses: map[string]string{
-			"host-builtins":    "--host-builtins: Gatekeeper runs no aclc builtin",
-			"signing-key":      "--signing-key signs OPA bundles; a Gatekeeper template is not one",
-			"name":             "--name names the objects of --target kubernetes",
-			"static-manifests": "--static-manifests lays out the objects of --target kubernetes",
-		},
-	}
-)
 
 func buildFlags(fs *pflag.FlagSet, o *buildOptions) {
 	fs.StringVarP(&o.target, "target", "t", "rego", target.Help(buildTargets))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aclc-dev/aclc/pkg/target"
+	"github.com/aclc-dev/aclc/pkg/target/gatekeeper"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
@@ -21,19 +22,19 @@ func (o *buildOptions) writeGatekeeper(cmd *cobra.Command, s *translate.Sources)
 			return usageErr(cmd, "unknown --decisions value %q (want %s)", d, strings.Join(translate.GatekeeperDecisions(), ", "))
 		}
 	}
-	objs, err := translate.GatekeeperObjects(s, translate.GatekeeperOptions{Decisions: o.decisions})
+	objs, err := gatekeeper.Objects(s, gatekeeper.Options{Decisions: o.decisions})
 	if err != nil {
 		errorf(stderr, "build: %v", err)
 		return exitError
 	}
-	if why := translate.GatekeeperQueueLeftOut(s); why != "" && o.decisions == nil {
+	if why := gatekeeper.QueueLeftOut(s); why != "" && o.decisions == nil {
 		errorf(stderr, "build: note: %s", why)
 	}
 	files := make([]yamlObject, len(objs))
 	for i, obj := range objs {
 		files[i] = obj
 	}
-	return writeManifests(o.out, files, "Gatekeeper "+translate.GatekeeperSummary(objs), stdout, stderr)
+	return writeManifests(o.out, files, "Gatekeeper "+gatekeeper.Summary(objs), stdout, stderr)
 }
 
 // yamlObject is one Kubernetes object a build writes as YAML.

@@ -256,9 +256,9 @@ func (g GroupResolution) StaticUsers() []string {
 	return nil
 }
 
-// data is the resolution part of data.aclc.yunikorn and data.aclc.vov: the
+// Data is the resolution part of data.aclc.yunikorn and data.aclc.vov: the
 // resolver's name and, for a static build, each known user's lookup result.
-func (g GroupResolution) data() map[string]any {
+func (g GroupResolution) Data() map[string]any {
 	name := builtins.ResolverNone
 	if g.resolver != nil {
 		name = g.resolver.Name()

@@ -51,6 +51,9 @@ type sourceError struct {
 	consequence string
 }
 
+// SourceError marks err as an error of the sources (ErrSource).
+func SourceError(err error) error { return sourceError{err: err} }
+
 func (e sourceError) Error() string   { return e.err.Error() }
 func (e sourceError) Unwrap() []error { return []error{ErrSource, e.err} }
 
@@ -534,6 +537,10 @@ func configDiagnostics(c *layout.Config, conf *yunikorn.SchedulerConfig) []sourc
 }
 
 // namespaceObject is a Namespace as kube-mgmt replicates it.
+// NamespaceObject is a Namespace as a review's namespaceObject holds it:
+// its name, annotations and labels.
+func NamespaceObject(ns layout.Namespace) map[string]any { return namespaceObject(ns) }
+
 func namespaceObject(ns layout.Namespace) map[string]any {
 	meta := map[string]any{"name": ns.Name}
 	if ns.Annotations != nil {
@@ -561,7 +568,7 @@ func (s *Sources) Data() map[string]any {
 		if c == nil {
 			continue
 		}
-		for k, v := range c.Data(s.Groups().data()) {
+		for k, v := range c.Data(s.Groups().Data()) {
 			aclc[k] = v
 		}
 	}

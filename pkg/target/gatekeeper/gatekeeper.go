@@ -1,4 +1,9 @@
-package translate
+// Package gatekeeper is the gatekeeper target of aclc build: a
+// ConstraintTemplate and its Constraint for each admission decision the
+// sources configure (the user.info check, the placement at admission),
+// whose Rego is the policy library moved under data.lib through OPA's AST,
+// with the configuration read from the Constraint's parameters.
+package gatekeeper
 
 import (
 	"bytes"
@@ -13,17 +18,18 @@ import (
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
 	"github.com/aclc-dev/aclc/pkg/acl/yunikorn/release"
+	"github.com/aclc-dev/aclc/pkg/translate"
 	gkpolicy "github.com/aclc-dev/aclc/policy/gatekeeper"
 	policy "github.com/aclc-dev/aclc/policy/rego"
 )
 
 // The Gatekeeper names of the user.info check.
 const (
-	GatekeeperTemplateName = "yunikornuserinfo"
-	GatekeeperKind         = "YuniKornUserInfo"
-	GatekeeperConstraint   = "yunikorn-user-info"
-	gatekeeperTarget       = "admission.k8s.gatekeeper.sh"
-	gatekeeperLibPackage   = "lib.yunikorn.admission"
+	TemplateName         = "yunikornuserinfo"
+	Kind                 = "YuniKornUserInfo"
+	Constraint           = "yunikorn-user-info"
+	gatekeeperTarget     = "admission.k8s.gatekeeper.sh"
+	gatekeeperLibPackage = "lib.yunikorn.admission"
 )
 
 // gatekeeperParams maps each Constraint parameter (the suffix of the
@@ -44,10 +50,10 @@ var gatekeeperParams = []struct{ param, field, key string }{
 // template: the review with its portable decoding and its configuration.
 var gatekeeperAdmissionModules = []string{"admission/review.rego", "admission/guard.rego", "admission/decode_static.rego", "admission/review_config.rego"}
 
-// GatekeeperLibrary returns the admission policy as Gatekeeper library
+// Library returns the admission policy as Gatekeeper library
 // modules (package lib.yunikorn.admission, Rego v1), portable: no aclc
 // builtins, so denial texts for malformed objects are approximate.
-func GatekeeperLibrary() ([]string, error) {
+func Library() ([]string, error) {
 	return gatekeeperLibrary(gatekeeperAdmissionModules)
 }
 
@@ -155,18 +161,18 @@ func dropSchemaAnnotations(m *ast.Module) {
 	m.Comments = comments
 }
 
-// GatekeeperTemplateRego returns the user.info template's entry module,
+// TemplateRego returns the user.info template's entry module,
 // deciding as the default YuniKorn release. The library answers the
 // AdmissionReview as YuniKorn's webhook would; the template reports its
 // refusals as violations.
-func GatekeeperTemplateRego() (string, error) {
+func TemplateRego() (string, error) {
 	return gatekeeperUserInfoEntry(release.Default(), nil)
 }
 
 // gatekeeperUserInfoEntry is the user.info template's entry module deciding
 // as YuniKorn release rel, with aclc's guard (its parts off turned off).
 func gatekeeperUserInfoEntry(rel release.Version, off []admission.GuardPart) (string, error) {
-	return gatekeeperEntry(GatekeeperTemplateName, map[string]any{"release": rel.Data(), "guard": GuardData(rel, off)})
+	return gatekeeperEntry(TemplateName, map[string]any{"release": rel.Data(), "guard": translate.GuardData(rel, off)})
 }
 
 // gatekeeperEntry returns the entry module of the template name
@@ -187,7 +193,7 @@ func gatekeeperEntry(name string, values map[string]any) (string, error) {
 	for _, p := range gatekeeperParams {
 		fields[p.param] = p.field
 	}
-	all := map[string]any{"defaults": AdmissionData(admission.DefaultSettings()), "param_fields": fields}
+	all := map[string]any{"defaults": translate.AdmissionData(admission.DefaultSettings()), "param_fields": fields}
 	for k, v := range values {
 		all[k] = v
 	}
@@ -232,28 +238,28 @@ func gatekeeperEntry(name string, values map[string]any) (string, error) {
 // gatekeeperUserInfoObjects returns the user.info ConstraintTemplate and
 // its Constraint, whose parameters are the sources' admission settings as
 // YuniKorn parsed them.
-func gatekeeperUserInfoObjects(s *Sources) ([]GatekeeperObject, error) {
-	libs, err := GatekeeperLibrary()
+func gatekeeperUserInfoObjects(s *translate.Sources) ([]Object, error) {
+	libs, err := Library()
 	if err != nil {
 		return nil, err
 	}
-	entry, err := gatekeeperUserInfoEntry(s.release, s.guardOff)
+	entry, err := gatekeeperUserInfoEntry(s.YuniKornRelease(), s.GuardOff())
 	if err != nil {
 		return nil, err
 	}
-	tmpl := GatekeeperObject{Kind: "ConstraintTemplate", Name: GatekeeperTemplateName, body: gatekeeperTemplate(entry, libs),
+	tmpl := Object{Kind: "ConstraintTemplate", Name: TemplateName, body: gatekeeperTemplate(entry, libs),
 		Comment: "The ConstraintTemplate refuses setting or changing yunikorn.apache.org/user.info\n" +
 			"without permission as YuniKorn's admission controller decides, and every other way\n" +
 			"of running a pod as someone else that it lets through (aclc's guard, docs/GUARD.md).\n" +
 			"Namespace annotations (yunikorn.apache.org/namespace.enableYuniKorn,\n" +
 			".generateAppId) come from the review's namespaceObject, or from\n" +
 			"data.inventory when Namespaces are synced (the SyncSet beside it)."}
-	cons := GatekeeperObject{Kind: GatekeeperKind, Name: GatekeeperConstraint, body: gatekeeperConstraint(s.admission),
+	cons := Object{Kind: Kind, Name: Constraint, body: gatekeeperConstraint(s.Admission()),
 		Comment: "The Constraint carries the admissionController.* settings as parameters.\n" +
 			"acceptOwnIdentity: set it to true when YuniKorn's mutating webhook runs too: it\n" +
 			"adds the annotation before Gatekeeper validates, and the value it writes (the\n" +
 			"requester's own identity) would otherwise be refused as pre-set."}
-	return []GatekeeperObject{tmpl, cons}, nil
+	return []Object{tmpl, cons}, nil
 }
 
 func encodeYAML(buf *bytes.Buffer, v any) error {
@@ -303,7 +309,7 @@ func gatekeeperTemplate(entry string, libs []string) ordered {
 		{"apiVersion", "templates.gatekeeper.sh/v1"},
 		{"kind", "ConstraintTemplate"},
 		{"metadata", ordered{
-			{"name", GatekeeperTemplateName},
+			{"name", TemplateName},
 			{"annotations", ordered{
 				{"metadata.gatekeeper.sh/title", "YuniKorn user.info annotation"},
 				{"description", "Refuses setting or changing yunikorn.apache.org/user.info without permission, as YuniKorn's admission controller does."},
@@ -312,7 +318,7 @@ func gatekeeperTemplate(entry string, libs []string) ordered {
 		}},
 		{"spec", ordered{
 			{"crd", ordered{{"spec", ordered{
-				{"names", ordered{{"kind", GatekeeperKind}}},
+				{"names", ordered{{"kind", Kind}}},
 				{"validation", ordered{{"openAPIV3Schema", ordered{{"type", "object"}, {"properties", props}}}}},
 			}}}},
 			{"targets", []any{ordered{
@@ -331,7 +337,7 @@ func gatekeeperTemplate(entry string, libs []string) ordered {
 }
 
 func gatekeeperConstraint(st *admission.Settings) ordered {
-	data := AdmissionData(st)
+	data := translate.AdmissionData(st)
 	params := ordered{}
 	for _, p := range gatekeeperParams {
 		params = append(params, kv{p.param, data[p.field]})
@@ -349,8 +355,8 @@ func gatekeeperConstraint(st *admission.Settings) ordered {
 	}
 	return ordered{
 		{"apiVersion", "constraints.gatekeeper.sh/v1beta1"},
-		{"kind", GatekeeperKind},
-		{"metadata", ordered{{"name", GatekeeperConstraint}}},
+		{"kind", Kind},
+		{"metadata", ordered{{"name", Constraint}}},
 		{"spec", ordered{
 			{"enforcementAction", "deny"},
 			{"match", ordered{{"kinds", match}}},

@@ -1,4 +1,4 @@
-package translate
+package gatekeeper
 
 import (
 	"bytes"
@@ -18,13 +18,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // queueTemplate reads the YuniKornQueue template's code and its two
-// Constraints' parameters from what GatekeeperManifests writes.
-func queueTemplate(t *testing.T, s *Sources) (entry string, libs []string, params map[string]map[string]any) {
+// Constraints' parameters from what Manifests writes.
+func queueTemplate(t *testing.T, s *translate.Sources) (entry string, libs []string, params map[string]map[string]any) {
 	t.Helper()
-	out, err := GatekeeperManifests(s, GatekeeperOptions{})
+	out, err := Manifests(s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func queueTemplate(t *testing.T, s *Sources) (entry string, libs []string, param
 		switch doc["kind"] {
 		case "ConstraintTemplate":
 			meta := doc["metadata"].(map[string]any)
-			if meta["name"] != GatekeeperQueueTemplateName {
+			if meta["name"] != QueueTemplateName {
 				continue
 			}
 			code := doc["spec"].(map[string]any)["targets"].([]any)[0].(map[string]any)["code"].([]any)[0].(map[string]any)["source"].(map[string]any)
@@ -48,7 +49,7 @@ func queueTemplate(t *testing.T, s *Sources) (entry string, libs []string, param
 			for _, l := range code["libs"].([]any) {
 				libs = append(libs, l.(string))
 			}
-		case GatekeeperQueueKind:
+		case QueueKind:
 			spec := doc["spec"].(map[string]any)
 			p := spec["parameters"].(map[string]any)
 			p["enforcementAction"] = spec["enforcementAction"]
@@ -56,14 +57,14 @@ func queueTemplate(t *testing.T, s *Sources) (entry string, libs []string, param
 		}
 	}
 	if entry == "" || len(params) != 2 {
-		t.Fatalf("no %s template with two Constraints in:\n%s", GatekeeperQueueKind, out)
+		t.Fatalf("no %s template with two Constraints in:\n%s", QueueKind, out)
 	}
 	return entry, libs, params
 }
 
-func exampleQueueSources(t *testing.T) *Sources {
+func exampleQueueSources(t *testing.T) *translate.Sources {
 	t.Helper()
-	s, err := LoadSources([]string{"../../examples/admission/queue.yaml"}, KindAuto)
+	s, err := translate.LoadSources([]string{"../../../examples/admission/queue.yaml"}, translate.KindAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestGatekeeperQueueViolations(t *testing.T) {
 	ref := &admission.QueueReview{Settings: s.Admission(), Tree: s.Queues(), UniqueAppID: unique, DisableGangScheduling: noGang,
 		Namespaces: map[string]admission.Namespace{"team-a": {Name: "team-a", Annotations: map[string]string{"yunikorn.apache.org/parentqueue": "root.teams"}}, "default": {Name: "default"}}}
 	for _, file := range []string{"pod-queue-diverted.json", "pod-queue-rejected.json"} {
-		raw, err := os.ReadFile("../../examples/admission/reviews/" + file)
+		raw, err := os.ReadFile("../../../examples/admission/reviews/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,9 +185,9 @@ func TestGatekeeperQueueViolations(t *testing.T) {
 
 // objectsByName indexes a build's objects as kubectl apply would store
 // them: by kind and name, a later build replacing an earlier one's object.
-func objectsByName(t *testing.T, cluster map[string]map[string]any, s *Sources) []string {
+func objectsByName(t *testing.T, cluster map[string]map[string]any, s *translate.Sources) []string {
 	t.Helper()
-	objs, err := GatekeeperObjects(s, GatekeeperOptions{})
+	objs, err := Objects(s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +208,13 @@ func objectsByName(t *testing.T, cluster map[string]map[string]any, s *Sources) 
 	return names
 }
 
-func gatekeeperSources(t *testing.T, src string) *Sources {
+func gatekeeperSources(t *testing.T, src string) *translate.Sources {
 	t.Helper()
 	path := t.TempDir() + "/yunikorn-configs.yaml"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadSources([]string{path}, KindAuto)
+	s, err := translate.LoadSources([]string{path}, translate.KindAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,21 +248,21 @@ data:
             queues:
               - {name: prod, submitacl: alice}
 `)
-	if got := GatekeeperHeld(admissionOnly); strings.Join(got, ",") != GatekeeperUserInfo {
+	if got := Held(admissionOnly); strings.Join(got, ",") != translate.GatekeeperUserInfo {
 		t.Errorf("admission settings alone hold %v", got)
 	}
-	if got := GatekeeperHeld(queueOnly); strings.Join(got, ",") != GatekeeperQueue {
+	if got := Held(queueOnly); strings.Join(got, ",") != translate.GatekeeperQueue {
 		t.Errorf("a queue configuration alone holds %v", got)
 	}
 	cluster := map[string]map[string]any{}
 	first := objectsByName(t, cluster, admissionOnly)
 	second := objectsByName(t, cluster, queueOnly)
 	for _, a := range first {
-		if a != "SyncSet/"+GatekeeperSyncSetName && slices.Contains(second, a) {
+		if a != "SyncSet/"+SyncSetName && slices.Contains(second, a) {
 			t.Errorf("both builds write %s", a)
 		}
 	}
-	cons := cluster[GatekeeperKind+"/"+GatekeeperConstraint]
+	cons := cluster[Kind+"/"+Constraint]
 	if cons == nil {
 		t.Fatalf("no user.info Constraint among %v", slices.Collect(maps.Keys(cluster)))
 	}
@@ -269,14 +270,14 @@ data:
 	if !reflect.DeepEqual(ext, []any{"^airflow-worker$"}) {
 		t.Errorf("user.info Constraint externalUsers %v, want the admission source's", ext)
 	}
-	if cluster["ConstraintTemplate/"+GatekeeperQueueTemplateName] == nil {
+	if cluster["ConstraintTemplate/"+QueueTemplateName] == nil {
 		t.Errorf("no queue template after the queue build")
 	}
 	// Asked for explicitly, a decision the sources leave to YuniKorn's
 	// defaults is written with them.
-	objs, err := GatekeeperObjects(queueOnly, GatekeeperOptions{Decisions: []string{GatekeeperUserInfo}})
-	if err != nil || len(objs) != 3 || objs[1].Name != GatekeeperConstraint {
-		t.Errorf("--decisions user-info: %v, %v", GatekeeperSummary(objs), err)
+	objs, err := Objects(queueOnly, Options{Decisions: []string{translate.GatekeeperUserInfo}})
+	if err != nil || len(objs) != 3 || objs[1].Name != Constraint {
+		t.Errorf("--decisions user-info: %v, %v", Summary(objs), err)
 	}
 }
 

@@ -1,21 +1,22 @@
-package translate
+package gatekeeper
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/aclc-dev/aclc/pkg/acl/admission"
+	"github.com/aclc-dev/aclc/pkg/translate"
 )
 
 // The Gatekeeper names of the placement check at admission.
 const (
-	GatekeeperQueueTemplateName = "yunikornqueue"
-	GatekeeperQueueKind         = "YuniKornQueue"
-	// GatekeeperQueueConstraint refuses what YuniKorn would reject.
-	GatekeeperQueueConstraint = "yunikorn-queue"
-	// GatekeeperQueueWarnConstraint reports the warnings: Gatekeeper answers
+	QueueTemplateName = "yunikornqueue"
+	QueueKind         = "YuniKornQueue"
+	// QueueConstraint refuses what YuniKorn would reject.
+	QueueConstraint = "yunikorn-queue"
+	// QueueWarnConstraint reports the warnings: Gatekeeper answers
 	// the violations of a warn Constraint as admission warnings.
-	GatekeeperQueueWarnConstraint = "yunikorn-queue-warnings"
+	QueueWarnConstraint = "yunikorn-queue-warnings"
 )
 
 // gatekeeperQueueModules are the library modules the queue template adds
@@ -30,8 +31,8 @@ var gatekeeperQueueModules = []string{
 
 // gatekeeperHasQueue: the queue template is written when there is a queue
 // configuration whose groups Gatekeeper can resolve without aclc's builtins.
-func gatekeeperHasQueue(s *Sources) bool {
-	return s.queues != nil && !s.Groups().NeedsHostBuiltin()
+func gatekeeperHasQueue(s *translate.Sources) bool {
+	return s.Queues() != nil && !s.Groups().NeedsHostBuiltin()
 }
 
 // gatekeeperQueueLibrary returns the libraries of the queue template: the
@@ -53,26 +54,26 @@ var gatekeeperQueueParams = []struct{ param, key string }{
 
 // gatekeeperQueueObjects returns the queue ConstraintTemplate and its two
 // Constraints.
-func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
-	if s.queues == nil {
-		return nil, fmt.Errorf("gatekeeper target: no queue configuration in %s", strings.Join(s.files, ", "))
+func gatekeeperQueueObjects(s *translate.Sources) ([]Object, error) {
+	if s.Queues() == nil {
+		return nil, fmt.Errorf("gatekeeper target: no queue configuration in %s", strings.Join(s.Files(), ", "))
 	}
 	if !gatekeeperHasQueue(s) {
-		return nil, fmt.Errorf("gatekeeper target: no %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks", GatekeeperQueueKind, s.Groups())
+		return nil, fmt.Errorf("gatekeeper target: no %s template: the group resolver (%s) needs aclc's builtins, which Gatekeeper lacks", QueueKind, s.Groups())
 	}
 	libs, err := gatekeeperQueueLibrary()
 	if err != nil {
 		return nil, err
 	}
-	compiled := YuniKornData(s.queues)
-	for k, v := range s.Groups().data() {
+	compiled := translate.YuniKornData(s.Queues())
+	for k, v := range s.Groups().Data() {
 		compiled[k] = v
 	}
 	// The entry module: the library answers the AdmissionReview as aclc's
 	// queue decision does; a Constraint reports either its refusals or its
 	// warnings (parameter report), so that a deny and a warn Constraint of
 	// one template give both.
-	entry, err := gatekeeperEntry(GatekeeperQueueTemplateName, map[string]any{"compiled": compiled})
+	entry, err := gatekeeperEntry(QueueTemplateName, map[string]any{"compiled": compiled})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 	// The user.info template's shape, with the queue template's names,
 	// description and parameters.
 	tmpl[2] = kv{"metadata", ordered{
-		{"name", GatekeeperQueueTemplateName},
+		{"name", QueueTemplateName},
 		{"annotations", ordered{
 			{"metadata.gatekeeper.sh/title", "YuniKorn placement at admission"},
 			{"description", "Refuses pods YuniKorn's scheduler would reject, and warns about pods it would run elsewhere than the queue they name."},
@@ -89,7 +90,7 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 	}}
 	spec := tmpl[3].v.(ordered)
 	crd := spec[0].v.(ordered)[0].v.(ordered)
-	crd[0] = kv{"names", ordered{{"kind", GatekeeperQueueKind}}}
+	crd[0] = kv{"names", ordered{{"kind", QueueKind}}}
 	props := crd[1].v.(ordered)[0].v.(ordered)[1].v.(ordered)
 	props = props[:len(props)-1] // acceptOwnIdentity is the user.info template's
 	for _, p := range gatekeeperQueueParams {
@@ -99,8 +100,8 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 		{"description", "rejections: violations for the pods YuniKorn would reject (a deny Constraint); warnings: one violation per warning (a warn Constraint)"}}})
 	crd[1].v.(ordered)[0].v.(ordered)[1].v = props
 
-	objs := []GatekeeperObject{{Kind: "ConstraintTemplate", Name: GatekeeperQueueTemplateName, body: tmpl,
-		Comment: "The " + GatekeeperQueueKind + " ConstraintTemplate: YuniKorn's placement at admission, with the\n" +
+	objs := []Object{{Kind: "ConstraintTemplate", Name: QueueTemplateName, body: tmpl,
+		Comment: "The " + QueueKind + " ConstraintTemplate: YuniKorn's placement at admission, with the\n" +
 			"queue configuration compiled in. Its deny Constraint refuses the pods YuniKorn would\n" +
 			"reject; its warn Constraint reports, as admission warnings, pods YuniKorn would run\n" +
 			"elsewhere than the queue they name. Gatekeeper's audit (and gator test) reviews\n" +
@@ -108,11 +109,11 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 			"object (its user.info annotation and labels), as a CREATE by nobody."}}
 	unique, noGang := s.QueueReviewFlags()
 	for _, c := range []struct{ name, action, report, comment string }{
-		{GatekeeperQueueConstraint, "deny", "rejections", "Refuses the pods YuniKorn's scheduler would reject."},
-		{GatekeeperQueueWarnConstraint, "warn", "warnings", "Reports, as admission warnings, pods YuniKorn would run elsewhere than they name.\nTest it apart from the deny Constraint: gator verify counts warn results as violations."},
+		{QueueConstraint, "deny", "rejections", "Refuses the pods YuniKorn's scheduler would reject."},
+		{QueueWarnConstraint, "warn", "warnings", "Reports, as admission warnings, pods YuniKorn would run elsewhere than they name.\nTest it apart from the deny Constraint: gator verify counts warn results as violations."},
 	} {
-		cons := gatekeeperConstraint(s.admission)
-		cons[1] = kv{"kind", GatekeeperQueueKind}
+		cons := gatekeeperConstraint(s.Admission())
+		cons[1] = kv{"kind", QueueKind}
 		cons[2] = kv{"metadata", ordered{{"name", c.name}}}
 		cspec := cons[3].v.(ordered)
 		cspec[0] = kv{"enforcementAction", c.action}
@@ -120,7 +121,7 @@ func gatekeeperQueueObjects(s *Sources) ([]GatekeeperObject, error) {
 		params = params[:len(params)-1]
 		params = append(params, kv{"generateUniqueAppId", unique}, kv{"disableGangScheduling", noGang}, kv{"report", c.report})
 		cspec[2] = kv{"parameters", params}
-		objs = append(objs, GatekeeperObject{Kind: GatekeeperQueueKind, Name: c.name, body: cons, Comment: c.comment})
+		objs = append(objs, Object{Kind: QueueKind, Name: c.name, body: cons, Comment: c.comment})
 	}
 	return objs, nil
 }

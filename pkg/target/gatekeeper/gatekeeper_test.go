@@ -1,4 +1,4 @@
-package translate
+package gatekeeper
 
 import (
 	"sort"
@@ -18,11 +18,11 @@ import (
 // rewritten, so this fails when the policy grows a reference the rewrite
 // does not cover.
 func TestGatekeeperCodeReadsOnlyLibAndInventory(t *testing.T) {
-	libs, err := GatekeeperLibrary()
+	libs, err := Library()
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry, err := GatekeeperTemplateRego()
+	entry, err := TemplateRego()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestGatekeeperLibraryIsThePolicyUnderLib(t *testing.T) {
 // out in each entry module, so this keeps them one rule set.
 func TestGatekeeperTemplatesShareTheSettingsRules(t *testing.T) {
 	rules := map[string]map[string][]*ast.Rule{}
-	for _, name := range []string{GatekeeperTemplateName, GatekeeperQueueTemplateName} {
+	for _, name := range []string{TemplateName, QueueTemplateName} {
 		src, err := gkpolicy.Template(name)
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +150,7 @@ func TestGatekeeperTemplatesShareTheSettingsRules(t *testing.T) {
 		}
 	}
 	for _, rule := range []string{"defaults", "params", "param_fields", "settings"} {
-		a, b := rules[GatekeeperTemplateName][rule], rules[GatekeeperQueueTemplateName][rule]
+		a, b := rules[TemplateName][rule], rules[QueueTemplateName][rule]
 		if len(a) != 1 || len(b) != 1 {
 			t.Errorf("%s: %d and %d definitions, want one in each template", rule, len(a), len(b))
 			continue
@@ -165,7 +165,7 @@ func TestGatekeeperTemplatesShareTheSettingsRules(t *testing.T) {
 // The build sets the templates' constants on the parsed module: the
 // printed entry module holds the values, as Rego terms.
 func TestGatekeeperEntryConstants(t *testing.T) {
-	entry, err := gatekeeperEntry(GatekeeperQueueTemplateName, map[string]any{"compiled": map[string]any{"partitions": map[string]any{}, "note": "<a & b>"}})
+	entry, err := gatekeeperEntry(QueueTemplateName, map[string]any{"compiled": map[string]any{"partitions": map[string]any{}, "note": "<a & b>"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestGatekeeperEntryConstants(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("rules not found: %v", want)
 	}
-	if _, err := gatekeeperEntry(GatekeeperTemplateName, map[string]any{"compiled": 1}); err == nil {
+	if _, err := gatekeeperEntry(TemplateName, map[string]any{"compiled": 1}); err == nil {
 		t.Error("a value for a rule the template lacks must fail the build")
 	}
 }
