@@ -11,4 +11,3 @@ const (
 
 // GatekeeperDecisions returns the values --decisions takes.
 func GatekeeperDecisions() []string { return []string{GatekeeperUserInfo, GatekeeperQueue} }
-
