@@ -168,12 +168,13 @@ func (l *ykLive) setUp() {
 }
 
 // ykControllers are the controllers that make the pods of the corpus's
-// workloads, and the garbage collector, which deletes a workload's
-// dependents with it. A DaemonSet makes no pod without a node, and a
-// CronJob makes its Job at the schedule's time, which would add an
-// application at a time the run does not choose: neither controller runs.
-var ykControllers = []string{"deployment-controller", "replicaset-controller", "statefulset-controller",
-	"job-controller", "garbage-collector-controller"}
+// workloads. A DaemonSet makes no pod without a node, and a CronJob makes
+// its Job at the schedule's time, which would add an application at a
+// time the run does not choose: neither controller runs. Nor does the
+// garbage collector, which would delete the corpus's pods that name an
+// owner that does not exist here; the run deletes a workload's dependents
+// itself.
+var ykControllers = []string{"deployment-controller", "replicaset-controller", "statefulset-controller", "job-controller"}
 
 // startControllers runs kube-controller-manager with the controllers that
 // create the workloads' pods. As in a cluster, each controller acts as its
@@ -263,6 +264,7 @@ type recorder struct {
 	caPEM []byte
 	mu    sync.Mutex
 	seen  map[string][]byte
+	when  map[string]time.Time
 }
 
 func startRecorder(t *testing.T, dir string) *recorder {
@@ -280,7 +282,7 @@ func startRecorder(t *testing.T, dir string) *recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &recorder{url: "https://" + ln.Addr().String(), caPEM: p.caPEM, seen: map[string][]byte{}}
+	r := &recorder{url: "https://" + ln.Addr().String(), caPEM: p.caPEM, seen: map[string][]byte{}, when: map[string]time.Time{}}
 	srv := &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
@@ -306,9 +308,14 @@ func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 	if name == "" {
 		name = meta.Metadata.Name
 	}
+	if name == "" {
+		// A controller's pod: the API server names it after admission.
+		name = meta.Metadata.GenerateName
+	}
 	if rev.Request.DryRun == nil || !*rev.Request.DryRun {
 		r.mu.Lock()
 		r.seen[req.URL.Path+" "+string(rev.Request.Operation)+" "+rev.Request.Namespace+"/"+name] = body
+		r.when[req.URL.Path+" "+string(rev.Request.Operation)+" "+rev.Request.Namespace+"/"+name] = time.Now()
 		r.mu.Unlock()
 	}
 	out := admissionv1.AdmissionReview{TypeMeta: rev.TypeMeta, Response: &admissionv1.AdmissionResponse{UID: rev.Request.UID, Allowed: true}}
@@ -319,6 +326,28 @@ func (r *recorder) review(stage string, op admissionv1.Operation, ns, name strin
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seen["/"+stage+" "+string(op)+" "+ns+"/"+name]
+}
+
+// podReview is the last review of a pod CREATE whose name, or
+// generateName, starts with prefix.
+func (r *recorder) podReview(stage, ns, prefix string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var last []byte
+	var at time.Time
+	for k, v := range r.seen {
+		if !strings.HasPrefix(k, "/"+stage+" CREATE "+ns+"/"+prefix) {
+			continue
+		}
+		var rev admissionv1.AdmissionReview
+		if json.Unmarshal(v, &rev) != nil || rev.Request == nil || rev.Request.Kind.Kind != "Pod" {
+			continue
+		}
+		if t := r.when[k]; last == nil || t.After(at) {
+			last, at = v, t
+		}
+	}
+	return last
 }
 
 // register registers both recorders by URL for what YuniKorn's webhook
@@ -1019,6 +1048,7 @@ func (l *ykLive) corpus(t *testing.T) {
 	}
 	var (
 		sent, verdicts, updates, userInfos, placements, workloads, diffs int
+		controllerRefusals                                               int
 		refusedSources                                                   int
 		notCompared                                                      = map[string]int{}
 	)
@@ -1198,6 +1228,8 @@ func (l *ykLive) corpus(t *testing.T) {
 				switch d := l.workloadPlacement(t, ref, settings, nsMap, created); {
 				case d == "":
 					workloads++
+				case strings.HasPrefix(d, "refused: "):
+					controllerRefusals++
 				case strings.HasPrefix(d, "not compared: "):
 					notCompared[strings.TrimPrefix(d, "not compared: ")]++
 				default:
@@ -1225,8 +1257,8 @@ func (l *ykLive) corpus(t *testing.T) {
 	}
 	l.clean(t)
 	l.stopYuniKorn()
-	t.Logf("YuniKorn %s live: %d corpus cases runnable, from %d configurations; %d configurations run (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts (%d of them on a pod UPDATE), %d user.info values, %d placements of pods, %d of workloads' pods; %d differences",
-		l.rel.Name(), len(cases), len(bySource), len(order), refusedSources, sent, verdicts, updates, userInfos, placements, workloads, diffs)
+	t.Logf("YuniKorn %s live: %d corpus cases runnable, from %d configurations; %d configurations run (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts (%d of them on a pod UPDATE), %d user.info values, %d placements of pods, %d of workloads' pods, %d pods of a workload's controller refused by both; %d differences",
+		l.rel.Name(), len(cases), len(bySource), len(order), refusedSources, sent, verdicts, updates, userInfos, placements, workloads, controllerRefusals, diffs)
 	t.Logf("left out of the corpus: %v", skipped)
 	t.Logf("sent but not compared: %v", notCompared)
 	if verdicts == 0 || placements == 0 {
@@ -1363,9 +1395,25 @@ func (l *ykLive) workloadPlacement(t *testing.T, ref *translate.Sources, setting
 		t.Fatalf("the workload's pod template: %v", err)
 	}
 	app, ok := queueReview(ref, settings, nsMap).Application(rev.Request, ns, kind, template.ObjectMeta, template.Spec)
-	pod, err := l.controllerPod(ns, created.GetName()+"-", 60*time.Second)
+	pod, denial, err := l.controllerPod(ns, created.GetName(), 60*time.Second)
 	if err != nil {
 		return fmt.Sprintf("%s %s/%s: %v", kind, ns, created.GetName(), err)
+	}
+	if pod == nil {
+		// YuniKorn's webhook refused the controller's pod: aclc must
+		// refuse the request the controller made, as recorded.
+		review := l.rec.podReview("mutating", ns, created.GetName()+"-")
+		if review == nil {
+			return fmt.Sprintf("%s %s/%s: YuniKorn refused its controller's pod (%s); no review of it recorded", kind, ns, created.GetName(), denial)
+		}
+		want := aclcReview(t, settings, review, nsMap)
+		switch {
+		case want.allowed:
+			return fmt.Sprintf("%s %s/%s: YuniKorn refuses its controller's pod: %s; aclc admits it\n  review: %s", kind, ns, created.GetName(), denial, review)
+		case want.message != denial:
+			return fmt.Sprintf("%s %s/%s: the refusals of its controller's pod differ:\n  YuniKorn: %s\n  aclc:     %s", kind, ns, created.GetName(), denial, want.message)
+		}
+		return "refused: the controller's pod"
 	}
 	if !ok {
 		if pod.Spec.SchedulerName == "yunikorn" {
@@ -1385,15 +1433,18 @@ func jsonObject(t *testing.T, raw []byte) map[string]any {
 	return m
 }
 
-// controllerPod waits for a controller to create a pod named with prefix,
-// the name of its workload (a Deployment's ReplicaSet is named after the
-// Deployment too).
-func (l *ykLive) controllerPod(ns, prefix string, within time.Duration) (*corev1.Pod, error) {
+// controllerPod waits for a controller to create a pod named after the
+// workload (a Deployment's ReplicaSet is named after the Deployment too),
+// or for YuniKorn's webhook to refuse it: then the pod is nil and denial
+// is the webhook's message, from the controller's FailedCreate event.
+func (l *ykLive) controllerPod(ns, workload string, within time.Duration) (*corev1.Pod, string, error) {
+	prefix := workload + "-"
+	refusal := fmt.Sprintf("Error creating: admission webhook %q denied the request: ", ykMutateHook)
 	deadline := time.Now().Add(within)
 	for {
 		pods, err := l.adm.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var first *corev1.Pod
 		for i := range pods.Items {
@@ -1403,17 +1454,24 @@ func (l *ykLive) controllerPod(ns, prefix string, within time.Duration) (*corev1
 			}
 		}
 		if first != nil {
-			return first, nil
+			return first, "", nil
+		}
+		events, err := l.adm.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return nil, "", err
+		}
+		var why []string
+		for _, e := range events.Items {
+			if n := e.InvolvedObject.Name; (n != workload && !strings.HasPrefix(n, prefix)) || e.Type != corev1.EventTypeWarning {
+				continue
+			}
+			if e.Reason == "FailedCreate" && strings.HasPrefix(e.Message, refusal) {
+				return nil, strings.TrimPrefix(e.Message, refusal), nil
+			}
+			why = append(why, e.Reason+": "+e.Message)
 		}
 		if time.Now().After(deadline) {
-			var why []string
-			events, _ := l.adm.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
-			for _, e := range events.Items {
-				if strings.HasPrefix(e.InvolvedObject.Name, strings.TrimSuffix(prefix, "-")) && e.Type == corev1.EventTypeWarning {
-					why = append(why, e.Reason+": "+e.Message)
-				}
-			}
-			return nil, fmt.Errorf("no pod made by its controller within %s %v", within, why)
+			return nil, "", fmt.Errorf("no pod made by its controller within %s %v", within, why)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
