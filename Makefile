@@ -20,7 +20,7 @@ GATOR_VERSION := v3.23.1
 GATOR_DIR     := bin/gator-$(GATOR_VERSION)
 GATOR         := $(GATOR_DIR)/gator
 
-.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e yunikorn-bins yunikorn-e2e oracle oracle-sample cel-oracle-sample
+.PHONY: bench-config-review chromium reliability reliability-sizing js-sdk all build test race gatekeeper-test gatekeeper-e2e cel-test long-test e2e opa-test wasm-opa-corpus bench bench-kubernetes profile check demo fuzz clean slapd image image-test helm chart-check cluster-bins cluster-e2e controller-manager-bin yunikorn-bins yunikorn-e2e oracle oracle-sample cel-oracle-sample
 
 all: build
 
@@ -342,6 +342,13 @@ KUBE_LDFLAGS     := -X $(KUBE_VERSION_PKG).gitVersion=$(KUBE_APISERVER_VERSION) 
   -X $(KUBE_VERSION_PKG).gitTreeState=clean
 $(KUBE_APISERVER):
 	cd tests/cluster/build/kube-apiserver && $(GO) build -trimpath -ldflags '$(KUBE_LDFLAGS)' -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-apiserver
+# kube-controller-manager of the same release, for the controllers that make
+# workloads' pods in yunikorn-e2e; its own throwaway module beside
+# kube-apiserver's, with the same staging pins.
+KUBE_CONTROLLER_MANAGER := bin/kube-controller-manager-$(KUBE_APISERVER_VERSION)/kube-controller-manager
+controller-manager-bin: $(KUBE_CONTROLLER_MANAGER)
+$(KUBE_CONTROLLER_MANAGER):
+	cd tests/cluster/build/kube-controller-manager && $(GO) build -trimpath -ldflags '$(KUBE_LDFLAGS)' -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kube-controller-manager
 
 # aclc against a real API server: etcd and kube-apiserver on loopback with
 # generated certificates, token users and RBAC; the webhook registered by
@@ -360,12 +367,14 @@ cluster-e2e: build $(ETCD) $(KUBE_APISERVER) $(HELM)
 # module proxy in a throwaway module per release (tests/yunikorn/build/v*,
 # with the k8shim's own replace pins), kept under bin/<name>-<version>/.
 # The run starts etcd, kube-apiserver, both YuniKorn processes and aclc on
-# loopback, creates the corpus's pods as different users and compares
-# YuniKorn's verdicts, user.info and application queues with aclc's; then
+# loopback, with kube-controller-manager for the controllers that make
+# workloads' pods, creates the corpus's pods and workloads as different users
+# and compares YuniKorn's verdicts, user.info and application queues (of the
+# pods, and of the pods the controllers make) with aclc's; then
 # aclc's --target kubernetes policies beside YuniKorn's webhook with
 # bypassAuth (docs/ORACLE.md, "YuniKorn live"). Not part of `make test`.
 # YUNIKORN_RUN=<regexp> runs one test; YUNIKORN_SOURCES=N runs the corpus
-# cases of its first N configurations (corpus order; 0: all, which takes
+# cases of N of its configurations, spread evenly over the corpus (0: all, which takes
 # long: YuniKorn restarts on each configuration and each reused application).
 YUNIKORN_LIVE_RELEASES = 1.9.0 1.8.0
 YUNIKORN_SOURCES ?= 6
@@ -375,13 +384,14 @@ bin/yunikorn-scheduler-v%/yunikorn-scheduler:
 	cd tests/yunikorn/build/v$* && $(GO) build -trimpath -o $(CURDIR)/$@ github.com/apache/yunikorn-k8shim/pkg/cmd/shim
 bin/yunikorn-admission-controller-v%/yunikorn-admission-controller:
 	cd tests/yunikorn/build/v$* && $(GO) build -trimpath -o $(CURDIR)/$@ github.com/apache/yunikorn-k8shim/pkg/cmd/admissioncontroller
-yunikorn-e2e: build $(ETCD) $(KUBE_APISERVER) $(YUNIKORN_BINS)
+yunikorn-e2e: build $(ETCD) $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(YUNIKORN_BINS)
 	rc=0; for v in $(YUNIKORN_LIVE_RELEASES); do echo "== YuniKorn $$v live"; \
 	  ACLC_YUNIKORN_E2E=1 ACLC=$(abspath $(BIN)) ACLC_ETCD=$(abspath $(ETCD)) \
-	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_YUNIKORN_VERSION=$$v ACLC_YUNIKORN_SOURCES=$(YUNIKORN_SOURCES) \
+	  ACLC_KUBE_APISERVER=$(abspath $(KUBE_APISERVER)) ACLC_KUBE_CONTROLLER_MANAGER=$(abspath $(KUBE_CONTROLLER_MANAGER)) \
+	  ACLC_YUNIKORN_VERSION=$$v ACLC_YUNIKORN_SOURCES=$(YUNIKORN_SOURCES) \
 	  ACLC_YUNIKORN_SCHEDULER=$(CURDIR)/bin/yunikorn-scheduler-v$$v/yunikorn-scheduler \
 	  ACLC_YUNIKORN_ADMISSION=$(CURDIR)/bin/yunikorn-admission-controller-v$$v/yunikorn-admission-controller \
-	  $(GO) test -count=1 -timeout 30m -v -run '$(or $(YUNIKORN_RUN),TestYuniKornLive)' ./tests/cluster/ || rc=1; done; exit $$rc
+	  $(GO) test -count=1 -timeout 120m -v -run '$(or $(YUNIKORN_RUN),TestYuniKornLive)' ./tests/cluster/ || rc=1; done; exit $$rc
 
 # YuniKorn itself beside aclc (tests/oracle, its own module): YuniKorn's core,
 # built from the modules of every release the module proxy serves, decides

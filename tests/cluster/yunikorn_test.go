@@ -33,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -83,7 +84,12 @@ type ykLive struct {
 	rest       *http.Client
 	// apps are the application ids the running scheduler has seen.
 	apps map[string]bool
-	n    int
+	// partitions are the running scheduler's partitions, by name.
+	partitions map[string]bool
+	// usedNS are the namespaces the corpus's objects went to.
+	usedNS map[string]bool
+	dyn    dynamic.Interface
+	n      int
 }
 
 func TestYuniKornLive(t *testing.T) {
@@ -102,9 +108,13 @@ func TestYuniKornLive(t *testing.T) {
 	t.Logf("etcd and kube-apiserver ready in %s", time.Since(began).Round(time.Millisecond))
 	l := &ykLive{t: t, s: s, adm: s.client(t, admin), dir: s.dir, rel: rel,
 		schedBin: env(t, "ACLC_YUNIKORN_SCHEDULER"), acBin: env(t, "ACLC_YUNIKORN_ADMISSION"),
-		rest: &http.Client{Timeout: 5 * time.Second}}
+		rest: &http.Client{Timeout: 5 * time.Second}, usedNS: map[string]bool{}}
 	l.kubeconfig = s.kubeconfig(t, admin)
+	if l.dyn, err = dynamic.NewForConfig(s.restConfig(admin)); err != nil {
+		t.Fatal(err)
+	}
 	l.setUp()
+	l.startControllers(env(t, "ACLC_KUBE_CONTROLLER_MANAGER"))
 
 	t.Run("corpus", func(t *testing.T) { l.corpus(t) })
 	t.Run("aclc's policies beside YuniKorn's webhook with bypassAuth", func(t *testing.T) { l.policies(t, aclc) })
@@ -140,7 +150,7 @@ func (l *ykLive) setUp() {
 	}
 	l.fwd = startForwarder(t, "127.0.0.1:"+strconv.Itoa(ykServicePort), "127.0.0.1:"+strconv.Itoa(ykAdmissionPort))
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "live-creator"}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "update"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets", "statefulsets", "daemonsets"}, Verbs: []string{"create"}},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs", "cronjobs"}, Verbs: []string{"create"}},
 	}}
@@ -155,6 +165,55 @@ func (l *ykLive) setUp() {
 	}
 	l.rec = startRecorder(t, l.dir)
 	l.rec.register(t, ctx, l.adm)
+}
+
+// ykControllers are the controllers that make the pods of the corpus's
+// workloads. A DaemonSet makes no pod without a node, and a CronJob makes
+// its Job at the schedule's time, which would add an application at a
+// time the run does not choose: neither controller runs. Nor does the
+// garbage collector, which would delete the corpus's pods that name an
+// owner that does not exist here; the run deletes a workload's dependents
+// itself.
+var ykControllers = []string{"deployment-controller", "replicaset-controller", "statefulset-controller", "job-controller"}
+
+// startControllers runs kube-controller-manager with the controllers that
+// create the workloads' pods. As in a cluster, each controller acts as its
+// own service account in kube-system (--use-service-account-credentials,
+// its token from the TokenRequest API), which YuniKorn's default
+// admissionController.accessControl.systemUsers trusts.
+func (l *ykLive) startControllers(bin string) {
+	t := l.t
+	p := start(t, l.dir, "kube-controller-manager", bin,
+		"--kubeconfig", l.kubeconfig, "--controllers", strings.Join(ykControllers, ","),
+		"--use-service-account-credentials", "--leader-elect=false",
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(freePort(t)), "--cert-dir", filepath.Join(l.dir, "kube-controller-manager-certs"))
+	// Ready once the replicaset controller acts: a ReplicaSet of no pod
+	// gets its status observed.
+	ctx := context.Background()
+	one := int32(0)
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: yunikornNS},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"probe": "1"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"probe": "1"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/none:1"}}}}}}
+	if _, err := l.adm.AppsV1().ReplicaSets(yunikornNS).Create(ctx, rs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 120*time.Second, "kube-controller-manager's replicaset controller acting", func() error {
+		if p.exited() {
+			t.Fatalf("kube-controller-manager exited:\n%s", tail(p.log, 30))
+		}
+		got, err := l.adm.AppsV1().ReplicaSets(yunikornNS).Get(ctx, "probe", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got.Status.ObservedGeneration < got.Generation {
+			return fmt.Errorf("ReplicaSet probe not observed yet")
+		}
+		return nil
+	})
+	if err := l.adm.AppsV1().ReplicaSets(yunikornNS).Delete(ctx, "probe", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // forwarder passes loopback connections on to another loopback port, as
@@ -205,6 +264,7 @@ type recorder struct {
 	caPEM []byte
 	mu    sync.Mutex
 	seen  map[string][]byte
+	when  map[string]time.Time
 }
 
 func startRecorder(t *testing.T, dir string) *recorder {
@@ -222,7 +282,7 @@ func startRecorder(t *testing.T, dir string) *recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &recorder{url: "https://" + ln.Addr().String(), caPEM: p.caPEM, seen: map[string][]byte{}}
+	r := &recorder{url: "https://" + ln.Addr().String(), caPEM: p.caPEM, seen: map[string][]byte{}, when: map[string]time.Time{}}
 	srv := &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
@@ -248,29 +308,59 @@ func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 	if name == "" {
 		name = meta.Metadata.Name
 	}
+	if name == "" {
+		// A controller's pod: the API server names it after admission.
+		name = meta.Metadata.GenerateName
+	}
 	if rev.Request.DryRun == nil || !*rev.Request.DryRun {
 		r.mu.Lock()
-		r.seen[req.URL.Path+" "+rev.Request.Namespace+"/"+name] = body
+		r.seen[req.URL.Path+" "+string(rev.Request.Operation)+" "+rev.Request.Namespace+"/"+name] = body
+		r.when[req.URL.Path+" "+string(rev.Request.Operation)+" "+rev.Request.Namespace+"/"+name] = time.Now()
 		r.mu.Unlock()
 	}
 	out := admissionv1.AdmissionReview{TypeMeta: rev.TypeMeta, Response: &admissionv1.AdmissionResponse{UID: rev.Request.UID, Allowed: true}}
 	_ = json.NewEncoder(w).Encode(out)
 }
 
-func (r *recorder) review(stage, ns, name string) []byte {
+func (r *recorder) review(stage string, op admissionv1.Operation, ns, name string) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.seen["/"+stage+" "+ns+"/"+name]
+	return r.seen["/"+stage+" "+string(op)+" "+ns+"/"+name]
+}
+
+// podReview is the last review of a pod CREATE whose name, or
+// generateName, starts with prefix.
+func (r *recorder) podReview(stage, ns, prefix string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var last []byte
+	var at time.Time
+	for k, v := range r.seen {
+		if !strings.HasPrefix(k, "/"+stage+" CREATE "+ns+"/"+prefix) {
+			continue
+		}
+		var rev admissionv1.AdmissionReview
+		if json.Unmarshal(v, &rev) != nil || rev.Request == nil || rev.Request.Kind.Kind != "Pod" {
+			continue
+		}
+		if t := r.when[k]; last == nil || t.After(at) {
+			last, at = v, t
+		}
+	}
+	return last
 }
 
 // register registers both recorders by URL for what YuniKorn's webhook
-// looks at: pods and workloads, on CREATE.
+// looks at: pods and workloads, on CREATE, and pods on UPDATE.
 func (r *recorder) register(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	t.Helper()
 	rules := []admissionregistrationv1.RuleWithOperations{{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 		Rule: admissionregistrationv1.Rule{APIGroups: []string{"", "apps", "batch"}, APIVersions: []string{"v1"},
 			Resources: []string{"pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"}},
+	}, {
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
 	}}
 	fail, none, never := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.NeverReinvocationPolicy
 	mu, vu := r.url+"/mutating", r.url+"/validating"
@@ -294,7 +384,7 @@ func (r *recorder) register(t *testing.T, ctx context.Context, c kubernetes.Inte
 // namespaces' annotations, then (re)starts YuniKorn's two processes on them and waits
 // until both serve. It returns an error when YuniKorn does not start on
 // the configuration.
-func (l *ykLive) configure(t *testing.T, data map[string]string, binary map[string][]byte, namespaces map[string]map[string]string) error {
+func (l *ykLive) configure(t *testing.T, data map[string]string, binary map[string][]byte, namespaces map[string]map[string]string, prepare func()) error {
 	t.Helper()
 	ctx := context.Background()
 	l.stopYuniKorn()
@@ -309,6 +399,9 @@ func (l *ykLive) configure(t *testing.T, data map[string]string, binary map[stri
 	}
 	for name, ann := range namespaces {
 		l.namespace(t, ctx, name, ann)
+	}
+	if prepare != nil {
+		prepare()
 	}
 	return l.startYuniKorn(t)
 }
@@ -369,10 +462,17 @@ func (l *ykLive) startYuniKorn(t *testing.T) error {
 		if l.sched.exited() {
 			return fmt.Errorf("YuniKorn's scheduler exited: %s", lastLine(l.sched.log))
 		}
-		// Ready once the configuration's partitions exist.
+		// Ready once the configuration's partitions exist, whatever
+		// they are called.
 		if b, err := l.restGet("/ws/v1/partitions"); err == nil {
-			var parts []json.RawMessage
+			var parts []struct {
+				Name string `json:"name"`
+			}
 			if json.Unmarshal(b, &parts) == nil && len(parts) > 0 {
+				l.partitions = map[string]bool{}
+				for _, p := range parts {
+					l.partitions[p.Name] = true
+				}
 				return nil
 			}
 		}
@@ -470,6 +570,27 @@ func (l *ykLive) application(id string, within time.Duration) (ykApp, error) {
 	}
 }
 
+// rejectedPod waits for the shim to fail the pod as its application's
+// rejection (phase Failed, reason ApplicationRejected), which it does for
+// every application the core rejects: the pod's message is the core's
+// reason.
+func (l *ykLive) rejectedPod(pod *corev1.Pod, id string, within time.Duration) (ykApp, error) {
+	deadline := time.Now().Add(within)
+	for {
+		got, err := l.adm.CoreV1().Pods(pod.Namespace).Get(context.Background(), pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return ykApp{}, err
+		}
+		if got.Status.Phase == corev1.PodFailed && got.Status.Reason == "ApplicationRejected" {
+			return ykApp{ID: id, State: "Rejected", Rejected: strings.TrimSpace(got.Status.Message)}, nil
+		}
+		if time.Now().After(deadline) {
+			return ykApp{}, fmt.Errorf("pod %s/%s of application %s not failed as rejected within %s (phase %q, reason %q); the scheduler has no partition default, so its REST API cannot show the application", pod.Namespace, pod.Name, id, within, got.Status.Phase, got.Status.Reason)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // liveCase is a corpus case the API server can be sent: a CREATE of a pod
 // or workload by a named user.
 type liveCase struct {
@@ -480,6 +601,9 @@ type liveCase struct {
 	namespaces map[string]map[string]string
 	review     admissionv1.AdmissionReview
 	object     map[string]any
+	// old is a pod UPDATE's oldObject, live the pod's name.
+	old  map[string]any
+	live string
 }
 
 var workloadGVR = map[string]schema.GroupVersionResource{
@@ -490,6 +614,51 @@ var workloadGVR = map[string]schema.GroupVersionResource{
 	"DaemonSet":   {Group: "apps", Version: "v1", Resource: "daemonsets"},
 	"Job":         {Group: "batch", Version: "v1", Resource: "jobs"},
 	"CronJob":     {Group: "batch", Version: "v1", Resource: "cronjobs"},
+}
+
+// cleanOrder deletes the objects that make others first: a Deployment's
+// ReplicaSets and a CronJob's Jobs, then the pods, which no controller
+// makes again.
+var cleanOrder = []string{"Deployment", "CronJob", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "Pod"}
+
+// clean deletes the corpus's objects and waits until no pod of theirs is
+// left: a scheduler started next would recover such a pod's application.
+func (l *ykLive) clean(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		left := 0
+		for ns := range l.usedNS {
+			for _, kind := range cleanOrder {
+				opts := metav1.DeleteOptions{PropagationPolicy: &background}
+				if kind == "Pod" {
+					// No kubelet confirms a bound pod's end here.
+					opts.GracePeriodSeconds = new(int64)
+				}
+				_ = l.dyn.Resource(workloadGVR[kind]).Namespace(ns).DeleteCollection(ctx, opts, metav1.ListOptions{})
+			}
+			pods, err := l.adm.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			left += len(pods.Items)
+			for _, p := range pods.Items {
+				// A Job's pods keep its controller's finalizer until
+				// the controller sees them end.
+				if p.DeletionTimestamp != nil && len(p.Finalizers) > 0 {
+					_, _ = l.adm.CoreV1().Pods(ns).Patch(ctx, p.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+				}
+			}
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pods left 60s after deleting the corpus's objects", left)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 type liveFile struct {
@@ -615,9 +784,10 @@ func liveCases(t *testing.T, version string) ([]liveCase, map[string]int) {
 			}
 			req := rev.Request
 			gvr, known := workloadGVR[req.Kind.Kind]
+			update := req.Operation == admissionv1.Update && req.Kind.Kind == "Pod"
 			switch {
-			case req.Operation != admissionv1.Create:
-				skipped["not a CREATE"]++
+			case req.Operation != admissionv1.Create && !update:
+				skipped["not a CREATE or a pod UPDATE"]++
 				continue
 			case !known || req.Kind.Version != "v1" || req.Kind.Group != gvr.Group:
 				skipped["not a pod or workload"]++
@@ -638,14 +808,48 @@ func liveCases(t *testing.T, version string) ([]liveCase, map[string]int) {
 				skipped["object of another kind"]++
 				continue
 			}
+			var old map[string]any
+			if update {
+				if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil || old == nil {
+					skipped["pod UPDATE whose oldObject is not JSON"]++
+					continue
+				}
+				if k, _ := old["kind"].(string); k != "Pod" {
+					skipped["object of another kind"]++
+					continue
+				}
+				if !onlyMetadataChanges(old, obj) {
+					skipped["pod UPDATE that changes more than labels, annotations and scheduling gates"]++
+					continue
+				}
+			}
 			nss := map[string]map[string]string{}
 			for n, e := range c.Namespaces {
 				nss[n] = e.Annotations
 			}
-			out = append(out, liveCase{name: name, source: text, data: cm.Data, binary: binary, namespaces: nss, review: rev, object: obj})
+			out = append(out, liveCase{name: name, source: text, data: cm.Data, binary: binary, namespaces: nss, review: rev, object: obj, old: old})
 		}
 	}
 	return out, skipped
+}
+
+// onlyMetadataChanges reports whether a pod UPDATE changes nothing but
+// what a live update can: the labels, the annotations and the removal of
+// scheduling gates.
+func onlyMetadataChanges(old, obj map[string]any) bool {
+	strip := func(m map[string]any) string {
+		u := &unstructured.Unstructured{Object: jsonable(m).(map[string]any)}
+		unstructured.RemoveNestedField(u.Object, "metadata", "labels")
+		unstructured.RemoveNestedField(u.Object, "metadata", "annotations")
+		unstructured.RemoveNestedField(u.Object, "spec", "schedulingGates")
+		unstructured.RemoveNestedField(u.Object, "status")
+		for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "managedFields", "generation"} {
+			unstructured.RemoveNestedField(u.Object, "metadata", f)
+		}
+		b, _ := json.Marshal(u.Object)
+		return string(b)
+	}
+	return strip(old) == strip(obj)
 }
 
 func firstNonEmpty(xs ...string) string {
@@ -828,30 +1032,26 @@ func (l *ykLive) corpus(t *testing.T) {
 		}
 		bySource[c.source] = append(bySource[c.source], c)
 	}
+	// ACLC_YUNIKORN_SOURCES=N runs N configurations spread evenly over
+	// the corpus's order (0: all of them).
 	if max, _ := strconv.Atoi(os.Getenv("ACLC_YUNIKORN_SOURCES")); max > 0 && max < len(order) {
-		for _, src := range order[max:] {
-			skipped["beyond ACLC_YUNIKORN_SOURCES"] += len(bySource[src])
+		var picked []string
+		for i := range max {
+			picked = append(picked, order[i*len(order)/max])
 		}
-		order = order[:max]
-	}
-	dyn, err := dynamic.NewForConfig(l.s.restConfig(admin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		sent, verdicts, userInfos, placements, diffs int
-		refusedSources                               int
-		notCompared                                  = map[string]int{}
-		used                                         []schema.GroupVersionResource
-		usedNS                                       = map[string]bool{}
-	)
-	clean := func() {
-		for ns := range usedNS {
-			for _, gvr := range used {
-				_ = dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &background}, metav1.ListOptions{})
+		for _, src := range order {
+			if !slices.Contains(picked, src) {
+				skipped["not among the ACLC_YUNIKORN_SOURCES configurations"] += len(bySource[src])
 			}
 		}
+		order = picked
 	}
+	var (
+		sent, verdicts, updates, userInfos, placements, workloads, diffs int
+		controllerRefusals                                               int
+		refusedSources                                                   int
+		notCompared                                                      = map[string]int{}
+	)
 	for _, src := range order {
 		group := bySource[src]
 		first := group[0]
@@ -878,9 +1078,42 @@ func (l *ykLive) corpus(t *testing.T) {
 			}
 			runnable = append(runnable, c)
 		}
-		clean()
+		// Pod UPDATEs go first: their pods are created, as the corpus's
+		// oldObject, while YuniKorn's admission controller is down (its
+		// webhook's failurePolicy is Ignore), so that YuniKorn's webhook
+		// first sees them at the UPDATE; a restart of the scheduler later
+		// in the source deletes them.
+		slices.SortStableFunc(runnable, func(a, b liveCase) int {
+			switch {
+			case a.old != nil && b.old == nil:
+				return -1
+			case a.old == nil && b.old != nil:
+				return 1
+			}
+			return 0
+		})
+		var olds []*unstructured.Unstructured
+		prepare := func() {
+			for i := range runnable {
+				c := &runnable[i]
+				if c.old == nil {
+					continue
+				}
+				ns := firstNonEmpty(c.review.Request.Namespace, "default")
+				l.usedNS[ns] = true
+				l.n++
+				c.live = fmt.Sprintf("live-%d", l.n)
+				old, err := l.dyn.Resource(workloadGVR["Pod"]).Namespace(ns).Create(ctx, completed(c.old, c.live, ns), metav1.CreateOptions{})
+				if err != nil {
+					c.live = "refused: " + reason(err)
+					continue
+				}
+				olds = append(olds, old)
+			}
+		}
+		l.clean(t)
 		ref, refErr := translate.LoadSourcesAs([]string{writeSource(t, l.dir, src)}, translate.KindAuto, l.rel)
-		if err := l.configure(t, first.data, first.binary, nss); err != nil {
+		if err := l.configure(t, first.data, first.binary, nss, prepare); err != nil {
 			refusedSources++
 			// YuniKorn does not start on a configuration aclc refuses too.
 			if refErr == nil {
@@ -900,17 +1133,15 @@ func (l *ykLive) corpus(t *testing.T) {
 			settings = admission.DefaultSettings()
 		}
 		settings = settings.WithRelease(l.rel)
+		for _, old := range olds {
+			// The scheduler recovers the old pods it schedules.
+			l.apps[predictedID(old, old.GetNamespace())] = true
+		}
 		for _, c := range runnable {
 			req := c.review.Request
 			ns := firstNonEmpty(req.Namespace, "default")
-			usedNS[ns] = true
+			l.usedNS[ns] = true
 			gvr := workloadGVR[req.Kind.Kind]
-			if !slices.Contains(used, gvr) {
-				used = append(used, gvr)
-			}
-			l.n++
-			name := fmt.Sprintf("live-%d", l.n)
-			obj := completed(c.object, name, ns)
 			groups := slices.DeleteFunc(slices.Clone(req.UserInfo.Groups), func(g string) bool { return g == "system:authenticated" })
 			cfg := l.s.restConfig(admin)
 			cfg.Impersonate.UserName, cfg.Impersonate.Groups = req.UserInfo.Username, groups
@@ -918,26 +1149,40 @@ func (l *ykLive) corpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The application the pod becomes, as aclc sees it before the
-			// create: a scheduler that has seen its id already would put
-			// the pod in the existing application, so it is restarted.
-			if req.Kind.Kind == "Pod" {
-				if id := l.predictedID(obj, ns); id != "" && l.apps[id] {
-					clean()
+			var name string
+			var created *unstructured.Unstructured
+			if c.old != nil {
+				if strings.HasPrefix(c.live, "refused: ") {
+					notCompared["pod UPDATE whose old pod the API server refused: "+strings.TrimPrefix(c.live, "refused: ")]++
+					continue
+				}
+				name = c.live
+				created, err = l.updatePod(ctx, as, ns, name, c.object)
+			} else {
+				l.n++
+				name = fmt.Sprintf("live-%d", l.n)
+				obj := completed(c.object, name, ns)
+				// The application the pods become, as aclc sees it before
+				// the create: a scheduler that has seen its id already
+				// would put the pods in the existing application, so it
+				// is restarted.
+				if id := predictedID(obj, ns); l.apps[id] {
+					l.clean(t)
 					l.stopYuniKorn()
 					if err := l.startYuniKorn(t); err != nil {
 						t.Fatalf("restart: %v", err)
 					}
 				}
+				created, err = as.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+				if err == nil {
+					// Every pod the scheduler sees, the object's own or
+					// its controller's, makes or joins an application,
+					// compared or not.
+					l.apps[predictedID(created, ns)] = true
+				}
 			}
-			created, err := as.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
 			sent++
-			if err == nil && req.Kind.Kind == "Pod" {
-				// Every pod the scheduler sees makes or joins an
-				// application, compared or not.
-				l.apps[l.predictedID(created, ns)] = true
-			}
-			review := l.rec.review("mutating", ns, name)
+			review := l.rec.review("mutating", req.Operation, ns, name)
 			if review == nil {
 				notCompared["the API server refused it before admission: "+reason(err)]++
 				continue
@@ -974,8 +1219,23 @@ func (l *ykLive) corpus(t *testing.T) {
 				diffs++
 				t.Errorf("%s: user.info differs:\n  YuniKorn: %q (present %t)\n  aclc:     %q (present %t)\n  review: %s", c.name, got, has, want.userInfo, want.has, review)
 			}
+			if c.old != nil {
+				// An UPDATE makes no application.
+				updates++
+				continue
+			}
 			if req.Kind.Kind != "Pod" {
-				notCompared["placement of a workload's pods (no controller-manager makes them)"]++
+				switch d := l.workloadPlacement(t, ref, settings, nsMap, created); {
+				case d == "":
+					workloads++
+				case strings.HasPrefix(d, "refused: "):
+					controllerRefusals++
+				case strings.HasPrefix(d, "not compared: "):
+					notCompared[strings.TrimPrefix(d, "not compared: ")]++
+				default:
+					diffs++
+					t.Errorf("%s: %s", c.name, d)
+				}
 				continue
 			}
 			if node, _, _ := unstructured.NestedString(created.Object, "spec", "nodeName"); node != "" {
@@ -984,7 +1244,7 @@ func (l *ykLive) corpus(t *testing.T) {
 				notCompared["placement of a pod bound to a node (no node here)"]++
 				continue
 			}
-			switch d := l.placement(t, c, ref, settings, nsMap, created); d {
+			switch d := l.placement(t, ref, settings, nsMap, created); d {
 			case "":
 				placements++
 			case "not scheduled by YuniKorn":
@@ -995,10 +1255,10 @@ func (l *ykLive) corpus(t *testing.T) {
 			}
 		}
 	}
-	clean()
+	l.clean(t)
 	l.stopYuniKorn()
-	t.Logf("YuniKorn %s live: %d corpus cases runnable, from %d configurations; %d configurations run (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts, %d user.info values, %d placements; %d differences",
-		l.rel.Name(), len(cases), len(bySource), len(order), refusedSources, sent, verdicts, userInfos, placements, diffs)
+	t.Logf("YuniKorn %s live: %d corpus cases runnable, from %d configurations; %d configurations run (%d YuniKorn did not start on); %d objects sent by their users; compared %d verdicts (%d of them on a pod UPDATE), %d user.info values, %d placements of pods, %d of workloads' pods, %d pods of a workload's controller refused by both; %d differences",
+		l.rel.Name(), len(cases), len(bySource), len(order), refusedSources, sent, verdicts, updates, userInfos, placements, workloads, controllerRefusals, diffs)
 	t.Logf("left out of the corpus: %v", skipped)
 	t.Logf("sent but not compared: %v", notCompared)
 	if verdicts == 0 || placements == 0 {
@@ -1006,26 +1266,72 @@ func (l *ykLive) corpus(t *testing.T) {
 	}
 }
 
-// predictedID is the application id aclc gives a pod before it is
-// created, for the decision of restarting the scheduler.
-func (l *ykLive) predictedID(obj *unstructured.Unstructured, ns string) string {
+// updatePod sends a pod UPDATE as the review's user: the stored pod with
+// the labels, annotations and scheduling gates of the case's object.
+// The scheduler may have changed the pod meanwhile: a conflict is tried
+// again on the pod as it is then.
+func (l *ykLive) updatePod(ctx context.Context, as dynamic.Interface, ns, name string, obj map[string]any) (*unstructured.Unstructured, error) {
+	for try := 0; ; try++ {
+		stored, err := l.dyn.Resource(workloadGVR["Pod"]).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		want := &unstructured.Unstructured{Object: jsonable(obj).(map[string]any)}
+		stored.SetLabels(want.GetLabels())
+		stored.SetAnnotations(want.GetAnnotations())
+		if gates, found, _ := unstructured.NestedSlice(want.Object, "spec", "schedulingGates"); found {
+			_ = unstructured.SetNestedSlice(stored.Object, gates, "spec", "schedulingGates")
+		} else {
+			unstructured.RemoveNestedField(stored.Object, "spec", "schedulingGates")
+		}
+		got, err := as.Resource(workloadGVR["Pod"]).Namespace(ns).Update(ctx, stored, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(err) || try == 4 {
+			return got, err
+		}
+	}
+}
+
+// templatePath is where a kind keeps the pod it stands for: the object
+// itself for a Pod, else its pod template.
+func templatePath(kind string) []string {
+	switch kind {
+	case "Pod":
+		return nil
+	case "CronJob":
+		return []string{"spec", "jobTemplate", "spec", "template"}
+	}
+	return []string{"spec", "template"}
+}
+
+// predictedID is the application id of an object's pods as far as it can
+// be told before they exist, for the decision of restarting the scheduler.
+func predictedID(obj *unstructured.Unstructured, ns string) string {
+	path := templatePath(obj.GetKind())
+	labels, _, _ := unstructured.NestedStringMap(obj.Object, append(slices.Clone(path), "metadata", "labels")...)
+	annotations, _, _ := unstructured.NestedStringMap(obj.Object, append(slices.Clone(path), "metadata", "annotations")...)
 	for _, k := range []string{"applicationId", "spark-app-selector", "yunikorn.apache.org/app-id"} {
-		if v := obj.GetLabels()[k]; v != "" {
+		if v := labels[k]; v != "" {
 			return v
 		}
-		if v := obj.GetAnnotations()[k]; v != "" {
+		if v := annotations[k]; v != "" {
 			return v
 		}
 	}
 	return admission.SharedAppID(ns)
 }
 
+func queueReview(ref *translate.Sources, settings *admission.Settings, nsMap map[string]admission.Namespace) *admission.QueueReview {
+	unique, noGang := ref.QueueReviewFlags()
+	return &admission.QueueReview{Settings: settings, Tree: ref.Queues(), Resolver: ref.Groups().Resolver(),
+		UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: nsMap}
+}
+
 // placement compares the application YuniKorn's scheduler made of the
 // created pod with aclc's placement of the object the scheduler reads:
 // "" when they agree.
-func (l *ykLive) placement(t *testing.T, c liveCase, ref *translate.Sources, settings *admission.Settings, nsMap map[string]admission.Namespace, created *unstructured.Unstructured) string {
+func (l *ykLive) placement(t *testing.T, ref *translate.Sources, settings *admission.Settings, nsMap map[string]admission.Namespace, created *unstructured.Unstructured) string {
 	t.Helper()
-	review := l.rec.review("validating", created.GetNamespace(), created.GetName())
+	review := l.rec.review("validating", admissionv1.Create, created.GetNamespace(), created.GetName())
 	if review == nil {
 		return "no validating review recorded"
 	}
@@ -1033,58 +1339,201 @@ func (l *ykLive) placement(t *testing.T, c liveCase, ref *translate.Sources, set
 	if err := json.Unmarshal(review, &rev); err != nil {
 		t.Fatal(err)
 	}
-	unique, noGang := ref.QueueReviewFlags()
-	q := &admission.QueueReview{Settings: settings, Tree: ref.Queues(), Resolver: ref.Groups().Resolver(),
-		UniqueAppID: unique, DisableGangScheduling: noGang, Namespaces: nsMap}
 	var pod corev1.Pod
 	if err := json.Unmarshal(rev.Request.Object.Raw, &pod); err != nil {
 		t.Fatal(err)
 	}
-	app, ok := q.Application(rev.Request, created.GetNamespace(), "Pod", pod.ObjectMeta, pod.Spec)
+	app, ok := queueReview(ref, settings, nsMap).Application(rev.Request, created.GetNamespace(), "Pod", pod.ObjectMeta, pod.Spec)
 	if !ok {
 		if sn, _, _ := unstructured.NestedString(created.Object, "spec", "schedulerName"); sn == "yunikorn" {
 			return "aclc: not scheduled by YuniKorn; the pod's scheduler is yunikorn"
 		}
 		return "not scheduled by YuniKorn"
 	}
-	app.Application.ID = strings.ReplaceAll(app.Application.ID, "<pod uid>", string(created.GetUID()))
+	pod.Namespace, pod.Name, pod.UID = created.GetNamespace(), created.GetName(), created.GetUID()
+	return l.compareApplication(t, ref, app.Application, &pod)
+}
+
+// workloadPlacement compares the application YuniKorn's scheduler made of
+// the first pod the workload's controller created with aclc's placement of
+// the workload's pods, decided on the request YuniKorn's webhook was sent
+// for the workload: "" when they agree, "not compared: why" when the
+// workload makes no pod here.
+func (l *ykLive) workloadPlacement(t *testing.T, ref *translate.Sources, settings *admission.Settings, nsMap map[string]admission.Namespace, created *unstructured.Unstructured) string {
+	t.Helper()
+	kind, ns := created.GetKind(), created.GetNamespace()
+	switch kind {
+	case "DaemonSet":
+		return "not compared: placement of a DaemonSet's pods (no node here; its controller does not run)"
+	case "CronJob":
+		return "not compared: placement of a CronJob's pods (its Job comes at the schedule's time; its controller does not run)"
+	}
+	if n, found, _ := unstructured.NestedInt64(created.Object, "spec", "replicas"); found && n == 0 {
+		return "not compared: placement of a workload that asks for no pod (replicas 0)"
+	}
+	if n, found, _ := unstructured.NestedInt64(created.Object, "spec", "parallelism"); found && n == 0 {
+		return "not compared: placement of a workload that asks for no pod (parallelism 0)"
+	}
+	if s, _, _ := unstructured.NestedBool(created.Object, "spec", "suspend"); s {
+		return "not compared: placement of a suspended Job's pods"
+	}
+	if node, _, _ := unstructured.NestedString(created.Object, append(templatePath(kind), "spec", "nodeName")...); node != "" {
+		return "not compared: placement of a pod bound to a node (no node here)"
+	}
+	review := l.rec.review("mutating", admissionv1.Create, ns, created.GetName())
+	if review == nil {
+		return "no mutating review recorded for the workload"
+	}
+	var rev admissionv1.AdmissionReview
+	if err := json.Unmarshal(review, &rev); err != nil {
+		t.Fatal(err)
+	}
+	var template corev1.PodTemplateSpec
+	raw, _, _ := unstructured.NestedMap(jsonObject(t, rev.Request.Object.Raw), templatePath(kind)...)
+	b, _ := json.Marshal(raw)
+	if err := json.Unmarshal(b, &template); err != nil {
+		t.Fatalf("the workload's pod template: %v", err)
+	}
+	app, ok := queueReview(ref, settings, nsMap).Application(rev.Request, ns, kind, template.ObjectMeta, template.Spec)
+	pod, denial, err := l.controllerPod(ns, created.GetName(), 60*time.Second)
+	if err != nil {
+		return fmt.Sprintf("%s %s/%s: %v", kind, ns, created.GetName(), err)
+	}
+	if pod == nil {
+		// YuniKorn's webhook refused the controller's pod: aclc must
+		// refuse the request the controller made, as recorded.
+		review := l.rec.podReview("mutating", ns, created.GetName()+"-")
+		if review == nil {
+			return fmt.Sprintf("%s %s/%s: YuniKorn refused its controller's pod (%s); no review of it recorded", kind, ns, created.GetName(), denial)
+		}
+		want := aclcReview(t, settings, review, nsMap)
+		switch {
+		case want.allowed:
+			return fmt.Sprintf("%s %s/%s: YuniKorn refuses its controller's pod: %s; aclc admits it\n  review: %s", kind, ns, created.GetName(), denial, review)
+		case want.message != denial:
+			return fmt.Sprintf("%s %s/%s: the refusals of its controller's pod differ:\n  YuniKorn: %s\n  aclc:     %s", kind, ns, created.GetName(), denial, want.message)
+		}
+		return "refused: the controller's pod"
+	}
+	if !ok {
+		if pod.Spec.SchedulerName == "yunikorn" {
+			return fmt.Sprintf("aclc: the %s's pods are not scheduled by YuniKorn; its controller's pod %s has scheduler yunikorn", kind, pod.Name)
+		}
+		return "not compared: not scheduled by YuniKorn"
+	}
+	return l.compareApplication(t, ref, app.Application, pod)
+}
+
+func jsonObject(t *testing.T, raw []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// controllerPod waits for a controller to create a pod named after the
+// workload (a Deployment's ReplicaSet is named after the Deployment too),
+// or for YuniKorn's webhook to refuse it: then the pod is nil and denial
+// is the webhook's message, from the controller's FailedCreate event.
+func (l *ykLive) controllerPod(ns, workload string, within time.Duration) (*corev1.Pod, string, error) {
+	prefix := workload + "-"
+	refusal := fmt.Sprintf("Error creating: admission webhook %q denied the request: ", ykMutateHook)
+	deadline := time.Now().Add(within)
+	for {
+		pods, err := l.adm.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return nil, "", err
+		}
+		var first *corev1.Pod
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if strings.HasPrefix(p.Name, prefix) && (first == nil || p.CreationTimestamp.Before(&first.CreationTimestamp) || p.Name < first.Name && p.CreationTimestamp.Equal(&first.CreationTimestamp)) {
+				first = p
+			}
+		}
+		if first != nil {
+			return first, "", nil
+		}
+		events, err := l.adm.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return nil, "", err
+		}
+		var why []string
+		for _, e := range events.Items {
+			if n := e.InvolvedObject.Name; (n != workload && !strings.HasPrefix(n, prefix)) || e.Type != corev1.EventTypeWarning {
+				continue
+			}
+			if e.Reason == "FailedCreate" && strings.HasPrefix(e.Message, refusal) {
+				return nil, strings.TrimPrefix(e.Message, refusal), nil
+			}
+			why = append(why, e.Reason+": "+e.Message)
+		}
+		if time.Now().After(deadline) {
+			return nil, "", fmt.Errorf("no pod made by its controller within %s %v", within, why)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// compareApplication compares the application YuniKorn's scheduler made
+// of pod with aclc's placement of app: "" when they agree.
+func (l *ykLive) compareApplication(t *testing.T, ref *translate.Sources, app yunikorn.Application, pod *corev1.Pod) string {
+	t.Helper()
+	app.ID = strings.ReplaceAll(app.ID, "<pod uid>", string(pod.UID))
 	tree := ref.Queues()
 	if tree == nil {
 		tree = &yunikorn.QueueTree{}
 	}
-	var resolver = ref.Groups().Resolver()
-	p := tree.Place(yunikorn.PlacementInput{Partition: "default", Application: app.Application}, resolver)
-	l.apps[app.Application.ID] = true
+	p := tree.Place(yunikorn.PlacementInput{Partition: "default", Application: app}, ref.Groups().Resolver())
+	l.apps[app.ID] = true
 	if p.Panic != "" {
 		// aclc says the scheduler crashes on this application: it must
 		// exit, and is started again for the next case.
 		select {
 		case <-l.sched.done:
 		case <-time.After(30 * time.Second):
-			return fmt.Sprintf("aclc says the scheduler crashes placing %s (%s); it still runs after 30s", app.Application.ID, p.Panic)
+			return fmt.Sprintf("aclc says the scheduler crashes placing %s (%s); it still runs after 30s", app.ID, p.Panic)
 		}
 		l.stopYuniKorn()
 		// The pod stays in the API server, and a new scheduler would
-		// recover it and crash again, as in a cluster: it goes first.
-		if err := l.adm.CoreV1().Pods(created.GetNamespace()).Delete(context.Background(), created.GetName(), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
-			t.Fatalf("delete the pod that crashed the scheduler: %v", err)
-		}
+		// recover it and crash again, as in a cluster: it goes first,
+		// with its workload.
+		l.clean(t)
 		if err := l.startYuniKorn(t); err != nil {
 			t.Fatalf("restart after the crash: %v", err)
 		}
 		return ""
 	}
-	got, err := l.application(app.Application.ID, 30*time.Second)
+	var got ykApp
+	var err error
+	if l.partitions["default"] {
+		got, err = l.application(app.ID, 30*time.Second)
+	} else {
+		// The shim submits every application to the partition "default".
+		// Without it the core rejects the application without keeping it
+		// in any partition, so the REST API has nothing to show; the shim
+		// writes the rejection on the pod.
+		got, err = l.rejectedPod(pod, app.ID, 30*time.Second)
+		if err == nil && !p.Allow {
+			// The shim keeps the core's reason up to its first colon.
+			if want, _, _ := strings.Cut(p.Message, ":"); got.Rejected != want {
+				return fmt.Sprintf("application %s: YuniKorn's rejection on pod %s: %q, aclc's: %q", got.ID, pod.Name, got.Rejected, want)
+			}
+		}
+	}
 	if err != nil && l.sched.exited() {
 		msg := lastLine(l.sched.log)
 		l.stopYuniKorn()
+		l.clean(t)
 		if err := l.startYuniKorn(t); err != nil {
 			t.Fatalf("restart after an exit: %v", err)
 		}
-		return fmt.Sprintf("the scheduler exited placing %s, aclc places it (allow %t, queue %q): %s", app.Application.ID, p.Allow, p.Queue, msg)
+		return fmt.Sprintf("the scheduler exited placing %s, aclc places it (allow %t, queue %q): %s", app.ID, p.Allow, p.Queue, msg)
 	}
 	if err != nil {
-		return fmt.Sprintf("aclc places application %s (allow %t, queue %q, %s); YuniKorn: %v", app.Application.ID, p.Allow, p.Queue, p.Message, err)
+		return fmt.Sprintf("aclc places application %s (allow %t, queue %q, %s); YuniKorn: %v", app.ID, p.Allow, p.Queue, p.Message, err)
 	}
 	gotRejected := got.State == "Rejected" || got.Rejected != ""
 	switch {
@@ -1201,16 +1650,13 @@ func (l *ykLive) policies(t *testing.T, aclc string) {
 		{name: "the replicaset controller's pod for alice", as: rsController, ann: map[string]string{userInfoKey: forged}, pod: true},
 		{name: "alice's deployment", as: asAlice},
 	}
-	dyn, err := dynamic.NewForConfig(l.s.restConfig(admin))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
 	runAll := func(phase string, data map[string]string) []liveOutcome {
-		for _, gvr := range []schema.GroupVersionResource{workloadGVR["Pod"], workloadGVR["Deployment"]} {
-			_ = dyn.Resource(gvr).Namespace(teamNS).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &background}, metav1.ListOptions{})
-		}
-		if err := l.configure(t, data, nil, map[string]map[string]string{teamNS: nil}); err != nil {
+		// The pods of alice's deployment, which its controllers make,
+		// go too.
+		l.usedNS[teamNS] = true
+		l.clean(t)
+		if err := l.configure(t, data, nil, map[string]map[string]string{teamNS: nil}, nil); err != nil {
 			t.Fatalf("%s: %v", phase, err)
 		}
 		var out []liveOutcome
