@@ -81,16 +81,23 @@ func TestQueueAgreesWithYuniKornOnOracleRun(t *testing.T) {
 }
 
 func readOracleCases(t *testing.T, path string) []oracleCase {
+	return readJSONLines[oracleCase](t, path)
+}
+
+// readJSONLines reads a file of one JSON object per line, each decoded
+// strictly (an unknown field fails, naming its line).
+func readJSONLines[T any](t *testing.T, path string) []T {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []oracleCase
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for line := 1; sc.Scan(); line++ {
-		var c oracleCase
+		var c T
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {

@@ -1,7 +1,6 @@
 package cel
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,27 +94,7 @@ func TestUserInfoAgreesWithYuniKornOnOracleRun(t *testing.T) {
 }
 
 func readUserInfoOracleCases(t *testing.T, path string) []userInfoOracleCase {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []userInfoOracleCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		var c userInfoOracleCase
-		dec := json.NewDecoder(strings.NewReader(sc.Text()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return readJSONLines[userInfoOracleCase](t, path)
 }
 
 // userInfoOracleResult counts a run: the cases read, those compared, the
