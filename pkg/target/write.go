@@ -19,6 +19,21 @@ type Object interface {
 	YAML() ([]byte, error)
 }
 
+// FileName is an object's file in a directory build: <kind>-<name>.yaml,
+// lower case, as gator suites and kustomize lay objects out.
+func FileName(kind, name string) string {
+	return strings.ToLower(kind) + "-" + name + ".yaml"
+}
+
+// WriteComment writes comment above an object, a "# " before each line.
+func WriteComment(buf *bytes.Buffer, comment string) {
+	for _, line := range strings.Split(comment, "\n") {
+		if line != "" {
+			fmt.Fprintf(buf, "# %s\n", line)
+		}
+	}
+}
+
 // WriteFile writes data to path, whole or not at all, or to stdout for
 // "-".
 func WriteFile(path string, data []byte, stdout io.Writer) error {

@@ -37,27 +37,12 @@ type Object struct {
 
 // FileName is the object's file in a directory build: <kind>-<name>.yaml,
 // lower case, as gator suites and kustomize lay objects out.
-func (o Object) FileName() string { return manifestFileName(o.Kind, o.Name) }
-
-// manifestFileName is an object's file in a directory build of the
-// Gatekeeper and kubernetes targets: <kind>-<name>.yaml, lower case.
-func manifestFileName(kind, name string) string {
-	return strings.ToLower(kind) + "-" + name + ".yaml"
-}
-
-// writeComment writes comment above an object, a "# " before each line.
-func writeComment(buf *bytes.Buffer, comment string) {
-	for _, line := range strings.Split(comment, "\n") {
-		if line != "" {
-			fmt.Fprintf(buf, "# %s\n", line)
-		}
-	}
-}
+func (o Object) FileName() string { return target.FileName(o.Kind, o.Name) }
 
 // YAML is the object as one YAML document, its comment first.
 func (o Object) YAML() ([]byte, error) {
 	var buf bytes.Buffer
-	writeComment(&buf, o.Comment)
+	target.WriteComment(&buf, o.Comment)
 	if err := encodeYAML(&buf, o.body); err != nil {
 		return nil, err
 	}

@@ -62,12 +62,12 @@ type Object struct {
 
 // FileName is the object's file in a directory build: <kind>-<name>.yaml,
 // lower case.
-func (o Object) FileName() string { return manifestFileName(o.Kind, o.Name) }
+func (o Object) FileName() string { return target.FileName(o.Kind, o.Name) }
 
 // YAML is the object as one YAML document, its comment first.
 func (o Object) YAML() ([]byte, error) {
 	var buf bytes.Buffer
-	writeComment(&buf, o.Comment)
+	target.WriteComment(&buf, o.Comment)
 	doc, err := yaml.Marshal(o.Object)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", o.Kind, o.Name, err)
@@ -347,21 +347,6 @@ type sourceErr struct{ err error }
 
 func (e sourceErr) Error() string   { return e.err.Error() }
 func (e sourceErr) Unwrap() []error { return []error{translate.ErrSource, e.err} }
-
-// manifestFileName is an object's file in a directory build:
-// <kind>-<name>.yaml, lower case, as the Gatekeeper target names its own.
-func manifestFileName(kind, name string) string {
-	return strings.ToLower(kind) + "-" + name + ".yaml"
-}
-
-// writeComment writes comment above an object, a "# " before each line.
-func writeComment(buf *bytes.Buffer, comment string) {
-	for _, line := range strings.Split(comment, "\n") {
-		if line != "" {
-			fmt.Fprintf(buf, "# %s\n", line)
-		}
-	}
-}
 
 func boolInt(b bool) int {
 	if b {
