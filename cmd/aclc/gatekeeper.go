@@ -54,19 +54,3 @@ func writeManifests(out string, objs []yamlObject, what string, stdout, stderr i
 	}
 	return exitOK
 }
-
-var isOutputDir = target.IsDir
-
-type outFile struct {
-	name string
-	data []byte
-}
-
-// writeDir writes files into dir with target.WriteDir.
-func writeDir(dir string, files []outFile) error {
-	fs := make([]target.File, len(files))
-	for i, f := range files {
-		fs[i] = target.File{Name: f.name, Data: f.data}
-	}
-	return target.WriteDir(dir, fs)
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aclc-dev/aclc/pkg/target"
 	"github.com/aclc-dev/aclc/pkg/target/kubernetes"
 	"github.com/aclc-dev/aclc/pkg/translate"
 )
@@ -28,7 +29,7 @@ func (o *buildOptions) writeKubernetes(cmd *cobra.Command, s *translate.Sources)
 			return usageErr(cmd, "--name %q: %s", o.name, why)
 		}
 	}
-	if o.staticDir != "" && !isOutputDir(o.out) {
+	if o.staticDir != "" && !target.IsDir(o.out) {
 		return usageErr(cmd, "--static-manifests writes a directory: give --output-file DIR/")
 	}
 	opts := kubernetes.Options{Name: o.name, Decisions: o.decisions}
@@ -74,9 +75,9 @@ func writeKubernetesStatic(out, staticDir string, objs []kubernetes.Object, stdo
 	}
 	type dir struct {
 		name  string
-		files []outFile
+		files []target.File
 	}
-	dirs := []dir{{out, []outFile{{name: "admission-configuration.yaml", data: l.AdmissionConfiguration}}}}
+	dirs := []dir{{out, []target.File{{Name: "admission-configuration.yaml", Data: l.AdmissionConfiguration}}}}
 	for _, d := range []struct {
 		name string
 		objs []kubernetes.Object
@@ -84,20 +85,20 @@ func writeKubernetesStatic(out, staticDir string, objs []kubernetes.Object, stdo
 		if len(d.objs) == 0 {
 			continue
 		}
-		var files []outFile
+		var files []target.File
 		for _, obj := range d.objs {
 			doc, err := obj.YAML()
 			if err != nil {
 				errorf(stderr, "build: %v", err)
 				return exitError
 			}
-			files = append(files, outFile{name: obj.FileName(), data: doc})
+			files = append(files, target.File{Name: obj.FileName(), Data: doc})
 		}
 		dirs = append(dirs, dir{filepath.Join(out, d.name), files})
 	}
 	n := 0
 	for _, d := range dirs {
-		if err := writeDir(d.name, d.files); err != nil {
+		if err := target.WriteDir(d.name, d.files); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
